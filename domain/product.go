@@ -1,0 +1,36 @@
+package domain
+
+import "encoding/json"
+
+// Product is an input line of products.ndjson. Identifiers holds subject
+// strings; the first is canonical.
+type Product struct {
+	Identifiers     []string `json:"identifiers"`
+	Manufacturer    string   `json:"manufacturer"`
+	ManufacturerGLN string   `json:"manufacturer_gln,omitempty"`
+	Brand           string   `json:"brand,omitempty"`
+	TrustLevel      string   `json:"trust_level"`
+	Status          string   `json:"status"`
+	UpdatedAt       string   `json:"updated_at"`
+	Tenant          string   `json:"tenant,omitempty"`
+}
+
+// Identity is the data of the identity endpoint.
+type Identity struct {
+	Subject         string   `json:"subject"`
+	Identifiers     []string `json:"identifiers"`
+	TrustLevel      string   `json:"trust_level"`
+	Status          string   `json:"status"`
+	Manufacturer    string   `json:"manufacturer"`
+	ManufacturerGLN string   `json:"manufacturer_gln,omitempty"`
+	Brand           *string  `json:"brand"`
+	UpdatedAt       string   `json:"updated_at"`
+	HasPassport     bool     `json:"has_passport"`
+}
+
+// PassportData is the data of the passport endpoint.
+type PassportData struct {
+	Subject    string                     `json:"subject"`
+	Attributes map[string]json.RawMessage `json:"attributes"`
+	UpdatedAt  string                     `json:"updated_at"`
+}

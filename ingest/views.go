@@ -1,0 +1,423 @@
+package ingest
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/productdata/pds/domain"
+	"github.com/productdata/pds/kv"
+)
+
+// claimRec is an accepted claim with where it came from.
+type claimRec struct {
+	line  int
+	claim domain.Claim
+}
+
+type evidenceRec struct {
+	line int
+	ev   domain.Evidence
+}
+
+type verdictRec struct {
+	line    int
+	verdict domain.Verdict
+}
+
+// subjectData is everything stored about one product, gathered in the build
+// phase.
+type subjectData struct {
+	subject  string
+	product  domain.Product
+	claims   []*claimRec
+	evidence map[string][]evidenceRec // by claim id
+	verdicts []verdictRec
+	docs     map[string]*domain.Document
+}
+
+// catalog is the small, whole-input knowledge views need: sources and parties.
+type catalog struct {
+	sources    map[string]*domain.Source
+	sourceList []*domain.Source // sorted by id
+}
+
+// tenantOfClaim is the tenant that alone may see a claim, or "".
+func (c *catalog) tenantOfClaim(cl *domain.Claim) string {
+	if cl.SourceRef == nil {
+		return ""
+	}
+	if s := c.sources[*cl.SourceRef]; s != nil {
+		return s.Tenant
+	}
+	return ""
+}
+
+// viewTenants lists the tenants that need views of their own for sd: the
+// owner of a private product, or the tenants with private claims or evidence.
+func (c *catalog) viewTenants(sd *subjectData) []string {
+	if sd.product.Tenant != "" {
+		return []string{sd.product.Tenant}
+	}
+	set := map[string]bool{}
+	for _, cr := range sd.claims {
+		if t := c.tenantOfClaim(&cr.claim); t != "" {
+			set[t] = true
+		}
+	}
+	for _, evs := range sd.evidence {
+		for _, e := range evs {
+			if d := sd.docs[e.ev.DocumentID]; d != nil {
+				if s := c.sources[d.SourceID]; s != nil && s.Tenant != "" {
+					set[s.Tenant] = true
+				}
+			}
+		}
+	}
+	out := make([]string, 0, len(set))
+	for t := range set {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// views is what a caller of one tenant is answered for one product.
+type views struct {
+	identity, passport, evidence kv.View
+	hasPassport                  bool
+}
+
+// newer reports whether claim a is preferred over b as the latest of its
+// predicate: by published_at (missing counts as oldest), then retrieved_at,
+// then the higher trust level, then the greater claim id.
+func newer(a, b *domain.Claim) bool {
+	pa, pb := timeOrZero(a.PublishedAt), timeOrZero(b.PublishedAt)
+	if !pa.Equal(pb) {
+		return pa.After(pb)
+	}
+	ra, rb := parseTime(a.RetrievedAt), parseTime(b.RetrievedAt)
+	if !ra.Equal(rb) {
+		return ra.After(rb)
+	}
+	if ta, tb := domain.TrustRank(a.TrustLevel), domain.TrustRank(b.TrustLevel); ta != tb {
+		return ta > tb
+	}
+	return a.ID > b.ID
+}
+
+func timeOrZero(s *string) time.Time {
+	if s == nil {
+		return time.Time{}
+	}
+	return parseTime(*s)
+}
+
+// laterVerdict reports whether a is preferred over b in its class: the later
+// evaluated_at, then the greater rule name.
+func laterVerdict(a, b *domain.Verdict) bool {
+	ta, tb := parseTime(a.EvaluatedAt), parseTime(b.EvaluatedAt)
+	if !ta.Equal(tb) {
+		return ta.After(tb)
+	}
+	return domain.Str(a.Rule) > domain.Str(b.Rule)
+}
+
+// buildViews computes the identity, passport and evidence answers of sd for
+// a caller of tenant ("" = public).
+func (c *catalog) buildViews(sd *subjectData, tenant string) (views, error) {
+	var v views
+	visible := func(cl *domain.Claim) bool {
+		t := c.tenantOfClaim(cl)
+		return t == "" || t == tenant
+	}
+	byID := map[string]*domain.Claim{}
+	for _, cr := range sd.claims {
+		if visible(&cr.claim) {
+			byID[cr.claim.ID] = &cr.claim
+		}
+	}
+	// Current: visible, and not superseded by a claim this caller can see.
+	latest := map[string]*domain.Claim{}    // predicate -> chosen shown claim
+	latestAny := map[string]*domain.Claim{} // predicate -> latest current claim, withheld or not
+	withheldBy := map[string]int{}          // source id -> withheld claims
+	currentCount := 0
+	for _, cr := range sd.claims {
+		cl := &cr.claim
+		if byID[cl.ID] == nil {
+			continue
+		}
+		if cl.SupersededBy != nil && byID[*cl.SupersededBy] != nil {
+			continue
+		}
+		currentCount++
+		if prev := latestAny[cl.Predicate]; prev == nil || newer(cl, prev) {
+			latestAny[cl.Predicate] = cl
+		}
+		if src := c.claimSource(cl); src != nil && !src.Redistributable() {
+			withheldBy[src.ID]++
+			continue
+		}
+		if prev := latest[cl.Predicate]; prev == nil || newer(cl, prev) {
+			latest[cl.Predicate] = cl
+		}
+	}
+	var val domain.Validation
+	var chosen = map[string]*domain.Verdict{}
+	for i := range sd.verdicts {
+		vd := &sd.verdicts[i].verdict
+		if prev := chosen[vd.Class]; prev == nil || laterVerdict(vd, prev) {
+			chosen[vd.Class] = vd
+		}
+	}
+	updated := ""
+	var updatedT time.Time
+	bump := func(s string) {
+		if t := parseTime(s); updated == "" || t.After(updatedT) {
+			updated, updatedT = s, t
+		}
+	}
+	for class, vd := range chosen {
+		val.Set(class, vd.Value)
+		bump(vd.EvaluatedAt)
+	}
+
+	predicates := make([]string, 0, len(latest))
+	for p := range latest {
+		predicates = append(predicates, p)
+	}
+	sort.Strings(predicates)
+	claims := make([]domain.Claim, 0, len(predicates))
+	attrs := map[string]json.RawMessage{}
+	var warnings []domain.Warning
+	srcIDs := map[string]bool{}
+	for _, p := range predicates {
+		cl := latest[p]
+		claims = append(claims, *cl)
+		attrs[p] = cl.Object.Value
+		bump(cl.RetrievedAt)
+		if cl.SourceRef != nil {
+			srcIDs[*cl.SourceRef] = true
+		}
+	}
+	withheldTotal := 0
+	for _, n := range withheldBy {
+		withheldTotal += n
+	}
+	allPredicates := make([]string, 0, len(latestAny))
+	for p := range latestAny {
+		allPredicates = append(allPredicates, p)
+	}
+	sort.Strings(allPredicates)
+	for _, p := range allPredicates {
+		if any := latestAny[p]; latest[p] != any {
+			if latest[p] != nil {
+				warnings = append(warnings, domain.Warning{Code: "NEWER_CLAIM_WITHHELD", Severity: domain.SeverityWarn,
+					Detail: fmt.Sprintf("a newer claim for %q was withheld because its source's licence does not permit redistribution; an older one is shown", p)})
+			}
+		}
+	}
+	if withheldTotal > 0 {
+		warnings = append([]domain.Warning{{Code: "CLAIMS_WITHHELD", Severity: domain.SeverityWarn,
+			Detail: fmt.Sprintf("%d current claim(s) withheld because their source's licence permits neither verbatim nor derived redistribution", withheldTotal)}}, warnings...)
+	}
+
+	// Coverage: the covering sources, plus every contributor; licence-restricted
+	// contributors are skipped, not consulted.
+	cov := domain.CoverageOf(sd.subject, tenant, c.sourceList)
+	for id := range srcIDs {
+		if !slices.Contains(cov.SourcesConsulted, id) {
+			cov.SourcesConsulted = append(cov.SourcesConsulted, id)
+		}
+	}
+	for id := range withheldBy {
+		cov.SourcesConsulted = slices.DeleteFunc(cov.SourcesConsulted, func(s string) bool { return s == id })
+		cov.SourcesSkipped = append(cov.SourcesSkipped, domain.Skipped{ID: id, Reason: domain.SkipLicenceRestricted})
+	}
+	sort.Strings(cov.SourcesConsulted)
+	sort.Slice(cov.SourcesSkipped, func(i, j int) bool {
+		a, b := cov.SourcesSkipped[i], cov.SourcesSkipped[j]
+		return a.ID < b.ID || a.ID == b.ID && a.Reason < b.Reason
+	})
+	covJSON, err := json.Marshal(cov)
+	if err != nil {
+		return v, err
+	}
+
+	var passport, evidence domain.Body
+	switch {
+	case len(claims) > 0 || len(chosen) > 0:
+		v.hasPassport = true
+		if updated == "" {
+			updated = sd.product.UpdatedAt
+		}
+		passport = domain.Body{Status: domain.StatusFound,
+			Data:     domain.PassportData{Subject: sd.subject, Attributes: attrs, UpdatedAt: updated},
+			Claims:   claims,
+			Sources:  c.servedSources(srcIDs),
+			Warnings: warnings}
+		if !val.Empty() {
+			passport.Validation = &val
+		}
+		chains, evSources := c.chains(sd, claims, tenant)
+		for id := range srcIDs {
+			evSources[id] = true
+		}
+		evidence = domain.Body{Status: domain.StatusFound,
+			Data:     domain.EvidenceData{Subject: sd.subject, Chains: chains},
+			Sources:  c.servedSources(evSources),
+			Warnings: warnings}
+	case currentCount > 0:
+		passport = domain.Body{Status: domain.StatusUnknown, Reason: domain.ReasonLicenceRestricted, Data: nil, Warnings: warnings}
+		evidence = passport
+	default:
+		passport = domain.Body{Status: domain.StatusNotFound, Data: nil}
+		evidence = passport
+	}
+	if v.passport.Body, err = passport.Members(); err != nil {
+		return v, err
+	}
+	v.passport.Coverage = covJSON
+	if v.evidence.Body, err = evidence.Members(); err != nil {
+		return v, err
+	}
+	v.evidence.Coverage = covJSON
+
+	var brand *string
+	if sd.product.Brand != "" {
+		b := sd.product.Brand
+		brand = &b
+	}
+	// The identity view holds only the data: resolve copies it into batch items
+	// and the identity endpoint puts it after "status":"found","data":.
+	v.identity.Body, err = json.Marshal(domain.Identity{
+		Subject:         sd.subject,
+		Identifiers:     sd.product.Identifiers,
+		TrustLevel:      sd.product.TrustLevel,
+		Status:          sd.product.Status,
+		Manufacturer:    sd.product.Manufacturer,
+		ManufacturerGLN: sd.product.ManufacturerGLN,
+		Brand:           brand,
+		UpdatedAt:       sd.product.UpdatedAt,
+		HasPassport:     v.hasPassport,
+	})
+	if err != nil {
+		return v, err
+	}
+	return v, nil
+}
+
+func (c *catalog) claimSource(cl *domain.Claim) *domain.Source {
+	if cl.SourceRef == nil {
+		return nil
+	}
+	return c.sources[*cl.SourceRef]
+}
+
+func (c *catalog) servedSources(ids map[string]bool) []domain.Source {
+	keys := make([]string, 0, len(ids))
+	for id := range ids {
+		keys = append(keys, id)
+	}
+	sort.Strings(keys)
+	out := make([]domain.Source, 0, len(keys))
+	for _, id := range keys {
+		if s := c.sources[id]; s != nil {
+			out = append(out, domain.ServedSource(s))
+		}
+	}
+	return out
+}
+
+// chains builds the evidence chains of the passport's claims, with the links
+// a caller of tenant may see, and returns the sources they reference.
+func (c *catalog) chains(sd *subjectData, claims []domain.Claim, tenant string) ([]domain.Chain, map[string]bool) {
+	used := map[string]bool{}
+	out := make([]domain.Chain, 0, len(claims))
+	for _, cl := range claims {
+		ch := domain.Chain{Claim: cl, Links: []domain.EvidenceLink{}}
+		evs := sd.evidence[cl.ID]
+		sort.Slice(evs, func(i, j int) bool { return evs[i].ev.ID < evs[j].ev.ID })
+		for _, e := range evs {
+			d := sd.docs[e.ev.DocumentID]
+			if d == nil {
+				continue
+			}
+			s := c.sources[d.SourceID]
+			if s == nil || !s.VisibleTo(tenant) {
+				continue
+			}
+			used[s.ID] = true
+			ch.Links = append(ch.Links, domain.EvidenceLink{ID: e.ev.ID, Locator: e.ev.Locator, Document: *d, Source: domain.ServedSource(s)})
+		}
+		out = append(out, ch)
+	}
+	return out, used
+}
+
+// checkSupersession applies the rules that need all of a subject's claims: a
+// superseded_by must name a claim of the same subject, and a FACT may not
+// supersede an INFERENCE or ESTIMATION claim of the same method (a promotion).
+// It returns the rejects and removes the rejected claims from sd.
+func checkSupersession(sd *subjectData) []lineReject {
+	var rejects []lineReject
+	byID := map[string]*claimRec{}
+	for _, cr := range sd.claims {
+		byID[cr.claim.ID] = cr
+	}
+	rejected := map[string]bool{}
+	for _, cr := range sd.claims {
+		old := &cr.claim
+		if old.SupersededBy == nil || !domain.NeedsMethod(old.ClaimType) {
+			continue
+		}
+		if nw := byID[*old.SupersededBy]; nw != nil && nw.claim.ClaimType == domain.ClaimFact && domain.Str(nw.claim.Method) == domain.Str(old.Method) {
+			rejected[nw.claim.ID] = true
+			rejects = append(rejects, lineReject{FileClaims, nw.line, fmt.Sprintf("claim %s is typed FACT but supersedes %s claim %s with the same method %q: an %s can never be promoted to FACT; claim %s stays current",
+				nw.claim.ID, old.ClaimType, old.ID, domain.Str(old.Method), strings.ToLower(old.ClaimType), old.ID)})
+		}
+	}
+	kept := sd.claims[:0]
+	for _, cr := range sd.claims {
+		if rejected[cr.claim.ID] {
+			continue
+		}
+		if sb := cr.claim.SupersededBy; sb != nil {
+			if rejected[*sb] {
+				cr.claim.SupersededBy = nil
+			} else if byID[*sb] == nil {
+				rejects = append(rejects, lineReject{FileClaims, cr.line, fmt.Sprintf("superseded_by %s names no claim about %s", *sb, sd.subject)})
+				rejected[cr.claim.ID] = true
+				continue
+			}
+		}
+		kept = append(kept, cr)
+	}
+	sd.claims = kept
+	// Evidence of rejected claims has nothing to attach to.
+	for id, evs := range sd.evidence {
+		if rejected[id] {
+			for _, e := range evs {
+				rejects = append(rejects, lineReject{FileEvidence, e.line, fmt.Sprintf("claim_id %s names a claim that was rejected", id)})
+			}
+			delete(sd.evidence, id)
+		}
+	}
+	sort.Slice(rejects, func(i, j int) bool {
+		if rejects[i].file != rejects[j].file {
+			return rejects[i].file < rejects[j].file
+		}
+		return rejects[i].line < rejects[j].line
+	})
+	return rejects
+}
+
+// lineReject is a reject found after the line was read.
+type lineReject struct {
+	file   string
+	line   int
+	reason string
+}

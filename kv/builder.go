@@ -1,0 +1,140 @@
+package kv
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
+	"github.com/cockroachdb/pebble/v2/objstorage/objstorageprovider"
+	"github.com/cockroachdb/pebble/v2/sstable"
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// storeOptions are the options the store is built and opened with: 4 KiB data
+// blocks and bloom filters, which favour point reads.
+func storeOptions() *pebble.Options {
+	o := &pebble.Options{}
+	for i := range o.Levels {
+		o.Levels[i].BlockSize = 4 << 10
+		o.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+	}
+	o.EnsureDefaults()
+	return o
+}
+
+// Builder writes a new store. Each table is written as one sorted SST; Finish
+// ingests them all into a fresh Pebble DB at dir. Keys of one table must be
+// added in increasing order.
+type Builder struct {
+	dir, sstDir string
+	db          *pebble.DB
+	wopts       sstable.WriterOptions
+	tables      map[byte]*tableWriter
+}
+
+type tableWriter struct {
+	path    string
+	w       *sstable.Writer
+	last    []byte
+	entries int64
+}
+
+// NewBuilder creates an empty store at dir (which must not exist) and a
+// working folder sstDir for the tables.
+func NewBuilder(dir, sstDir string) (*Builder, error) {
+	if err := os.MkdirAll(sstDir, 0o755); err != nil {
+		return nil, fmt.Errorf("kv: %w", err)
+	}
+	opts := storeOptions()
+	opts.ErrorIfExists = true
+	db, err := pebble.Open(dir, opts)
+	if err != nil {
+		return nil, fmt.Errorf("kv: create store: %w", err)
+	}
+	return &Builder{
+		dir:    dir,
+		sstDir: sstDir,
+		db:     db,
+		wopts:  opts.MakeWriterOptions(6, db.TableFormat()),
+		tables: map[byte]*tableWriter{},
+	}, nil
+}
+
+// Set adds key (a full key from Key or AppendViewKey) with value to its table.
+func (b *Builder) Set(key, value []byte) error {
+	if len(key) < 2 {
+		return fmt.Errorf("kv: key too short")
+	}
+	tag := key[0]
+	t := b.tables[tag]
+	if t == nil {
+		path := filepath.Join(b.sstDir, fmt.Sprintf("table-%c.sst", tag))
+		f, err := vfs.Default.Create(path, vfs.WriteCategoryUnspecified)
+		if err != nil {
+			return fmt.Errorf("kv: %w", err)
+		}
+		t = &tableWriter{path: path, w: sstable.NewWriter(objstorageprovider.NewFileWritable(f), b.wopts)}
+		b.tables[tag] = t
+	}
+	if t.last != nil && string(key) <= string(t.last) {
+		return fmt.Errorf("kv: keys out of order in table %c: %q after %q", tag, key, t.last)
+	}
+	t.last = append(t.last[:0], key...)
+	t.entries++
+	if err := t.w.Set(key, value); err != nil {
+		return fmt.Errorf("kv: %w", err)
+	}
+	return nil
+}
+
+// Counts returns the number of entries written per table tag.
+func (b *Builder) Counts() map[string]int64 {
+	out := map[string]int64{}
+	for tag, t := range b.tables {
+		out[string(tag)] = t.entries
+	}
+	return out
+}
+
+// Finish closes every table, ingests them and closes the store.
+func (b *Builder) Finish() error {
+	var paths []string
+	tags := make([]int, 0, len(b.tables))
+	for tag := range b.tables {
+		tags = append(tags, int(tag))
+	}
+	sort.Ints(tags)
+	for _, tag := range tags {
+		t := b.tables[byte(tag)]
+		if err := t.w.Close(); err != nil {
+			return fmt.Errorf("kv: close table %c: %w", tag, err)
+		}
+		paths = append(paths, t.path)
+	}
+	b.tables = nil
+	if len(paths) > 0 {
+		if err := b.db.Ingest(context.Background(), paths); err != nil {
+			return fmt.Errorf("kv: ingest: %w", err)
+		}
+	}
+	if err := b.db.Close(); err != nil {
+		return fmt.Errorf("kv: close store: %w", err)
+	}
+	b.db = nil
+	return os.RemoveAll(b.sstDir)
+}
+
+// Abort discards the build.
+func (b *Builder) Abort() {
+	for _, t := range b.tables {
+		_ = t.w.Close()
+	}
+	if b.db != nil {
+		_ = b.db.Close()
+	}
+	_ = os.RemoveAll(b.sstDir)
+}

@@ -1,0 +1,26 @@
+// Package kv adapts Pebble to pds: the key layout of a snapshot's store, the
+// writer that ingest uses to build it (sorted SSTs ingested into a fresh DB),
+// the read-only store the server answers from, and a scratch store ingest uses
+// as its external sort.
+//
+// # Basics
+//
+// Keys are a one-byte table tag, a zero byte, then the table's key parts joined
+// by zero bytes (subject strings never hold a zero byte):
+//
+//	a\x00<identifier>              alias: identifier -> canonical subject, owner tenant, view tenants
+//	i\x00<subject>\x00<tenant>     identity view    (tenant "" = public)
+//	p\x00<subject>\x00<tenant>     passport view
+//	e\x00<subject>\x00<tenant>     evidence view
+//	s\x00<source uuid>             source record (domain.Source plus operator)
+//	m\x00<name>                    snapshot metadata
+//
+// A view value is uvarint(len(body)) + body + coverage: body holds the
+// envelope members that precede meta, without braces; coverage is the JSON of
+// meta.coverage, or empty.
+//
+// # Caveats
+//
+// Errors from Pebble are returned as *domain.Error with code INTERNAL_ERROR;
+// a missing key is not an error (ok = false).
+package kv

@@ -1,0 +1,106 @@
+package kv
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// Scratch is a throwaway writable store that ingest uses as its external
+// sort: records are written in input order and read back in key order, so
+// memory stays bounded whatever the input size.
+type Scratch struct {
+	dir   string
+	db    *pebble.DB
+	batch *pebble.Batch
+}
+
+// batchBytes is how much a scratch batch holds before it is committed.
+const batchBytes = 4 << 20
+
+// OpenScratch creates a scratch store at dir (removed by Close).
+func OpenScratch(dir string) (*Scratch, error) {
+	opts := &pebble.Options{DisableWAL: true, MemTableSize: 64 << 20}
+	opts.EnsureDefaults()
+	db, err := pebble.Open(dir, opts)
+	if err != nil {
+		return nil, fmt.Errorf("scratch: %w", err)
+	}
+	return &Scratch{dir: dir, db: db, batch: db.NewIndexedBatch()}, nil
+}
+
+// Set writes key and value (copied). Writes become readable after Flush.
+func (s *Scratch) Set(key, value []byte) error {
+	if err := s.batch.Set(key, value, nil); err != nil {
+		return fmt.Errorf("scratch: %w", err)
+	}
+	if s.batch.Len() >= batchBytes {
+		return s.Flush()
+	}
+	return nil
+}
+
+// Flush commits pending writes.
+func (s *Scratch) Flush() error {
+	if s.batch.Empty() {
+		return nil
+	}
+	if err := s.batch.Commit(pebble.NoSync); err != nil {
+		return fmt.Errorf("scratch: %w", err)
+	}
+	s.batch.Close()
+	s.batch = s.db.NewIndexedBatch()
+	return nil
+}
+
+// Get copies the value of key into dst[:0]; pending writes are seen.
+func (s *Scratch) Get(key, dst []byte) ([]byte, bool, error) {
+	v, closer, err := s.batch.Get(key)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return dst[:0], false, nil
+	}
+	if err != nil {
+		return dst[:0], false, fmt.Errorf("scratch: %w", err)
+	}
+	dst = append(dst[:0], v...)
+	closer.Close()
+	return dst, true, nil
+}
+
+// Iter is an iterator over the keys with one prefix, in order.
+type Iter struct{ it *pebble.Iterator }
+
+// NewIter returns an iterator over keys starting with prefix. Pending writes
+// must be flushed first.
+func (s *Scratch) NewIter(prefix []byte) (*Iter, error) {
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: prefixEnd(prefix)})
+	if err != nil {
+		return nil, fmt.Errorf("scratch: %w", err)
+	}
+	return &Iter{it: it}, nil
+}
+
+// First, Next, Valid, Key and Value mirror pebble.Iterator.
+func (i *Iter) First() bool   { return i.it.First() }
+func (i *Iter) Next() bool    { return i.it.Next() }
+func (i *Iter) Valid() bool   { return i.it.Valid() }
+func (i *Iter) Key() []byte   { return i.it.Key() }
+func (i *Iter) Value() []byte { return i.it.Value() }
+
+// SeekGE moves to the first key at or after key.
+func (i *Iter) SeekGE(key []byte) bool { return i.it.SeekGE(key) }
+
+// Close closes the iterator.
+func (i *Iter) Close() error { return i.it.Close() }
+
+// Close closes and removes the scratch store.
+func (s *Scratch) Close() error {
+	s.batch.Close()
+	err := s.db.Close()
+	if rerr := os.RemoveAll(s.dir); err == nil {
+		err = rerr
+	}
+	return err
+}

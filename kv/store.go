@@ -1,0 +1,127 @@
+package kv
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/productdata/pds/domain"
+)
+
+// Store is a snapshot's store opened read-only. It is safe for concurrent use.
+type Store struct {
+	db    *pebble.DB
+	cache interface{ Unref() }
+}
+
+// Open opens the store at dir read-only with a block cache of cacheBytes.
+func Open(dir string, cacheBytes int64) (*Store, error) {
+	opts := storeOptions()
+	opts.ReadOnly = true
+	opts.ErrorIfNotExists = true
+	c := pebble.NewCache(cacheBytes)
+	opts.Cache = c
+	db, err := pebble.Open(dir, opts)
+	if err != nil {
+		c.Unref()
+		return nil, fmt.Errorf("kv: open store: %w", err)
+	}
+	return &Store{db: db, cache: c}, nil
+}
+
+// Close closes the store.
+func (s *Store) Close() error {
+	err := s.db.Close()
+	s.cache.Unref()
+	return err
+}
+
+// get copies the value of key into dst[:0]; ok is false when key is absent.
+func (s *Store) get(key, dst []byte) ([]byte, bool, error) {
+	v, closer, err := s.db.Get(key)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return dst[:0], false, nil
+	}
+	if err != nil {
+		return dst[:0], false, domain.Internal(fmt.Errorf("kv: get: %w", err))
+	}
+	dst = append(dst[:0], v...)
+	closer.Close()
+	return dst, true, nil
+}
+
+// Alias looks up which product identifier names.
+func (s *Store) Alias(identifier string) (Alias, bool, error) {
+	var kb [96]byte
+	v, ok, err := s.get(AppendKey(kb[:0], TagAlias, identifier), nil)
+	if !ok || err != nil {
+		return Alias{}, false, err
+	}
+	a, err := DecodeAlias(v)
+	if err != nil {
+		return Alias{}, false, domain.Internal(err)
+	}
+	return a, true, nil
+}
+
+// View reads a precomputed view into buf; ok is false when there is none.
+func (s *Store) View(tag byte, subject, tenant string, buf []byte) ([]byte, bool, error) {
+	var kb [128]byte
+	return s.get(AppendViewKey(kb[:0], tag, subject, tenant), buf)
+}
+
+// Meta reads a metadata value.
+func (s *Store) Meta(name string) ([]byte, bool, error) {
+	return s.get(Key(TagMeta, name), nil)
+}
+
+// Scan calls fn for every key and value of table tag, in key order; key has
+// its table prefix removed. The slices are valid only during the call.
+func (s *Store) Scan(tag byte, fn func(key, value []byte) error) error {
+	prefix := []byte{tag, 0}
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: prefixEnd(prefix)})
+	if err != nil {
+		return domain.Internal(fmt.Errorf("kv: scan: %w", err))
+	}
+	for it.First(); it.Valid(); it.Next() {
+		if err := fn(it.Key()[2:], it.Value()); err != nil {
+			it.Close()
+			return err
+		}
+	}
+	if err := it.Close(); err != nil {
+		return domain.Internal(fmt.Errorf("kv: scan: %w", err))
+	}
+	return nil
+}
+
+// Reader reads many keys with one iterator; read them in increasing key
+// order for speed. Not safe for concurrent use; Close it when done.
+type Reader struct{ it *pebble.Iterator }
+
+// NewReader returns a Reader over the whole store.
+func (s *Store) NewReader() (*Reader, error) {
+	it, err := s.db.NewIter(nil)
+	if err != nil {
+		return nil, domain.Internal(fmt.Errorf("kv: iterator: %w", err))
+	}
+	return &Reader{it: it}, nil
+}
+
+// Get appends the value of key to dst; ok is false when key is absent.
+func (r *Reader) Get(key, dst []byte) ([]byte, bool, error) {
+	if !r.it.SeekGE(key) || string(r.it.Key()) != string(key) {
+		if err := r.it.Error(); err != nil {
+			return dst, false, domain.Internal(fmt.Errorf("kv: seek: %w", err))
+		}
+		return dst, false, nil
+	}
+	v, err := r.it.ValueAndErr()
+	if err != nil {
+		return dst, false, domain.Internal(fmt.Errorf("kv: value: %w", err))
+	}
+	return append(dst, v...), true, nil
+}
+
+// Close closes the reader.
+func (r *Reader) Close() error { return r.it.Close() }
