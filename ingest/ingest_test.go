@@ -1,7 +1,6 @@
 package ingest_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"flag"
@@ -12,43 +11,11 @@ import (
 	"testing"
 
 	"github.com/productdata/pds/ingest"
+	"github.com/productdata/pds/internal/fixture"
 	"github.com/productdata/pds/kv"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
-
-// writeCase turns a case file ("-- name" lines, then that file's lines) into
-// an input directory.
-func writeCase(t testing.TB, path string) string {
-	t.Helper()
-	src, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	files := map[string]*bytes.Buffer{}
-	var cur *bytes.Buffer
-	sc := bufio.NewScanner(bytes.NewReader(src))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if name, ok := strings.CutPrefix(line, "-- "); ok {
-			cur = &bytes.Buffer{}
-			files[name] = cur
-			continue
-		}
-		if cur == nil {
-			continue // header comments
-		}
-		cur.WriteString(line + "\n")
-	}
-	for name, b := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
 
 // dump lists every entry of the views, aliases and sources of a snapshot.
 func dump(t testing.TB, snap string) string {
@@ -94,7 +61,7 @@ func TestCases(t *testing.T) {
 	for _, c := range cases {
 		name := strings.TrimSuffix(filepath.Base(c), ".txt")
 		t.Run(name, func(t *testing.T) {
-			in := writeCase(t, c)
+			in := fixture.WriteCase(t, c)
 			out := filepath.Join(t.TempDir(), "snap")
 			var rejects bytes.Buffer
 			sum, err := ingest.Run(context.Background(), ingest.Options{In: in, Out: out, Rejects: &rejects})

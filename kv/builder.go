@@ -17,7 +17,7 @@ import (
 // storeOptions are the options the store is built and opened with: 4 KiB data
 // blocks and bloom filters, which favour point reads.
 func storeOptions() *pebble.Options {
-	o := &pebble.Options{}
+	o := &pebble.Options{Logger: pebbleLogger{}}
 	for i := range o.Levels {
 		o.Levels[i].BlockSize = 4 << 10
 		o.Levels[i].FilterPolicy = bloom.FilterPolicy(10)

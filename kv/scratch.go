@@ -22,7 +22,7 @@ const batchBytes = 4 << 20
 
 // OpenScratch creates a scratch store at dir (removed by Close).
 func OpenScratch(dir string) (*Scratch, error) {
-	opts := &pebble.Options{DisableWAL: true, MemTableSize: 64 << 20}
+	opts := &pebble.Options{DisableWAL: true, MemTableSize: 64 << 20, Logger: pebbleLogger{}}
 	opts.EnsureDefaults()
 	db, err := pebble.Open(dir, opts)
 	if err != nil {

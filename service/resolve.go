@@ -1,0 +1,281 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"sort"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/productdata/pds/domain"
+	"github.com/productdata/pds/gs1"
+	"github.com/productdata/pds/keys"
+	"github.com/productdata/pds/kv"
+)
+
+// MaxBatch is the most identifiers one Resolve call takes.
+const MaxBatch = 1000
+
+// ResolveArgs are the arguments of Resolve.
+type ResolveArgs struct {
+	Identifiers *[]string `json:"identifiers"`
+}
+
+// item is one input of a batch while it is being resolved.
+type item struct {
+	input      string
+	status     string
+	reason     string
+	subject    string
+	candidates []domain.Candidate
+	errCode    string
+	errDetail  string
+	subjects   []gs1.Subject
+	alias      kv.Alias
+	identity   []byte
+}
+
+// Resolve looks up to MaxBatch identifiers in one call. It bills one unit
+// per identifier in the request.
+func (s *Service) Resolve(ctx context.Context, c Caller, a ResolveArgs) (*Result, error) {
+	if err := s.authorize(ctx, c, "resolve_identifiers", keys.ScopeResolve, 0); err != nil {
+		return nil, err
+	}
+	if a.Identifiers == nil {
+		return nil, domain.Errorf(domain.CodeInvalidRequest, "the member 'identifiers' (array of 1 to %d strings) is required", MaxBatch)
+	}
+	ids := *a.Identifiers
+	if len(ids) == 0 {
+		return nil, domain.Errorf(domain.CodeInvalidRequest, "'identifiers' is empty; send 1 to %d identifiers", MaxBatch)
+	}
+	if len(ids) > MaxBatch {
+		return nil, domain.Errorf(domain.CodeBatchTooLarge, "%d identifiers sent; at most %d fit in one call, so split the batch", len(ids), MaxBatch)
+	}
+	if err := s.authorize(ctx, c, "resolve_identifiers", "", len(ids)); err != nil {
+		return nil, err
+	}
+	snap, err := s.snapshot()
+	if err != nil {
+		return nil, err
+	}
+	defer snap.release()
+
+	items := make([]item, len(ids))
+	type want struct {
+		key string
+		at  int // item index
+		sub int // subject index within the item
+	}
+	var wants []want
+	for i, in := range ids {
+		it := &items[i]
+		it.input = in
+		if utf8.RuneCountInString(in) > MaxValueLength {
+			it.status, it.errCode, it.errDetail = "invalid", domain.CodeInvalidIdentifier, "longer than 256 characters"
+			continue
+		}
+		subs, err := gs1.Identify(in)
+		if err != nil {
+			de := fromGS1(err, domain.CodeInvalidIdentifier).(*domain.Error)
+			it.status, it.errCode, it.errDetail = "invalid", domain.CodeInvalidIdentifier, de.Detail
+			continue
+		}
+		it.subjects = subs
+		for j, sub := range subs {
+			wants = append(wants, want{key: string(kv.Key(kv.TagAlias, sub.String())), at: i, sub: j})
+		}
+	}
+	// Read every alias in key order with one iterator.
+	sort.Slice(wants, func(i, j int) bool { return wants[i].key < wants[j].key })
+	r, err := snap.store.NewReader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	found := make([][]kv.Alias, len(items))
+	var buf []byte
+	for _, w := range wants {
+		var ok bool
+		buf, ok, err = r.Get([]byte(w.key), buf[:0])
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		al, err := kv.DecodeAlias(buf)
+		if err != nil {
+			return nil, domain.Internal(err)
+		}
+		if al.VisibleTo(c.Tenant) && !slices.ContainsFunc(found[w.at], func(x kv.Alias) bool { return x.Subject == al.Subject }) {
+			found[w.at] = append(found[w.at], al)
+		}
+	}
+	// Decide each item; collect the identity views to read.
+	type view struct {
+		key string
+		at  int
+	}
+	var views []view
+	cov := domain.Coverage{SourcesConsulted: []string{}}
+	seenCov := map[string]bool{}
+	addCov := func(subject string) {
+		c := domain.CoverageOf(subject, c.Tenant, snap.sources)
+		for _, id := range c.SourcesConsulted {
+			if !seenCov[id] {
+				seenCov[id] = true
+				cov.SourcesConsulted = append(cov.SourcesConsulted, id)
+			}
+		}
+		for _, sk := range c.SourcesSkipped {
+			if k := sk.ID + "\x00" + sk.Reason; !seenCov[k] {
+				seenCov[k] = true
+				cov.SourcesSkipped = append(cov.SourcesSkipped, sk)
+			}
+		}
+	}
+	for i := range items {
+		it := &items[i]
+		if it.status == "invalid" {
+			continue
+		}
+		switch len(found[i]) {
+		case 1:
+			al := found[i][0]
+			it.status, it.subject, it.alias = domain.StatusFound, al.Subject, al
+			views = append(views, view{key: string(kv.AppendViewKey(nil, kv.TagIdentity, al.Subject, al.ViewTenant(c.Tenant))), at: i})
+			addCov(al.Subject)
+		case 0:
+			it.status, it.reason = domain.StatusUnknown, domain.ReasonOutOfScope
+			it.subject = it.subjects[0].String()
+			for _, sub := range it.subjects {
+				if isProductNamespace(sub.Namespace) {
+					c := domain.CoverageOf(sub.String(), c.Tenant, snap.sources)
+					it.status, it.reason = c.Absence()
+					it.subject = sub.String()
+					addCov(it.subject)
+					break
+				}
+			}
+		default:
+			it.status = domain.StatusAmbiguous
+			for _, al := range found[i] {
+				ns, v, _ := cut(al.Subject)
+				it.candidates = append(it.candidates, domain.Candidate{Namespace: ns, Valid: true, Normalized: v, Subject: al.Subject})
+			}
+		}
+	}
+	sort.Slice(views, func(i, j int) bool { return views[i].key < views[j].key })
+	for _, v := range views {
+		var ok bool
+		buf, ok, err = r.Get([]byte(v.key), buf[:0])
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, domain.Internal(errMissingView(items[v.at].subject))
+		}
+		dv, err := kv.DecodeView(buf)
+		if err != nil {
+			return nil, domain.Internal(err)
+		}
+		items[v.at].identity = append([]byte(nil), dv.Body...)
+	}
+	sort.Strings(cov.SourcesConsulted)
+	return encodeBatch(items, cov)
+}
+
+// encodeBatch writes the envelope members of a batch answer, copying each
+// stored identity document as it is.
+func encodeBatch(items []item, cov domain.Coverage) (*Result, error) {
+	counts := map[string]int{}
+	size := 64
+	for i := range items {
+		counts[items[i].status]++
+		size += len(items[i].identity) + len(items[i].input) + 64
+	}
+	status := domain.StatusPartial
+	switch {
+	case counts[domain.StatusFound] == len(items):
+		status = domain.StatusFound
+	case counts[domain.StatusNotFound] == len(items):
+		status = domain.StatusNotFound
+	}
+	b := make([]byte, 0, size)
+	b = append(b, `"status":"`...)
+	b = append(b, status...)
+	b = append(b, `","data":{"items":[`...)
+	for i := range items {
+		it := &items[i]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"input":`...)
+		b = appendString(b, it.input)
+		b = append(b, `,"status":"`...)
+		b = append(b, it.status...)
+		b = append(b, '"')
+		if it.subject != "" {
+			b = append(b, `,"subject":`...)
+			b = appendString(b, it.subject)
+		}
+		if it.reason != "" {
+			b = append(b, `,"reason":"`...)
+			b = append(b, it.reason...)
+			b = append(b, '"')
+		}
+		if it.candidates != nil {
+			cj, err := json.Marshal(it.candidates)
+			if err != nil {
+				return nil, domain.Internal(err)
+			}
+			b = append(b, `,"candidates":`...)
+			b = append(b, cj...)
+		}
+		if it.identity != nil {
+			b = append(b, `,"product":`...)
+			b = append(b, it.identity...)
+		}
+		if it.errCode != "" {
+			b = append(b, `,"error":{"code":"`...)
+			b = append(b, it.errCode...)
+			b = append(b, `","detail":`...)
+			b = appendString(b, it.errDetail)
+			b = append(b, '}')
+		}
+		b = append(b, '}')
+	}
+	b = append(b, `],"counts":{`...)
+	for i, st := range []string{domain.StatusFound, domain.StatusNotFound, domain.StatusUnknown, domain.StatusAmbiguous, "invalid"} {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = append(b, st...)
+		b = append(b, `":`...)
+		b = strconv.AppendInt(b, int64(counts[st]), 10)
+	}
+	b = append(b, `,"total":`...)
+	b = strconv.AppendInt(b, int64(len(items)), 10)
+	b = append(b, "}}"...)
+	cj, err := json.Marshal(cov)
+	if err != nil {
+		return nil, domain.Internal(err)
+	}
+	return &Result{Body: b, Coverage: cj}, nil
+}
+
+// appendString appends s as a JSON string.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			j, _ := json.Marshal(s)
+			return append(b, j...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}

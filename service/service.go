@@ -1,0 +1,200 @@
+// Package service implements every operation of pds once: validate, parse a
+// Digital Link, resolve, identity, passport, evidence, search, source and
+// whoami. The REST and MCP transports both call these functions, so they
+// cannot disagree. Operations return a *Result (the envelope members) or a
+// *domain.Error; transports only put them on the wire.
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+	"github.com/productdata/pds/domain"
+	"github.com/productdata/pds/keys"
+)
+
+// Caller is who is calling: the key's tenant, scopes and public id.
+type Caller struct {
+	Tenant string
+	Scopes []string
+	KeyID  string
+	key    *keys.Key
+}
+
+// Meter is the seam for quotas, rate limits and billing: Charge is called
+// once per operation with the units it bills, before the operation runs, and
+// refuses the whole call (TENANT_QUOTA_EXCEEDED, RATE_LIMITED) or lets it
+// through.
+type Meter interface {
+	Charge(ctx context.Context, c Caller, op string, units int) error
+}
+
+// Unmetered bills nothing and limits nothing.
+type Unmetered struct{}
+
+// Charge lets every call through.
+func (Unmetered) Charge(context.Context, Caller, string, int) error { return nil }
+
+// Service answers every operation from the current snapshot.
+type Service struct {
+	current atomic.Pointer[Snapshot]
+	keys    atomic.Pointer[keys.Set]
+	meter   Meter
+	log     *slog.Logger
+}
+
+// New returns a service answering from snap, authenticating against ks.
+func New(snap *Snapshot, ks *keys.Set, meter Meter, log *slog.Logger) *Service {
+	if meter == nil {
+		meter = Unmetered{}
+	}
+	s := &Service{meter: meter, log: log}
+	s.current.Store(snap)
+	s.keys.Store(ks)
+	return s
+}
+
+// Swap makes next the current snapshot. Calls in flight finish on the old
+// one, which is closed after the last of them.
+func (s *Service) Swap(next *Snapshot) {
+	old := s.current.Swap(next)
+	if old != nil {
+		old.release()
+	}
+}
+
+// Current returns the snapshot being served (for reporting only).
+func (s *Service) Current() *Snapshot { return s.current.Load() }
+
+// SetKeys replaces the accepted keys (on SIGHUP).
+func (s *Service) SetKeys(ks *keys.Set) { s.keys.Store(ks) }
+
+// Close retires the current snapshot.
+func (s *Service) Close() {
+	if old := s.current.Swap(nil); old != nil {
+		old.release()
+	}
+}
+
+// snapshot takes a reference on the current snapshot.
+func (s *Service) snapshot() (*Snapshot, error) {
+	for i := 0; i < 100; i++ {
+		snap := s.current.Load()
+		if snap == nil {
+			return nil, &domain.Error{Code: domain.CodeServiceUnavailable, Detail: "no snapshot is being served", RetryAfter: 1}
+		}
+		if snap.acquire() {
+			return snap, nil
+		}
+	}
+	return nil, &domain.Error{Code: domain.CodeServiceUnavailable, Detail: "the snapshot is being swapped; retry", RetryAfter: 1}
+}
+
+// Authenticate reads an Authorization header value.
+func (s *Service) Authenticate(authorization string) (Caller, error) {
+	const prefix = "Bearer "
+	if len(authorization) <= len(prefix) || !equalFold(authorization[:len(prefix)], prefix) {
+		return Caller{}, domain.Errorf(domain.CodeUnauthenticated, "send an API key as 'Authorization: Bearer <API_KEY>'")
+	}
+	ks := s.keys.Load()
+	k, ok := ks.Lookup(authorization[len(prefix):])
+	if !ok {
+		return Caller{}, domain.Errorf(domain.CodeUnauthenticated, "the API key is not valid")
+	}
+	return Caller{Tenant: k.Tenant, Scopes: k.Scopes, KeyID: k.ID, key: k}, nil
+}
+
+func equalFold(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// authorize checks the caller's scope and charges units.
+func (s *Service) authorize(ctx context.Context, c Caller, op, scope string, units int) error {
+	if scope != "" && (c.key == nil || !c.key.HasScope(scope)) {
+		return domain.Errorf(domain.CodeForbidden, "this key lacks the %s scope that %s needs", scope, op)
+	}
+	if units == 0 {
+		return nil
+	}
+	return s.meter.Charge(ctx, c, op, units)
+}
+
+// Result is an operation's answer: the envelope members before meta, and
+// what meta carries besides duration_ms.
+type Result struct {
+	Body       []byte // envelope members, without braces
+	Coverage   []byte // JSON of meta.coverage, or nil
+	NextCursor string
+}
+
+// bodyResult encodes a Body as a Result.
+func bodyResult(b domain.Body, cov *domain.Coverage) (*Result, error) {
+	members, err := b.Members()
+	if err != nil {
+		return nil, domain.Internal(err)
+	}
+	r := &Result{Body: members}
+	if cov != nil {
+		if r.Coverage, err = json.Marshal(cov); err != nil {
+			return nil, domain.Internal(err)
+		}
+	}
+	return r, nil
+}
+
+// AppendEnvelope appends the whole envelope of r to dst.
+func (r *Result) AppendEnvelope(dst []byte, requestID string, elapsed time.Duration) []byte {
+	dst = append(dst, `{"request_id":"`...)
+	dst = append(dst, requestID...)
+	dst = append(dst, `",`...)
+	dst = append(dst, r.Body...)
+	dst = append(dst, `,"meta":{"duration_ms":`...)
+	dst = strconv.AppendInt(dst, elapsed.Milliseconds(), 10)
+	if len(r.Coverage) > 0 {
+		dst = append(dst, `,"coverage":`...)
+		dst = append(dst, r.Coverage...)
+	}
+	if r.NextCursor != "" {
+		dst = append(dst, `,"next_cursor":`...)
+		dst = strconv.AppendQuote(dst, r.NextCursor)
+	}
+	return append(dst, "}}"...)
+}
+
+type ctxKey int
+
+const requestIDKey ctxKey = 1
+
+// WithRequestID returns ctx carrying a request id.
+func WithRequestID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, requestIDKey, id)
+}
+
+// RequestID returns the request id ctx carries, or "".
+func RequestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey).(string)
+	return id
+}
+
+// NewRequestID returns a fresh request id: "req_" and a ULID.
+func NewRequestID() string { return "req_" + ulid.Make().String() }

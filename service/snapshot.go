@@ -1,0 +1,122 @@
+package service
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync/atomic"
+
+	"github.com/productdata/pds/domain"
+	"github.com/productdata/pds/kv"
+	"github.com/productdata/pds/manifest"
+)
+
+// Snapshot is one opened, verified snapshot.
+type Snapshot struct {
+	Dir       string
+	Manifest  manifest.Manifest
+	store     *kv.Store
+	sources   []*domain.Source // sorted by id
+	byID      map[string]*domain.SourceDescriptor
+	cursorKey []byte
+	searcher  Searcher
+	refs      atomic.Int64
+}
+
+// OpenOptions configure OpenSnapshot.
+type OpenOptions struct {
+	CacheBytes int64
+	// OpenIndex opens the search index in dir, when the snapshot has one.
+	OpenIndex func(dir string) (Searcher, error)
+}
+
+// OpenSnapshot verifies the snapshot at dir against its manifest and opens it
+// read-only. dir may be a symbolic link (such as a "current" pointer); the
+// target is opened.
+func OpenSnapshot(dir string, o OpenOptions) (*Snapshot, error) {
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", manifest.ErrInvalid, dir, err)
+	}
+	m, err := manifest.Verify(real)
+	if err != nil {
+		return nil, err
+	}
+	if o.CacheBytes <= 0 {
+		o.CacheBytes = 256 << 20
+	}
+	st, err := kv.Open(filepath.Join(real, "store"), o.CacheBytes)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", manifest.ErrInvalid, dir, err)
+	}
+	s := &Snapshot{Dir: real, Manifest: m, store: st, byID: map[string]*domain.SourceDescriptor{}}
+	s.refs.Store(1)
+	err = st.Scan(kv.TagSource, func(_, v []byte) error {
+		d := &domain.SourceDescriptor{}
+		if err := json.Unmarshal(v, d); err != nil {
+			return err
+		}
+		s.byID[d.ID] = d
+		s.sources = append(s.sources, &d.Source)
+		return nil
+	})
+	if err != nil {
+		st.Close()
+		return nil, fmt.Errorf("%w: %s: sources: %v", manifest.ErrInvalid, dir, err)
+	}
+	sort.Slice(s.sources, func(i, j int) bool { return s.sources[i].ID < s.sources[j].ID })
+	key, ok, err := st.Meta("cursor_key")
+	if err != nil || !ok {
+		st.Close()
+		return nil, fmt.Errorf("%w: %s: no cursor key", manifest.ErrInvalid, dir)
+	}
+	s.cursorKey = key
+	if o.OpenIndex != nil {
+		ixDir := filepath.Join(real, "index")
+		if _, err := os.Stat(ixDir); err == nil {
+			if s.searcher, err = o.OpenIndex(ixDir); err != nil {
+				st.Close()
+				return nil, fmt.Errorf("%w: %s: index: %v", manifest.ErrInvalid, dir, err)
+			}
+		}
+	}
+	return s, nil
+}
+
+// acquire takes a reference; false when the snapshot is already retired.
+func (s *Snapshot) acquire() bool {
+	for {
+		n := s.refs.Load()
+		if n <= 0 {
+			return false
+		}
+		if s.refs.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
+// release drops a reference and closes the snapshot after the last one.
+func (s *Snapshot) release() {
+	if s.refs.Add(-1) == 0 {
+		s.close()
+	}
+}
+
+func (s *Snapshot) close() {
+	if s.searcher != nil {
+		s.searcher.Close()
+	}
+	s.store.Close()
+}
+
+// Searcher is what search needs of the manufacturer index.
+type Searcher interface {
+	Close() error
+}
+
+// Close drops the opener's reference; use it only for a snapshot that was
+// never handed to a Service.
+func (s *Snapshot) Close() { s.release() }

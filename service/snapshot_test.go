@@ -1,0 +1,87 @@
+package service_test
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/manifest"
+	"github.com/productdata/pds/service"
+)
+
+// A damaged, truncated, incomplete or foreign snapshot is refused with a
+// message that says what is wrong.
+func TestOpenSnapshotRefuses(t *testing.T) {
+	in := fixture.WriteCase(t, fixture.CaseFile("passport"))
+	largest := func(dir string) string {
+		m, err := manifest.Read(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		best := m.Files[0]
+		for _, f := range m.Files {
+			if f.Size > best.Size {
+				best = f
+			}
+		}
+		return filepath.Join(dir, best.Path)
+	}
+	cases := []struct {
+		name   string
+		damage func(dir string)
+		want   string
+	}{
+		{"intact", func(string) {}, ""},
+		{"byte changed", func(dir string) {
+			p := largest(dir)
+			b, _ := os.ReadFile(p)
+			b[len(b)/2] ^= 0xff
+			os.WriteFile(p, b, 0o644)
+		}, "does not match its checksum"},
+		{"truncated", func(dir string) {
+			p := largest(dir)
+			b, _ := os.ReadFile(p)
+			os.WriteFile(p, b[:len(b)-10], 0o644)
+		}, "truncated or changed"},
+		{"file missing", func(dir string) { os.Remove(largest(dir)) }, "is missing"},
+		{"no manifest", func(dir string) { os.Remove(filepath.Join(dir, manifest.Name)) }, "no readable manifest.json"},
+		{"foreign format", func(dir string) {
+			p := filepath.Join(dir, manifest.Name)
+			b, _ := os.ReadFile(p)
+			var m map[string]any
+			json.Unmarshal(b, &m)
+			m["format_version"] = 99
+			b, _ = json.Marshal(m)
+			os.WriteFile(p, b, 0o644)
+		}, "snapshot format 99"},
+		{"not a snapshot", func(dir string) {
+			os.RemoveAll(dir)
+			os.MkdirAll(dir, 0o755)
+		}, "no readable manifest.json"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := fixture.Build(t, in)
+			c.damage(dir)
+			s, err := service.OpenSnapshot(dir, service.OpenOptions{CacheBytes: 1 << 20})
+			if c.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				s.Close()
+				return
+			}
+			if err == nil {
+				s.Close()
+				t.Fatal("damaged snapshot was opened")
+			}
+			if !errors.Is(err, manifest.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %q, want it to say %q", err, c.want)
+			}
+		})
+	}
+}
