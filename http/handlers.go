@@ -68,5 +68,5 @@ func (s *Server) source(r *http.Request, ps httprouter.Params, c service.Caller)
 }
 
 func (s *Server) search(r *http.Request, c service.Caller) (*service.Result, error) {
-	return nil, domain.Errorf(domain.CodeRouteNotFound, "search is not built yet")
+	return s.svc.Search(r.Context(), c, r.URL.Query())
 }
