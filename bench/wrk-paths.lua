@@ -1,0 +1,37 @@
+-- wrk script: GET a random path from the file named by the PATHS environment
+-- variable, with the bearer key in KEY; prints latency percentiles in
+-- microseconds and the request rate on one line for the bench scripts.
+local paths = {}
+local body = nil
+
+init = function(args)
+  for line in io.lines(os.getenv("PATHS")) do
+    if #line > 0 then paths[#paths + 1] = line end
+  end
+  local key = os.getenv("KEY")
+  if key and #key > 0 then wrk.headers["Authorization"] = "Bearer " .. key end
+  body = os.getenv("BODYFILE")
+  if body and #body > 0 then
+    local f = io.open(body, "r")
+    wrk.body = f:read("*a")
+    f:close()
+    wrk.method = "POST"
+    wrk.headers["Content-Type"] = "application/json"
+  end
+  math.randomseed(os.time() + math.floor(os.clock() * 1000000))
+end
+
+request = function()
+  if wrk.method == "POST" then
+    return wrk.format("POST", paths[1])
+  end
+  return wrk.format("GET", paths[math.random(#paths)])
+end
+
+done = function(summary, latency, requests)
+  local secs = summary.duration / 1e6
+  io.write(string.format("RESULT rps=%.1f p50_us=%d p99_us=%d max_us=%d requests=%d errors=%d non2xx=%d\n",
+    summary.requests / secs, latency:percentile(50), latency:percentile(99), latency.max,
+    summary.requests, summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout,
+    summary.errors.status))
+end

@@ -1,0 +1,122 @@
+package ingest_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/productdata/pds/ingest"
+	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/manifest"
+)
+
+func build(t *testing.T, in string, strict bool) (string, ingest.Summary, string, error) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "snap")
+	var rejects bytes.Buffer
+	sum, err := ingest.Run(context.Background(), ingest.Options{In: in, Out: out, Strict: strict, Rejects: &rejects})
+	return out, sum, rejects.String(), err
+}
+
+// --strict fails on the first reject and publishes nothing, not even a
+// temporary directory.
+func TestStrict(t *testing.T) {
+	in := fixture.WriteCase(t, fixture.CaseFile("passport"))
+	out, _, rejects, err := build(t, in, true)
+	if !errors.Is(err, ingest.ErrStrict) {
+		t.Fatalf("err = %v, want ErrStrict", err)
+	}
+	if !strings.Contains(err.Error(), "sources.ndjson:5:") || strings.Count(rejects, "\n") != 1 {
+		t.Errorf("strict should stop at the first reject (sources.ndjson:5); err %v, rejects %q", err, rejects)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(out))
+	if len(entries) != 0 {
+		t.Errorf("strict build left %v behind", entries)
+	}
+}
+
+// The same input gives the same digest and the same answers; gzip input is
+// read like plain input (the digest covers the bytes as stored, so it differs).
+func TestDeterministicAndGzip(t *testing.T) {
+	in := fixture.WriteCase(t, fixture.CaseFile("passport"))
+	a, sa, _, err := build(t, in, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, sb, _, err := build(t, in, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sa.InputDigest != sb.InputDigest || !strings.HasPrefix(sa.InputDigest, "sha256:") {
+		t.Errorf("digests %s and %s", sa.InputDigest, sb.InputDigest)
+	}
+	if sa.BuildID == sb.BuildID {
+		t.Error("two builds share a build id")
+	}
+	if dump(t, a) != dump(t, b) {
+		t.Error("same input, different answers")
+	}
+	// gzip every file
+	gz := t.TempDir()
+	files, _ := os.ReadDir(in)
+	for _, f := range files {
+		raw, _ := os.ReadFile(filepath.Join(in, f.Name()))
+		var buf bytes.Buffer
+		w := gzip.NewWriter(&buf)
+		w.Write(raw)
+		w.Close()
+		os.WriteFile(filepath.Join(gz, f.Name()+".gz"), buf.Bytes(), 0o644)
+	}
+	c, sc, _, err := build(t, gz, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dump(t, c) != dump(t, a) {
+		t.Error("gzip input gives other answers")
+	}
+	if sc.Accepted["claims.ndjson"] != sa.Accepted["claims.ndjson"] {
+		t.Errorf("accepted %v vs %v", sc.Accepted, sa.Accepted)
+	}
+	m, err := manifest.Verify(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.InputDigest != sa.InputDigest || m.Counts["products.ndjson"] != 5 || m.Rejected["claims.ndjson"] != 7 {
+		t.Errorf("manifest %+v", m)
+	}
+}
+
+func TestInputErrors(t *testing.T) {
+	empty := t.TempDir()
+	if _, _, _, err := build(t, empty, false); err == nil || !strings.Contains(err.Error(), "products.ndjson") {
+		t.Errorf("no products.ndjson: %v", err)
+	}
+	both := t.TempDir()
+	os.WriteFile(filepath.Join(both, "products.ndjson"), nil, 0o644)
+	os.WriteFile(filepath.Join(both, "products.ndjson.gz"), nil, 0o644)
+	if _, _, _, err := build(t, both, false); err == nil || !strings.Contains(err.Error(), "keep one") {
+		t.Errorf("plain and gzip: %v", err)
+	}
+	in := fixture.WriteCase(t, fixture.CaseFile("passport"))
+	out, _, _, err := build(t, in, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ingest.Run(context.Background(), ingest.Options{In: in, Out: out}); err == nil || !strings.Contains(err.Error(), "already exists") {
+		t.Errorf("existing output: %v", err)
+	}
+	long := t.TempDir()
+	os.WriteFile(filepath.Join(long, "products.ndjson"), []byte(`{"x":"`+strings.Repeat("a", 2<<20)+`"}`+"\n"+`{"identifiers":["gtin:09520123456788"],"manufacturer":"M","trust_level":"L1","status":"active","updated_at":"2025-01-01T00:00:00Z"}`+"\n"), 0o644)
+	_, sum, rejects, err := build(t, long, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Accepted["products.ndjson"] != 1 || !strings.Contains(rejects, "products.ndjson:1: line is longer than") {
+		t.Errorf("long line: %v %q", sum.Accepted, rejects)
+	}
+}

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# make bench-http: ingest scale (1M products: time, peak RSS, size) and GET
+# throughput/latency of identity, passport and evidence at 200k products
+# under wrk, beside a minimal net/http baseline measured in the same run.
+source "$(dirname "$0")/bench-lib.sh"
+cd "$(dirname "$0")/.."
+need wrk wrk
+need /usr/bin/time time
+
+N_BIG=${N_BIG:-1000000}
+N_SMALL=${N_SMALL:-250000}
+N_SERVE=${N_SERVE:-200000}
+DUR=${DUR:-10s}
+W=${BENCH_DIR:-var/bench}
+PORT_PDS=${PORT_PDS:-18080}
+PORT_BASE=${PORT_BASE:-18090}
+mkdir -p "$W"
+go build -o bin/pds ./cmd/pds
+go build -o bin/baseline ./bench/baseline
+
+# 1. Ingest scale: two sizes, to show how time and memory grow.
+declare -A ING_T ING_RSS ING_SIZE GEN_T
+for n in "$N_SMALL" "$N_BIG" "$N_SERVE"; do
+  [ -n "${ING_T[$n]:-}" ] && continue
+  in="$W/in-$n" snap="$W/snap-$n"
+  if [ ! -f "$in/products.ndjson" ]; then
+    rm -rf "$in"
+    measure bin/pds gen --products "$n" --seed 7 --out "$in"
+    GEN_T[$n]=$WALL_S
+  fi
+  rm -rf "$snap"
+  measure bin/pds ingest --in "$in" --out "$snap" --quiet
+  ING_T[$n]=$WALL_S ING_RSS[$n]=$RSS_MB
+  ING_SIZE[$n]=$(du -sm "$snap" | cut -f1)
+  echo "ingest $n: ${WALL_S}s, peak RSS ${RSS_MB} MiB, snapshot ${ING_SIZE[$n]} MiB (input $(du -sm "$in" | cut -f1) MiB)"
+done
+
+# 2. Serving at N_SERVE products.
+snap="$W/snap-$N_SERVE"
+rm -f "$W/keys.json"
+KEY=$(bin/pds keys add --keys "$W/keys.json" --tenant bench --scopes products:read,products:resolve,products:search 2>/dev/null)
+export KEY
+grep -o '"identifiers":\["[^"]*"' "$W/in-$N_SERVE/products.ndjson" | cut -d'"' -f4 | shuf -n 20000 --random-source=<(yes) > "$W/subjects.txt"
+sed 's|^|/v1/products/|' "$W/subjects.txt" > "$W/paths-identity.txt"
+sed 's|^|/v1/products/|; s|$|/dpp|' "$W/subjects.txt" > "$W/paths-passport.txt"
+sed 's|^|/v1/products/|; s|$|/evidence|' "$W/subjects.txt" > "$W/paths-evidence.txt"
+# The baseline is keyed by the same path segment.
+bin/baseline --addr "127.0.0.1:$PORT_BASE" --ids "$W/paths-identity.txt" 2>/dev/null &
+BASE_PID=$!
+bin/pds serve --snapshot "$snap" --keys "$W/keys.json" --addr "127.0.0.1:$PORT_PDS" > "$W/serve.log" 2>&1 &
+PDS_PID=$!
+trap 'kill $BASE_PID $PDS_PID 2>/dev/null || true' EXIT
+wait_port "127.0.0.1:$PORT_BASE"
+wait_port "127.0.0.1:$PORT_PDS"
+# Warm both (page cache, block cache).
+PATHS="$W/paths-identity.txt" wrk_run warm 4 3s "http://127.0.0.1:$PORT_PDS" >/dev/null
+PATHS="$W/paths-identity.txt" KEY= wrk_run warm 4 3s "http://127.0.0.1:$PORT_BASE" >/dev/null
+
+results=()
+for c in 4 32; do
+  results+=("$(PATHS="$W/paths-identity.txt" KEY= wrk_run "baseline-identity-c$c" "$c" "$DUR" "http://127.0.0.1:$PORT_BASE")")
+  for v in identity passport evidence; do
+    results+=("$(PATHS="$W/paths-$v.txt" wrk_run "pds-$v-c$c" "$c" "$DUR" "http://127.0.0.1:$PORT_PDS")")
+  done
+done
+RSS_SERVE=$(( $(awk '/VmHWM/{print $2}' /proc/$PDS_PID/status) / 1024 ))
+printf '%s\n' "${results[@]}"
+
+# 3. Report.
+rps() { for r in "${results[@]}"; do [[ $r == "$1 "* ]] && field rps "$r"; done; }
+p() { for r in "${results[@]}"; do [[ $r == "$1 "* ]] && field "$2" "$r"; done; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", a/b}'; }
+ms() { awk -v u="$1" 'BEGIN{printf "%.2f", u/1000}'; }
+out=$(mktemp)
+{
+  echo "## Snapshot core: ingest and GET throughput (\`make bench-http\`)"
+  echo
+  echo "Measured $(date -u +%Y-%m-%d) on $(machine). Command: \`make bench-http\` (scripts/bench-http.sh; N_BIG=$N_BIG, N_SERVE=$N_SERVE, DUR=$DUR)."
+  echo
+  echo "### Ingest (\`pds gen --seed 7\` input, \`/usr/bin/time\`)"
+  echo
+  echo "| products | input | ingest wall time | peak RSS | snapshot size |"
+  echo "|---:|---:|---:|---:|---:|"
+  for n in "$N_SMALL" "$N_BIG"; do
+    echo "| $n | $(du -sm "$W/in-$n" | cut -f1) MiB | ${ING_T[$n]} s | ${ING_RSS[$n]} MiB | ${ING_SIZE[$n]} MiB |"
+  done
+  echo
+  echo "Peak RSS grows $(ratio "${ING_RSS[$N_BIG]}" "${ING_RSS[$N_SMALL]}")× for $(ratio "$N_BIG" "$N_SMALL")× the input."
+  echo
+  echo "### GETs at $N_SERVE products, \`wrk -t1\` on loopback, ${DUR} each"
+  echo
+  echo "The baseline is bench/baseline: a map of precomputed identity documents behind plain net/http (no auth, no envelope, no logging). pds runs with its default access log (to a file)."
+  echo
+  echo "| run | conns | requests/s | × baseline | p50 ms | p99 ms |"
+  echo "|---|---:|---:|---:|---:|---:|"
+  for c in 4 32; do
+    b=$(rps "baseline-identity-c$c")
+    for name in baseline-identity pds-identity pds-passport pds-evidence; do
+      r=$(rps "$name-c$c")
+      echo "| $name | $c | $r | $(ratio "$r" "$b") | $(ms "$(p "$name-c$c" p50_us)") | $(ms "$(p "$name-c$c" p99_us)") |"
+    done
+  done
+  echo
+  echo "Server peak RSS during the GET runs: ${RSS_SERVE} MiB."
+} > "$out"
+write_section bench-http "$out"
+cat "$out"
