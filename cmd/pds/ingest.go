@@ -1,0 +1,55 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/productdata/pds/ingest"
+)
+
+func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("ingest", "ingest --in DIR --out SNAPSHOT_DIR [--strict] [--quiet]", stderr)
+	in := fs.String("in", "", "input directory of NDJSON files (products.ndjson required; .ndjson.gz allowed)")
+	out := fs.String("out", "", "snapshot directory to create (must not exist)")
+	strict := fs.Bool("strict", false, "fail on the first rejected line and publish nothing")
+	quiet := fs.Bool("quiet", false, "no progress lines")
+	if err := parseFlags(fs, args, "in", "out"); err != nil {
+		return err
+	}
+	opts := ingest.Options{In: *in, Out: *out, Strict: *strict, Rejects: stderr, Index: openIndexWriter}
+	if !*quiet {
+		opts.Progress = stderr
+	}
+	sum, err := ingest.Run(ctx, opts)
+	if err != nil {
+		if errors.Is(err, ingest.ErrStrict) {
+			return fmt.Errorf("%v; nothing was published", err)
+		}
+		return err
+	}
+	for _, f := range sum.Ignored {
+		fmt.Fprintf(stderr, "ingest: ignored %s (not an input file name)\n", f)
+	}
+	fmt.Fprintf(stdout, "snapshot %s built in %s (build %s, input %s)\n", sum.Out, sum.Duration.Round(time.Millisecond), sum.BuildID, sum.InputDigest)
+	names := make([]string, 0, len(sum.Accepted))
+	for n := range sum.Accepted {
+		names = append(names, n)
+	}
+	for n := range sum.Rejected {
+		if _, ok := sum.Accepted[n]; !ok {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	var parts []string
+	for _, n := range names {
+		parts = append(parts, fmt.Sprintf("%s %d accepted, %d rejected", n, sum.Accepted[n], sum.Rejected[n]))
+	}
+	fmt.Fprintf(stdout, "  %s\n  %d views\n", strings.Join(parts, "\n  "), sum.Views)
+	return nil
+}

@@ -1,0 +1,133 @@
+// Command pds builds and serves product data snapshots.
+//
+// Subcommands: ingest, serve, keys, gen. Each has its own flags and -h.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// errUsage marks a command-line mistake; main exits 2 on it.
+var errUsage = errors.New("usage")
+
+type command struct {
+	name, summary string
+	run           func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+func commands() []command {
+	return []command{
+		{"ingest", "build a snapshot from an input directory", runIngest},
+		{"serve", "serve a snapshot over HTTP", runServe},
+		{"keys", "manage API keys (keys add)", runKeys},
+		{"gen", "write a synthetic input directory", runGen},
+	}
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: pds <command> [flags]")
+	fmt.Fprintln(w, "\ncommands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun 'pds <command> -h' for a command's flags.")
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run dispatches to a subcommand and returns the process exit status.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return 2
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		usage(stdout)
+		return 0
+	}
+	for _, c := range commands() {
+		if c.name != args[0] {
+			continue
+		}
+		err := c.run(ctx, args[1:], stdout, stderr)
+		switch {
+		case err == nil:
+			return 0
+		case errors.Is(err, flag.ErrHelp):
+			return 0
+		case errors.Is(err, errUsage):
+			if msg := usageMessage(err); msg != "" {
+				fmt.Fprintf(stderr, "pds %s: %s\n", c.name, msg)
+			}
+			return 2
+		default:
+			fmt.Fprintf(stderr, "pds %s: %v\n", c.name, err)
+			return 1
+		}
+	}
+	fmt.Fprintf(stderr, "pds: unknown command %q (run 'pds -h')\n", args[0])
+	return 2
+}
+
+// usageMessage returns what a usage error adds to errUsage, if anything.
+func usageMessage(err error) string {
+	if err == errUsage {
+		return ""
+	}
+	msg := err.Error()
+	prefix := errUsage.Error() + ": "
+	if len(msg) > len(prefix) && msg[:len(prefix)] == prefix {
+		return msg[len(prefix):]
+	}
+	return msg
+}
+
+// newFlags makes a FlagSet whose parse errors print one line to stderr.
+func newFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: pds %s\n\n", synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args, mapping every error but -h to errUsage. On a parse
+// error the flag package has already printed its one-line message; the full
+// usage is printed only for -h. A missing required flag is said in one line.
+func parseFlags(fs *flag.FlagSet, args []string, required ...string) error {
+	full := fs.Usage
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.Usage = full
+	if errors.Is(err, flag.ErrHelp) {
+		full()
+		return err
+	}
+	if err != nil {
+		return errUsage
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	for _, name := range required {
+		if f := fs.Lookup(name); f != nil && f.Value.String() == "" {
+			return fmt.Errorf("%w: --%s is required", errUsage, name)
+		}
+	}
+	return nil
+}
