@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/productdata/pds/domain"
+	"github.com/productdata/pds/index"
 	"github.com/productdata/pds/kv"
 )
 
@@ -167,8 +168,8 @@ func (b *builder) buildViews(ctx context.Context) error {
 				}
 			}
 			b.summary.Views++
-			if b.index != nil {
-				doc := IndexDoc{Subject: sd.subject, Manufacturer: sd.product.Manufacturer, Brand: sd.product.Brand,
+			{
+				doc := index.Doc{Subject: sd.subject, Manufacturer: sd.product.Manufacturer, Brand: sd.product.Brand,
 					TrustLevel: domain.TrustRank(sd.product.TrustLevel), HasPassport: v.hasPassport,
 					UpdatedAt: parseTime(sd.product.UpdatedAt), Visibility: tenant}
 				if tenant == "" {

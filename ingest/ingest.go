@@ -28,6 +28,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 	"github.com/productdata/pds/domain"
+	"github.com/productdata/pds/index"
 	"github.com/productdata/pds/kv"
 	"github.com/productdata/pds/manifest"
 )
@@ -43,29 +44,8 @@ type Options struct {
 	Progress io.Writer
 	// ProgressEvery is the progress interval (default one second).
 	ProgressEvery time.Duration
-	// Index, when set, receives every product view for the search index; it
-	// builds into dir.
-	Index func(dir string) (IndexWriter, error)
 	// Now gives the build time (default time.Now).
 	Now func() time.Time
-}
-
-// IndexWriter receives one document per product view, in subject order.
-type IndexWriter interface {
-	Add(doc IndexDoc) error
-	Close() error
-}
-
-// IndexDoc is one product view as the search index sees it.
-type IndexDoc struct {
-	Subject      string
-	Manufacturer string
-	Brand        string
-	TrustLevel   int
-	HasPassport  bool
-	UpdatedAt    time.Time
-	Visibility   string   // "" public, else the tenant
-	ShadowedFor  []string // on a public view: tenants with their own view
 }
 
 // Summary reports a finished build.
@@ -99,7 +79,7 @@ type builder struct {
 	current  atomic.Value // string: the file being read
 	count    atomic.Int64 // lines read in the current phase
 	buf, key []byte
-	index    IndexWriter
+	index    *index.Builder
 }
 
 // Run builds a snapshot.
@@ -173,16 +153,14 @@ func (b *builder) build(ctx context.Context, tmp string) (err error) {
 			b.out.Abort()
 		}
 	}()
-	if b.opts.Index != nil {
-		if b.index, err = b.opts.Index(filepath.Join(tmp, "index")); err != nil {
-			return err
-		}
-		defer func() {
-			if b.index != nil {
-				b.index.Close()
-			}
-		}()
+	if b.index, err = index.Create(filepath.Join(tmp, "index")); err != nil {
+		return fmt.Errorf("search index: %w", err)
 	}
+	defer func() {
+		if b.index != nil {
+			b.index.Close()
+		}
+	}()
 	phases := []struct {
 		file string
 		read func([]byte, int) *reject
@@ -221,12 +199,10 @@ func (b *builder) build(ctx context.Context, tmp string) (err error) {
 	if err := b.out.Finish(); err != nil {
 		return err
 	}
-	if b.index != nil {
-		ix := b.index
-		b.index = nil
-		if err := ix.Close(); err != nil {
-			return fmt.Errorf("index: %w", err)
-		}
+	ix := b.index
+	b.index = nil
+	if err := ix.Close(); err != nil {
+		return fmt.Errorf("search index: %w", err)
 	}
 	err = b.scratch.Close()
 	b.scratch = nil

@@ -64,3 +64,38 @@ measure() {
   RSS_MB=$((rss_kb / 1024))
   rm -f "$tf"
 }
+
+# pg_start DIR PORT: install PostgreSQL 15 (with pg_trgm, in contrib) when
+# missing, create a throwaway cluster in DIR listening on 127.0.0.1:PORT,
+# and start it. Sets PGBIN and PSQL. pg_stop DIR stops it.
+pg_start() {
+  local dir=$1 port=$2
+  if ! ls /usr/lib/postgresql/15/bin/postgres >/dev/null 2>&1; then
+    need /usr/lib/postgresql/15/bin/postgres postgresql-15
+    need /usr/share/postgresql/15/extension/pg_trgm.control postgresql-contrib-15
+  fi
+  [ -f /usr/share/postgresql/15/extension/pg_trgm.control ] || need /usr/share/postgresql/15/extension/pg_trgm.control postgresql-contrib-15
+  PGBIN=/usr/lib/postgresql/15/bin
+  local as=()
+  if [ "$(id -u)" = 0 ]; then
+    id postgres >/dev/null 2>&1 || useradd -r -M postgres
+    as=(runuser -u postgres --)
+  fi
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  [ "$(id -u)" = 0 ] && chown postgres "$dir"
+  "${as[@]}" "$PGBIN/initdb" -D "$dir/data" -A trust -U postgres >/dev/null
+  "${as[@]}" "$PGBIN/pg_ctl" -D "$dir/data" -l "$dir/log" -w start \
+    -o "-c listen_addresses=127.0.0.1 -p $port -c unix_socket_directories='$dir' -c shared_buffers=1GB -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=50" >/dev/null
+  PSQL=(psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$port" -U postgres)
+  PG_AS=("${as[@]}")
+}
+
+pg_stop() {
+  "${PG_AS[@]}" "$PGBIN/pg_ctl" -D "$1/data" -m fast stop >/dev/null 2>&1 || true
+}
+
+# percentiles FILE: p50 and p99 (in the file's unit) of one number a line.
+percentiles() {
+  sort -n "$1" | awk '{a[NR]=$1} END {p50=a[int(NR*0.50)>0?int(NR*0.50):1]; p99=a[int(NR*0.99)>0?int(NR*0.99):1]; print p50, p99}'
+}

@@ -1,14 +1,15 @@
 package service
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"sync/atomic"
 
 	"github.com/productdata/pds/domain"
+	"github.com/productdata/pds/index"
 	"github.com/productdata/pds/kv"
 	"github.com/productdata/pds/manifest"
 )
@@ -28,8 +29,6 @@ type Snapshot struct {
 // OpenOptions configure OpenSnapshot.
 type OpenOptions struct {
 	CacheBytes int64
-	// OpenIndex opens the search index in dir, when the snapshot has one.
-	OpenIndex func(dir string) (Searcher, error)
 }
 
 // OpenSnapshot verifies the snapshot at dir against its manifest and opens it
@@ -73,15 +72,12 @@ func OpenSnapshot(dir string, o OpenOptions) (*Snapshot, error) {
 		return nil, fmt.Errorf("%w: %s: no cursor key", manifest.ErrInvalid, dir)
 	}
 	s.cursorKey = key
-	if o.OpenIndex != nil {
-		ixDir := filepath.Join(real, "index")
-		if _, err := os.Stat(ixDir); err == nil {
-			if s.searcher, err = o.OpenIndex(ixDir); err != nil {
-				st.Close()
-				return nil, fmt.Errorf("%w: %s: index: %v", manifest.ErrInvalid, dir, err)
-			}
-		}
+	ix, err := index.Open(filepath.Join(real, "index"))
+	if err != nil {
+		st.Close()
+		return nil, fmt.Errorf("%w: %s: search index: %v", manifest.ErrInvalid, dir, err)
 	}
+	s.searcher = ix
 	return s, nil
 }
 
@@ -114,6 +110,7 @@ func (s *Snapshot) close() {
 
 // Searcher is what search needs of the manufacturer index.
 type Searcher interface {
+	Search(ctx context.Context, q index.Query) (index.Page, error)
 	Close() error
 }
 

@@ -21,7 +21,7 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := parseFlags(fs, args, "in", "out"); err != nil {
 		return err
 	}
-	opts := ingest.Options{In: *in, Out: *out, Strict: *strict, Rejects: stderr, Index: openIndexWriter}
+	opts := ingest.Options{In: *in, Out: *out, Strict: *strict, Rejects: stderr}
 	if !*quiet {
 		opts.Progress = stderr
 	}

@@ -38,7 +38,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
 
-	openOpts := service.OpenOptions{CacheBytes: int64(*cacheMB) << 20, OpenIndex: openSearcher}
+	openOpts := service.OpenOptions{CacheBytes: int64(*cacheMB) << 20}
 	snap, err := service.OpenSnapshot(*snapDir, openOpts)
 	if err != nil {
 		return err

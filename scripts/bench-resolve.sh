@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# make bench-resolve: POST /v1/products/resolve with 1000 random existing
+# identifiers per call, at 4 connections under wrk, against PostgreSQL 15
+# holding the same identity documents as jsonb, answering "= ANY" of 1000
+# random primary keys through pgbench at 4 clients, in the same run.
+source "$(dirname "$0")/bench-lib.sh"
+cd "$(dirname "$0")/.."
+need wrk wrk
+N=${N_BIG:-1000000}
+DUR=${DUR:-20s}
+W=${BENCH_DIR:-var/bench}
+PORT_PDS=${PORT_PDS:-18081}
+PORT_PG=${PORT_PG:-15432}
+BATCHES=${BATCHES:-50}
+mkdir -p "$W"
+go build -o bin/pds ./cmd/pds
+go build -o bin/exportidentity ./bench/exportidentity
+in="$W/in-$N" snap="$W/snap-$N"
+if [ ! -f "$snap/manifest.json" ]; then
+  [ -f "$in/products.ndjson" ] || bin/pds gen --products "$N" --seed 7 --out "$in"
+  rm -rf "$snap"
+  bin/pds ingest --in "$in" --out "$snap" --quiet
+fi
+
+# The batches: BATCHES bodies of 1000 random existing canonical subjects.
+bin/exportidentity --snapshot "$snap" > "$W/identity.tsv"
+cut -f1 "$W/identity.tsv" > "$W/all-subjects.txt"
+rm -f "$W/bodies.txt" "$W"/pg-batch-*.sql
+for i in $(seq 1 "$BATCHES"); do
+  shuf -n 1000 --random-source=<(yes "$i") "$W/all-subjects.txt" > "$W/batch.txt"
+  { printf '{"identifiers":['; sed 's/.*/"&"/' "$W/batch.txt" | paste -sd, -; printf ']}\n'; } | tr -d '\n' >> "$W/bodies.txt"
+  echo >> "$W/bodies.txt"
+  { printf "SELECT subject, doc FROM identity WHERE subject = ANY('{"; paste -sd, "$W/batch.txt" | tr -d '\n'; printf "}'::text[]);\n"; } > "$W/pg-batch-$i.sql"
+done
+echo /v1/products/resolve > "$W/paths-resolve.txt"
+
+# pds
+rm -f "$W/keys-resolve.json"
+KEY=$(bin/pds keys add --keys "$W/keys-resolve.json" --tenant bench --scopes products:resolve 2>/dev/null)
+export KEY
+bin/pds serve --snapshot "$snap" --keys "$W/keys-resolve.json" --addr "127.0.0.1:$PORT_PDS" > "$W/serve-resolve.log" 2>&1 &
+PDS_PID=$!
+PGDIR=$(mktemp -d /tmp/pds-bench-pg.XXXX)
+trap 'kill $PDS_PID 2>/dev/null || true; pg_stop "$PGDIR"; rm -rf "$PGDIR"' EXIT
+wait_port "127.0.0.1:$PORT_PDS"
+PATHS="$W/paths-resolve.txt" BODIES="$W/bodies.txt" wrk_run warm 4 5s "http://127.0.0.1:$PORT_PDS" >/dev/null
+PDS=$(PATHS="$W/paths-resolve.txt" BODIES="$W/bodies.txt" wrk_run pds 4 "$DUR" "http://127.0.0.1:$PORT_PDS")
+RSS_PDS=$(( $(awk '/VmHWM/{print $2}' /proc/$PDS_PID/status) / 1024 ))
+kill $PDS_PID; wait $PDS_PID 2>/dev/null || true
+echo "$PDS (server peak RSS ${RSS_PDS} MiB)"
+
+# PostgreSQL
+pg_start "$PGDIR" "$PORT_PG"
+"${PSQL[@]}" -c "CREATE DATABASE bench" postgres
+"${PSQL[@]}" -d bench -c "CREATE TABLE identity (subject text PRIMARY KEY, doc jsonb NOT NULL)"
+"${PSQL[@]}" -d bench -c "\\copy identity FROM '$W/identity.tsv'"
+"${PSQL[@]}" -d bench -c "VACUUM ANALYZE identity"
+ROWS=$("${PSQL[@]}" -d bench -Atc "SELECT count(*) FROM identity")
+"${PSQL[@]}" -d bench -Atc "SELECT pg_prewarm('identity')" >/dev/null 2>&1 || true
+args=()
+for f in "$W"/pg-batch-*.sql; do args+=(-f "$f"); done
+pgbench -n -h 127.0.0.1 -p "$PORT_PG" -U postgres -c 4 -j 2 -T 5 "${args[@]}" bench >/dev/null 2>&1
+rm -rf "$W/pglog" && mkdir -p "$W/pglog"
+(cd "$W/pglog" && pgbench -n -h 127.0.0.1 -p "$PORT_PG" -U postgres -c 4 -j 2 -T "${DUR%s}" -l "${args[@]/#$W/..}" bench > ../pgbench.out 2>&1)
+PG_TPS=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$W/pgbench.out" | head -1)
+cat "$W"/pglog/pgbench_log.* | awk '{print $3}' > "$W/pg-lat.txt"
+read -r PG_P50 PG_P99 < <(percentiles "$W/pg-lat.txt")
+echo "postgres tps=$PG_TPS p50_us=$PG_P50 p99_us=$PG_P99 rows=$ROWS"
+
+PDS_RPS=$(field rps "$PDS")
+ms() { awk -v u="$1" 'BEGIN{printf "%.1f", u/1000}'; }
+out=$(mktemp)
+{
+  echo "## Bulk resolve vs PostgreSQL (\`make bench-resolve\`)"
+  echo
+  echo "Measured $(date -u +%Y-%m-%d) on $(machine). Command: \`make bench-resolve\` (scripts/bench-resolve.sh; N=$N products, DUR=$DUR, $BATCHES distinct batches of 1000 random existing identifiers, 4 connections/clients)."
+  echo
+  echo "pds: \`POST /v1/products/resolve\` under \`wrk -t1 -c4\` on loopback, full envelope with every identity. PostgreSQL 15: the same $ROWS public identity documents as \`jsonb\` with a text primary key, \`SELECT subject, doc … WHERE subject = ANY('{…}'::text[])\` through \`pgbench -c4 -j2\` on loopback (no HTTP, no envelope), shared_buffers 1 GB, warmed."
+  echo
+  echo "| peer | calls/s | identifiers/s | p50 ms | p99 ms |"
+  echo "|---|---:|---:|---:|---:|"
+  echo "| pds | $PDS_RPS | $(awk -v r="$PDS_RPS" 'BEGIN{printf "%.0f", r*1000}') | $(ms "$(field p50_us "$PDS")") | $(ms "$(field p99_us "$PDS")") |"
+  echo "| PostgreSQL 15 | $PG_TPS | $(awk -v r="$PG_TPS" 'BEGIN{printf "%.0f", r*1000}') | $(ms "$PG_P50") | $(ms "$PG_P99") |"
+  echo
+  echo "Ratio pds / PostgreSQL identifiers/s: **$(awk -v a="$PDS_RPS" -v b="$PG_TPS" 'BEGIN{printf "%.2f", a/b}')×** (goal ≥ 3×). pds server peak RSS: ${RSS_PDS} MiB."
+} > "$out"
+write_section bench-resolve "$out"
+cat "$out"
