@@ -1,8 +1,9 @@
 -- wrk script: GET a random path from the file named by the PATHS environment
--- variable, with the bearer key in KEY; prints latency percentiles in
+-- variable (or, with BODIES naming a file of one JSON body a line, POST a
+-- random body to the first path), with the bearer key in KEY; prints latency percentiles in
 -- microseconds and the request rate on one line for the bench scripts.
 local paths = {}
-local body = nil
+local bodies = {}
 
 init = function(args)
   for line in io.lines(os.getenv("PATHS")) do
@@ -10,11 +11,11 @@ init = function(args)
   end
   local key = os.getenv("KEY")
   if key and #key > 0 then wrk.headers["Authorization"] = "Bearer " .. key end
-  body = os.getenv("BODYFILE")
-  if body and #body > 0 then
-    local f = io.open(body, "r")
-    wrk.body = f:read("*a")
-    f:close()
+  local bf = os.getenv("BODIES")
+  if bf and #bf > 0 then
+    for line in io.lines(bf) do
+      if #line > 0 then bodies[#bodies + 1] = line end
+    end
     wrk.method = "POST"
     wrk.headers["Content-Type"] = "application/json"
   end
@@ -22,8 +23,8 @@ init = function(args)
 end
 
 request = function()
-  if wrk.method == "POST" then
-    return wrk.format("POST", paths[1])
+  if #bodies > 0 then
+    return wrk.format("POST", paths[1], nil, bodies[math.random(#bodies)])
   end
   return wrk.format("GET", paths[math.random(#paths)])
 end
