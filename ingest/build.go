@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strings"
 	"time"
 
@@ -58,10 +59,80 @@ func (c *cursor) each(subject []byte, fn func(v []byte) error) error {
 	return nil
 }
 
-// buildViews walks the products in subject order and writes their views.
+// buildViews walks the products in subject order and writes their views:
+// one goroutine gathers each product's records from the scratch store,
+// workers compute the views in parallel, and this goroutine writes them in
+// subject order.
 func (b *builder) buildViews(ctx context.Context) error {
 	b.current.Store("views")
 	b.count.Store(0)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	workers := runtime.GOMAXPROCS(0)
+	work := make(chan *subjectBatch, workers*2)
+	order := make(chan *subjectBatch, workers*4)
+	var gatherErr error
+	go func() {
+		defer close(work)
+		defer close(order)
+		gatherErr = b.gather(ctx, work, order)
+	}()
+	for w := 0; w < workers; w++ {
+		go func() {
+			for bt := range work {
+				out := make([]subjectOut, len(bt.subjects))
+				for i, sd := range bt.subjects {
+					out[i] = b.cat.compute(sd)
+				}
+				bt.out <- out
+			}
+		}()
+	}
+	var writeErr error
+	for bt := range order {
+		outs := <-bt.out
+		for i := range outs {
+			if writeErr != nil {
+				break
+			}
+			if writeErr = b.write(&outs[i]); writeErr != nil {
+				cancel()
+			}
+		}
+	}
+	if writeErr != nil {
+		return writeErr
+	}
+	if gatherErr != nil {
+		return gatherErr
+	}
+	return b.scratch.Flush()
+}
+
+// subjectsPerBatch is how many products travel together between stages.
+const subjectsPerBatch = 64
+
+type subjectBatch struct {
+	subjects []*subjectData
+	out      chan []subjectOut
+}
+
+// subjectOut is everything written for one product.
+type subjectOut struct {
+	subject string
+	rejects []lineReject
+	tenants []string // view tenants of a public product, for its aliases
+	entries []kvEntry
+	docs    []index.Doc
+	err     error
+}
+
+type kvEntry struct{ key, value []byte }
+
+// gather reads the products and their records in subject order. It reads
+// only committed scratch data, so the writer may add to the scratch batch
+// meanwhile.
+func (b *builder) gather(ctx context.Context, work, order chan<- *subjectBatch) error {
 	products, err := b.scratch.NewIter([]byte{'P', 0})
 	if err != nil {
 		return err
@@ -83,105 +154,154 @@ func (b *builder) buildViews(ctx context.Context) error {
 	}
 	defer verdicts.it.Close()
 
-	var key, val []byte
+	bt := &subjectBatch{out: make(chan []subjectOut, 1)}
+	send := func() error {
+		select {
+		case work <- bt:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		select {
+		case order <- bt:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		bt = &subjectBatch{out: make(chan []subjectOut, 1)}
+		return nil
+	}
 	for ok := products.First(); ok; ok = products.Next() {
-		if b.count.Add(1)%4096 == 0 {
-			if err := ctx.Err(); err != nil {
+		b.count.Add(1)
+		sd, err := b.gatherOne(products, claims, evidence, verdicts)
+		if err != nil {
+			return err
+		}
+		bt.subjects = append(bt.subjects, sd)
+		if len(bt.subjects) == subjectsPerBatch {
+			if err := send(); err != nil {
 				return err
-			}
-		}
-		subject := append([]byte(nil), products.Key()[2:]...)
-		sd := &subjectData{subject: string(subject), evidence: map[string][]evidenceRec{}, docs: map[string]*domain.Document{}}
-		if _, err := decodeRecord(products.Value(), &sd.product); err != nil {
-			return err
-		}
-		if err := claims.each(subject, func(v []byte) error {
-			cr := &claimRec{}
-			var err error
-			cr.line, err = decodeRecord(v, &cr.claim)
-			sd.claims = append(sd.claims, cr)
-			return err
-		}); err != nil {
-			return err
-		}
-		if err := evidence.each(subject, func(v []byte) error {
-			var er evidenceRec
-			var err error
-			if er.line, err = decodeRecord(v, &er.ev); err != nil {
-				return err
-			}
-			sd.evidence[er.ev.ClaimID] = append(sd.evidence[er.ev.ClaimID], er)
-			if sd.docs[er.ev.DocumentID] == nil {
-				dv, ok, err := b.scratch.Get(kv.Key('D', er.ev.DocumentID), nil)
-				if err != nil || !ok {
-					return fmt.Errorf("document %s vanished from scratch store: %v", er.ev.DocumentID, err)
-				}
-				d := &domain.Document{}
-				if _, err := decodeRecord(dv, d); err != nil {
-					return err
-				}
-				sd.docs[er.ev.DocumentID] = d
-			}
-			return nil
-		}); err != nil {
-			return err
-		}
-		if err := verdicts.each(subject, func(v []byte) error {
-			var vr verdictRec
-			var err error
-			vr.line, err = decodeRecord(v, &vr.verdict)
-			sd.verdicts = append(sd.verdicts, vr)
-			return err
-		}); err != nil {
-			return err
-		}
-		for _, r := range checkSupersession(sd) {
-			b.summary.Accepted[r.file]--
-			if err := b.rejectLine(r.file, b.inputs.paths[r.file], r.line, r.reason); err != nil {
-				return err
-			}
-		}
-
-		tenants := b.cat.viewTenants(sd)
-		visibilities := tenants
-		if sd.product.Tenant == "" {
-			visibilities = append([]string{""}, tenants...)
-			if len(tenants) > 0 {
-				if err := b.scratch.Set(kv.Key('T', sd.subject), []byte(strings.Join(tenants, "\x00"))); err != nil {
-					return err
-				}
-			}
-		}
-		for _, tenant := range visibilities {
-			v, err := b.cat.buildViews(sd, tenant)
-			if err != nil {
-				return fmt.Errorf("views of %s: %w", sd.subject, err)
-			}
-			for _, w := range []struct {
-				tag  byte
-				view kv.View
-			}{{kv.TagEvidence, v.evidence}, {kv.TagIdentity, v.identity}, {kv.TagPassport, v.passport}} {
-				key = kv.AppendViewKey(key[:0], w.tag, sd.subject, tenant)
-				val = kv.AppendView(val[:0], w.view)
-				if err := b.out.Set(key, val); err != nil {
-					return err
-				}
-			}
-			b.summary.Views++
-			{
-				doc := index.Doc{Subject: sd.subject, Manufacturer: sd.product.Manufacturer, Brand: sd.product.Brand,
-					TrustLevel: domain.TrustRank(sd.product.TrustLevel), HasPassport: v.hasPassport,
-					UpdatedAt: parseTime(sd.product.UpdatedAt), Visibility: tenant}
-				if tenant == "" {
-					doc.ShadowedFor = tenants
-				}
-				if err := b.index.Add(doc); err != nil {
-					return fmt.Errorf("index: %w", err)
-				}
 			}
 		}
 	}
-	return b.scratch.Flush()
+	if len(bt.subjects) > 0 {
+		return send()
+	}
+	return nil
+}
+
+func (b *builder) gatherOne(products *kv.Iter, claims, evidence, verdicts *cursor) (*subjectData, error) {
+	subject := append([]byte(nil), products.Key()[2:]...)
+	sd := &subjectData{subject: string(subject), evidence: map[string][]evidenceRec{}, docs: map[string]*domain.Document{}}
+	if _, err := decodeRecord(products.Value(), &sd.product); err != nil {
+		return nil, err
+	}
+	err := claims.each(subject, func(v []byte) error {
+		cr := &claimRec{}
+		var err error
+		cr.line, err = decodeRecord(v, &cr.claim)
+		sd.claims = append(sd.claims, cr)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = evidence.each(subject, func(v []byte) error {
+		var er evidenceRec
+		var err error
+		if er.line, err = decodeRecord(v, &er.ev); err != nil {
+			return err
+		}
+		sd.evidence[er.ev.ClaimID] = append(sd.evidence[er.ev.ClaimID], er)
+		if sd.docs[er.ev.DocumentID] == nil {
+			dv, ok, err := b.scratch.GetCommitted(kv.Key('D', er.ev.DocumentID), nil)
+			if err != nil || !ok {
+				return fmt.Errorf("document %s vanished from scratch store: %v", er.ev.DocumentID, err)
+			}
+			d := &domain.Document{}
+			_, rec := splitDocument(dv)
+			if _, err := decodeRecord(rec, d); err != nil {
+				return err
+			}
+			sd.docs[er.ev.DocumentID] = d
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = verdicts.each(subject, func(v []byte) error {
+		var vr verdictRec
+		var err error
+		vr.line, err = decodeRecord(v, &vr.verdict)
+		sd.verdicts = append(sd.verdicts, vr)
+		return err
+	})
+	return sd, err
+}
+
+// compute applies the rules that need all of a product's records and builds
+// its views for every visibility. It only reads the catalog.
+func (c *catalog) compute(sd *subjectData) subjectOut {
+	out := subjectOut{subject: sd.subject, rejects: checkSupersession(sd)}
+	tenants := c.viewTenants(sd)
+	visibilities := tenants
+	if sd.product.Tenant == "" {
+		visibilities = append([]string{""}, tenants...)
+		out.tenants = tenants
+	}
+	for _, tenant := range visibilities {
+		v, err := c.buildViews(sd, tenant)
+		if err != nil {
+			out.err = fmt.Errorf("views of %s: %w", sd.subject, err)
+			return out
+		}
+		for _, w := range []struct {
+			tag  byte
+			view kv.View
+		}{{kv.TagEvidence, v.evidence}, {kv.TagIdentity, v.identity}, {kv.TagPassport, v.passport}} {
+			out.entries = append(out.entries, kvEntry{kv.AppendViewKey(nil, w.tag, sd.subject, tenant), kv.AppendView(nil, w.view)})
+		}
+		doc := index.Doc{Subject: sd.subject, Manufacturer: sd.product.Manufacturer, Brand: sd.product.Brand,
+			TrustLevel: domain.TrustRank(sd.product.TrustLevel), HasPassport: v.hasPassport,
+			UpdatedAt: parseTime(sd.product.UpdatedAt), Visibility: tenant}
+		if tenant == "" {
+			doc.ShadowedFor = tenants
+		}
+		out.docs = append(out.docs, doc)
+	}
+	return out
+}
+
+// write reports a product's late rejects and writes its views, index
+// documents and view tenants.
+func (b *builder) write(o *subjectOut) error {
+	if o.err != nil {
+		return o.err
+	}
+	for _, r := range o.rejects {
+		b.summary.Accepted[r.file]--
+		if err := b.rejectLine(r.file, b.inputs.paths[r.file], r.line, r.reason); err != nil {
+			return err
+		}
+	}
+	if len(o.tenants) > 0 {
+		if err := b.scratch.Set(kv.Key('T', o.subject), []byte(strings.Join(o.tenants, "\x00"))); err != nil {
+			return err
+		}
+	}
+	// The three view tables each get their entries in key order: per
+	// visibility, e, i, p; tables are separate, so interleaving is fine.
+	for _, e := range o.entries {
+		if err := b.out.Set(e.key, e.value); err != nil {
+			return err
+		}
+	}
+	b.summary.Views += int64(len(o.docs))
+	for _, d := range o.docs {
+		if err := b.index.Add(d); err != nil {
+			return fmt.Errorf("index: %w", err)
+		}
+	}
+	return nil
 }
 
 // writeAliases writes one alias per product identifier, in identifier order.

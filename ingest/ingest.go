@@ -67,19 +67,19 @@ const maxRejectLines = 1000
 var ErrStrict = errors.New("strict build failed on a rejected line")
 
 type builder struct {
-	opts     Options
-	inputs   inputSet
-	scratch  *kv.Scratch
-	out      *kv.Builder
-	cat      catalog
-	parties  map[string]*domain.Party
-	digest   digest
-	summary  Summary
-	printed  map[string]int
-	current  atomic.Value // string: the file being read
-	count    atomic.Int64 // lines read in the current phase
-	buf, key []byte
-	index    *index.Builder
+	opts          Options
+	inputs        inputSet
+	scratch       *kv.Scratch
+	out           *kv.Builder
+	cat           catalog
+	parties       map[string]*domain.Party
+	digest        digest
+	summary       Summary
+	printed       map[string]int
+	current       atomic.Value // string: the file being read
+	count         atomic.Int64 // lines read in the current phase
+	buf, key, rec []byte
+	index         *index.Builder
 }
 
 // Run builds a snapshot.
@@ -162,19 +162,20 @@ func (b *builder) build(ctx context.Context, tmp string) (err error) {
 		}
 	}()
 	phases := []struct {
-		file string
-		read func([]byte, int) *reject
+		file  string
+		parse parseFunc
+		apply applyFunc
 	}{
-		{FileParties, b.readParty},
-		{FileSources, b.readSource},
-		{FileProducts, b.readProduct},
-		{FileClaims, b.readClaim},
-		{FileDocuments, b.readDocument},
-		{FileEvidence, b.readEvidence},
-		{FileVerdicts, b.readVerdict},
+		{FileParties, parseParty, b.applyParty},
+		{FileSources, b.parseSource, b.applySource},
+		{FileProducts, parseProduct, b.applyProduct},
+		{FileClaims, b.parseClaim, b.applyClaim},
+		{FileDocuments, b.parseDocument, b.applyDocument},
+		{FileEvidence, parseEvidence, b.applyEvidence},
+		{FileVerdicts, parseVerdict, b.applyVerdict},
 	}
 	for _, ph := range phases {
-		if err := b.readFile(ctx, ph.file, ph.read); err != nil {
+		if err := b.readFile(ctx, ph.file, ph.parse, ph.apply); err != nil {
 			return err
 		}
 		if ph.file == FileSources {
@@ -207,59 +208,6 @@ func (b *builder) build(ctx context.Context, tmp string) (err error) {
 	err = b.scratch.Close()
 	b.scratch = nil
 	return err
-}
-
-// readFile streams one input file through read. A file that is absent counts
-// as empty.
-func (b *builder) readFile(ctx context.Context, logical string, read func([]byte, int) *reject) error {
-	name, ok := b.inputs.paths[logical]
-	if !ok {
-		return nil
-	}
-	b.current.Store(name)
-	b.count.Store(0)
-	lr, err := openLines(b.inputs.dir, name)
-	if err != nil {
-		return err
-	}
-	defer lr.close()
-	for {
-		line, tooLong, err := lr.next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return fmt.Errorf("input: %s: %w", name, err)
-		}
-		b.count.Add(1)
-		if lr.line%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		if len(bytes.TrimSpace(line)) == 0 && !tooLong {
-			continue // blank lines are not records
-		}
-		var r *reject
-		if tooLong {
-			r = rejectf("line is longer than %d bytes", maxLine)
-		} else {
-			r = read(line, lr.line)
-		}
-		if r != nil {
-			if err := b.rejectLine(logical, name, lr.line, r.reason); err != nil {
-				return err
-			}
-			continue
-		}
-		b.summary.Accepted[logical]++
-	}
-	sum, err := lr.finish()
-	if err != nil {
-		return err
-	}
-	b.digest.add(name, sum)
-	return nil
 }
 
 func (b *builder) rejectLine(logical, name string, line int, reason string) error {
@@ -295,14 +243,14 @@ func unmarshal(line []byte, v any) *reject {
 	return nil
 }
 
-// record encodes a line number and a JSON value as a scratch value.
-func record(line int, v any) ([]byte, error) {
-	j, err := json.Marshal(v)
+// encoded returns a parsed record with its JSON encoding for the scratch
+// store.
+func encoded(v any) (parsed, *reject) {
+	enc, err := json.Marshal(v)
 	if err != nil {
-		return nil, err
+		return parsed{}, rejectf("cannot encode: %v", err)
 	}
-	out := binary.AppendUvarint(make([]byte, 0, len(j)+4), uint64(line))
-	return append(out, j...), nil
+	return parsed{v: v, enc: enc}, nil
 }
 
 func decodeRecord(b []byte, v any) (int, error) {
@@ -313,33 +261,40 @@ func decodeRecord(b []byte, v any) (int, error) {
 	return int(line), json.Unmarshal(b[n:], v)
 }
 
-func (b *builder) readParty(line []byte, _ int) *reject {
-	var p domain.Party
-	if r := unmarshal(line, &p); r != nil {
+func parseParty(line []byte) (parsed, *reject) {
+	p := &domain.Party{}
+	if r := unmarshal(line, p); r != nil {
+		return parsed{}, r
+	}
+	return parsed{v: p}, nil
+}
+
+func (b *builder) applyParty(p parsed, _ int) *reject {
+	party := p.v.(*domain.Party)
+	if r := checkParty(party); r != nil {
 		return r
 	}
-	if r := checkParty(&p); r != nil {
-		return r
+	if b.parties[party.ID] != nil {
+		return rejectf("id %s is used by an earlier line", party.ID)
 	}
-	if b.parties[p.ID] != nil {
-		return rejectf("id %s is used by an earlier line", p.ID)
-	}
-	b.parties[p.ID] = &p
+	b.parties[party.ID] = party
 	return nil
 }
 
-func (b *builder) readSource(line []byte, _ int) *reject {
-	var s domain.Source
-	if r := unmarshal(line, &s); r != nil {
-		return r
+func (b *builder) parseSource(line []byte) (parsed, *reject) {
+	s := &domain.Source{}
+	if r := unmarshal(line, s); r != nil {
+		return parsed{}, r
 	}
-	if r := checkSource(&s, b.parties); r != nil {
-		return r
-	}
+	return parsed{v: s}, checkSource(s, b.parties)
+}
+
+func (b *builder) applySource(p parsed, _ int) *reject {
+	s := p.v.(*domain.Source)
 	if b.cat.sources[s.ID] != nil {
 		return rejectf("id %s is used by an earlier line", s.ID)
 	}
-	b.cat.sources[s.ID] = &s
+	b.cat.sources[s.ID] = s
 	return nil
 }
 
@@ -356,12 +311,11 @@ func (b *builder) skey(tag byte, parts ...string) []byte {
 	return b.key
 }
 
-func (b *builder) put(key []byte, line int, v any) *reject {
-	rec, err := record(line, v)
-	if err != nil {
-		return rejectf("cannot encode: %v", err)
-	}
-	if err := b.scratch.Set(key, rec); err != nil {
+// put writes a scratch record: the line number, then the encoded record.
+func (b *builder) put(key []byte, line int, enc []byte) *reject {
+	b.rec = binary.AppendUvarint(b.rec[:0], uint64(line))
+	b.rec = append(b.rec, enc...)
+	if err := b.scratch.Set(key, b.rec); err != nil {
 		return rejectf("scratch store: %v", err)
 	}
 	return nil
@@ -379,41 +333,51 @@ func (b *builder) lookupProduct(subject string) (canonical, owner string, ok boo
 	return string(c), string(o), true
 }
 
-func (b *builder) readProduct(line []byte, n int) *reject {
-	var p domain.Product
-	if r := unmarshal(line, &p); r != nil {
-		return r
+func parseProduct(line []byte) (parsed, *reject) {
+	p := &domain.Product{}
+	if r := unmarshal(line, p); r != nil {
+		return parsed{}, r
 	}
-	if r := checkProduct(&p); r != nil {
-		return r
+	if r := checkProduct(p); r != nil {
+		return parsed{}, r
 	}
-	for _, id := range p.Identifiers {
+	return encoded(p)
+}
+
+func (b *builder) applyProduct(p parsed, n int) *reject {
+	prod := p.v.(*domain.Product)
+	for _, id := range prod.Identifiers {
 		if c, _, ok := b.lookupProduct(id); ok {
 			return rejectf("identifier %s already names product %s (an earlier line)", id, c)
 		}
 	}
-	canonical := p.Identifiers[0]
-	for _, id := range p.Identifiers {
-		if err := b.scratch.Set(b.skey('A', id), []byte(canonical+"\x00"+p.Tenant)); err != nil {
+	canonical := prod.Identifiers[0]
+	for _, id := range prod.Identifiers {
+		if err := b.scratch.Set(b.skey('A', id), []byte(canonical+"\x00"+prod.Tenant)); err != nil {
 			return rejectf("scratch store: %v", err)
 		}
 	}
-	return b.put(b.skey('P', canonical), n, &p)
+	return b.put(b.skey('P', canonical), n, p.enc)
 }
 
-func (b *builder) readClaim(line []byte, n int) *reject {
-	var c domain.Claim
-	if r := unmarshal(line, &c); r != nil {
-		return r
+func (b *builder) parseClaim(line []byte) (parsed, *reject) {
+	c := &domain.Claim{}
+	if r := unmarshal(line, c); r != nil {
+		return parsed{}, r
 	}
-	if r := checkClaim(&c, b.cat.sources); r != nil {
-		return r
+	if r := checkClaim(c, b.cat.sources); r != nil {
+		return parsed{}, r
 	}
+	return encoded(c)
+}
+
+func (b *builder) applyClaim(p parsed, n int) *reject {
+	c := p.v.(*domain.Claim)
 	canonical, owner, ok := b.lookupProduct(c.Subject)
 	if !ok {
 		return rejectf("subject %s names no product in %s", c.Subject, FileProducts)
 	}
-	if t := b.cat.tenantOfClaim(&c); t != "" && owner != "" && t != owner {
+	if t := b.cat.tenantOfClaim(c); t != "" && owner != "" && t != owner {
 		return rejectf("source_ref %s belongs to tenant %q but product %s belongs to tenant %q", domain.Str(c.SourceRef), t, canonical, owner)
 	}
 	if _, dup, _ := b.scratch.Get(b.skey('C', c.ID), nil); dup {
@@ -422,69 +386,96 @@ func (b *builder) readClaim(line []byte, n int) *reject {
 	if err := b.scratch.Set(b.skey('C', c.ID), []byte(canonical+"\x00"+owner)); err != nil {
 		return rejectf("scratch store: %v", err)
 	}
-	return b.put(b.skey('c', canonical, c.ID), n, &c)
+	return b.put(b.skey('c', canonical, c.ID), n, p.enc)
 }
 
-func (b *builder) readDocument(line []byte, n int) *reject {
-	var d domain.Document
-	if r := unmarshal(line, &d); r != nil {
-		return r
+func (b *builder) parseDocument(line []byte) (parsed, *reject) {
+	d := &domain.Document{}
+	if r := unmarshal(line, d); r != nil {
+		return parsed{}, r
 	}
-	if r := checkDocument(&d, b.cat.sources); r != nil {
-		return r
+	if r := checkDocument(d, b.cat.sources); r != nil {
+		return parsed{}, r
 	}
+	return encoded(d)
+}
+
+// A document's scratch value is its source's tenant, a zero byte, then the
+// record, so evidence can check visibility without decoding it.
+func (b *builder) applyDocument(p parsed, n int) *reject {
+	d := p.v.(*domain.Document)
 	if _, dup, _ := b.scratch.Get(b.skey('D', d.ID), nil); dup {
 		return rejectf("id %s is used by an earlier line", d.ID)
 	}
-	return b.put(b.skey('D', d.ID), n, &d)
+	tenant := b.cat.sources[d.SourceID].Tenant
+	rec := binary.AppendUvarint(append(append(make([]byte, 0, len(tenant)+len(p.enc)+5), tenant...), 0), uint64(n))
+	if err := b.scratch.Set(b.skey('D', d.ID), append(rec, p.enc...)); err != nil {
+		return rejectf("scratch store: %v", err)
+	}
+	return nil
 }
 
-func (b *builder) readEvidence(line []byte, n int) *reject {
-	var e domain.Evidence
-	if r := unmarshal(line, &e); r != nil {
-		return r
+// splitDocument splits a document's scratch value into tenant and record.
+func splitDocument(v []byte) (tenant, rec []byte) {
+	t, r, _ := bytes.Cut(v, []byte{0})
+	return t, r
+}
+
+func parseEvidence(line []byte) (parsed, *reject) {
+	e := &domain.Evidence{}
+	if r := unmarshal(line, e); r != nil {
+		return parsed{}, r
 	}
-	if r := checkEvidence(&e); r != nil {
-		return r
+	if r := checkEvidence(e); r != nil {
+		return parsed{}, r
 	}
-	cv, ok, err := b.scratch.Get(b.skey('C', e.ClaimID), nil)
+	return encoded(e)
+}
+
+func (b *builder) applyEvidence(p parsed, n int) *reject {
+	e := p.v.(*domain.Evidence)
+	cv, ok, err := b.scratch.Get(b.skey('C', e.ClaimID), b.buf)
 	if err != nil || !ok {
 		return rejectf("claim_id %s names no claim in %s", e.ClaimID, FileClaims)
 	}
+	b.buf = cv
 	canonical, owner, _ := bytes.Cut(cv, []byte{0})
-	dv, ok, err := b.scratch.Get(b.skey('D', e.DocumentID), nil)
+	canonicalS, ownerS := string(canonical), string(owner)
+	dv, ok, err := b.scratch.Get(b.skey('D', e.DocumentID), b.buf)
 	if err != nil || !ok {
 		return rejectf("document_id %s names no document in %s", e.DocumentID, FileDocuments)
 	}
-	var d domain.Document
-	if _, err := decodeRecord(dv, &d); err != nil {
-		return rejectf("scratch store: %v", err)
+	b.buf = dv
+	if t, _ := splitDocument(dv); len(t) > 0 && ownerS != "" && string(t) != ownerS {
+		return rejectf("document %s belongs to tenant %q but the claim's product belongs to tenant %q", e.DocumentID, t, ownerS)
 	}
-	if t := b.cat.sources[d.SourceID].Tenant; t != "" && len(owner) > 0 && t != string(owner) {
-		return rejectf("document %s belongs to tenant %q but the claim's product belongs to tenant %q", d.ID, t, owner)
-	}
-	if _, dup, _ := b.scratch.Get(b.skey('E', e.ID), nil); dup {
+	if _, dup, _ := b.scratch.Get(b.skey('E', e.ID), b.buf); dup {
 		return rejectf("id %s is used by an earlier line", e.ID)
 	}
 	if err := b.scratch.Set(b.skey('E', e.ID), nil); err != nil {
 		return rejectf("scratch store: %v", err)
 	}
-	return b.put(b.skey('e', string(canonical), e.ClaimID, e.ID), n, &e)
+	return b.put(b.skey('e', canonicalS, e.ClaimID, e.ID), n, p.enc)
 }
 
-func (b *builder) readVerdict(line []byte, n int) *reject {
-	var v domain.Verdict
-	if r := unmarshal(line, &v); r != nil {
-		return r
+func parseVerdict(line []byte) (parsed, *reject) {
+	v := &domain.Verdict{}
+	if r := unmarshal(line, v); r != nil {
+		return parsed{}, r
 	}
-	if r := checkVerdict(&v); r != nil {
-		return r
+	if r := checkVerdict(v); r != nil {
+		return parsed{}, r
 	}
+	return encoded(v)
+}
+
+func (b *builder) applyVerdict(p parsed, n int) *reject {
+	v := p.v.(*domain.Verdict)
 	canonical, _, ok := b.lookupProduct(v.Subject)
 	if !ok {
 		return rejectf("subject %s names no product in %s", v.Subject, FileProducts)
 	}
 	var seq [8]byte
 	binary.BigEndian.PutUint64(seq[:], uint64(n))
-	return b.put(b.skey('v', canonical, string(seq[:])), n, &v)
+	return b.put(b.skey('v', canonical, string(seq[:])), n, p.enc)
 }

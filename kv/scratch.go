@@ -6,6 +6,8 @@ import (
 	"os"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
+	"github.com/cockroachdb/pebble/v2/sstable"
 )
 
 // Scratch is a throwaway writable store that ingest uses as its external
@@ -22,7 +24,17 @@ const batchBytes = 4 << 20
 
 // OpenScratch creates a scratch store at dir (removed by Close).
 func OpenScratch(dir string) (*Scratch, error) {
-	opts := &pebble.Options{DisableWAL: true, MemTableSize: 64 << 20, Logger: pebbleLogger{}}
+	// Reads are point lookups, mostly of absent keys (duplicate checks): bloom
+	// filters answer those without reading a block; no compression, and a
+	// cache, keep the hits cheap.
+	cache := pebble.NewCache(256 << 20)
+	defer cache.Unref()
+	opts := &pebble.Options{DisableWAL: true, MemTableSize: 64 << 20, Logger: pebbleLogger{}, Cache: cache,
+		L0CompactionThreshold: 8, L0StopWritesThreshold: 64}
+	for i := range opts.Levels {
+		opts.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+		opts.Levels[i].Compression = func() *sstable.CompressionProfile { return sstable.NoCompression }
+	}
 	opts.EnsureDefaults()
 	db, err := pebble.Open(dir, opts)
 	if err != nil {
@@ -58,6 +70,21 @@ func (s *Scratch) Flush() error {
 // Get copies the value of key into dst[:0]; pending writes are seen.
 func (s *Scratch) Get(key, dst []byte) ([]byte, bool, error) {
 	v, closer, err := s.batch.Get(key)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return dst[:0], false, nil
+	}
+	if err != nil {
+		return dst[:0], false, fmt.Errorf("scratch: %w", err)
+	}
+	dst = append(dst[:0], v...)
+	closer.Close()
+	return dst, true, nil
+}
+
+// GetCommitted is Get without the pending writes; it may run while another
+// goroutine writes.
+func (s *Scratch) GetCommitted(key, dst []byte) ([]byte, bool, error) {
+	v, closer, err := s.db.Get(key)
 	if errors.Is(err, pebble.ErrNotFound) {
 		return dst[:0], false, nil
 	}
