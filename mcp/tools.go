@@ -1,0 +1,489 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/url"
+	"runtime/debug"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/productdata/pds/domain"
+	"github.com/productdata/pds/service"
+)
+
+// listTTL is how long a client may cache server/discover and tools/list: the
+// tools change only with the binary.
+const listTTL = time.Hour
+
+// tool is one MCP tool: its wire description and the operation it runs.
+type tool struct {
+	Name         string      `json:"name"`
+	Title        string      `json:"title"`
+	Description  string      `json:"description"`
+	InputSchema  obj         `json:"inputSchema"`
+	OutputSchema obj         `json:"outputSchema"`
+	Annotations  annotations `json:"annotations"`
+	run          func(ctx context.Context, c service.Caller, args json.RawMessage) (*service.Result, error)
+}
+
+type annotations struct {
+	ReadOnlyHint  bool `json:"readOnlyHint"`
+	OpenWorldHint bool `json:"openWorldHint"`
+}
+
+const identifierDesc = "The product identifier: a subject string namespace:value (gtin:09520123456788, internal_sku:SKU-1) or a bare value " +
+	"(09520123456788, 9520123456788, SKU-1), read like validate_identifier with namespace auto. GTIN-8/12/13 are zero-padded to 14 digits; " +
+	"internal SKUs are case-sensitive and at most 64 characters."
+
+func identifierInput() obj {
+	return input([]string{"identifier"}, obj{
+		"identifier": obj{"type": "string", "minLength": 1, "maxLength": 256, "description": identifierDesc},
+	})
+}
+
+const productStatusDesc = "found: the product is stored. not_found: a source covers the identifier but nothing is stored for it (absence is an answer, not an error). " +
+	"unknown: nothing can be said, see reason. ambiguous: the bare value names stored records in several namespaces; data.candidates lists them."
+
+// newTools returns the tools in their fixed order, each running one
+// operation of svc.
+func newTools(svc *service.Service) []*tool {
+	product := func(view service.View) func(ctx context.Context, c service.Caller, args json.RawMessage) (*service.Result, error) {
+		return func(ctx context.Context, c service.Caller, args json.RawMessage) (*service.Result, error) {
+			var a struct {
+				Identifier *string `json:"identifier"`
+			}
+			if err := service.DecodeArgs(args, &a, true); err != nil {
+				return nil, err
+			}
+			if a.Identifier == nil {
+				return nil, domain.Errorf(domain.CodeInvalidRequest, "the member 'identifier' (string) is required")
+			}
+			return svc.Product(ctx, c, view, *a.Identifier)
+		}
+	}
+	tools := []*tool{
+		{
+			Name:  "validate_identifier",
+			Title: "Validate an identifier's syntax",
+			Description: "Checks the syntax of an identifier (GTIN-8/12/13/14, GLN, SSCC or internal SKU): check digit, length, characters, namespace. " +
+				"Pure syntax: it never reads stored data and never says whether a product exists (use get_product for that). " +
+				"Answers status found with data.valid true or false, data.subject (the canonical namespace:value, when valid), data.format, " +
+				"data.expected_check_digit when the check digit is wrong, validation.technical (pass, warn, fail) and the syntax problems in warnings. " +
+				"Answers status ambiguous when several namespaces fit (13 digits can be a GTIN-13 or a GLN): pick one of data.candidates and use its subject.",
+			InputSchema: input([]string{"value"}, obj{
+				"value": obj{"type": "string", "maxLength": service.MaxValueLength,
+					"description": "The identifier to judge, as written (digits, or an internal SKU), at most 256 characters."},
+				"namespace": obj{"type": "string", "enum": []string{"auto", "gtin", "gln", "sscc", "internal_sku"}, "default": "auto",
+					"description": "The namespace to judge it in; auto (the default) infers it and answers ambiguous when several fit."},
+			}),
+			OutputSchema: envelope("found: one verdict (valid or not, see data.valid). ambiguous: several namespaces fit, see data.candidates.",
+				object("The verdict.", []string{"input", "namespace", "valid", "normalized"}, obj{
+					"input":                str("The value as given."),
+					"namespace":            nullStr("The namespace judged, or null when ambiguous."),
+					"valid":                boolean("Whether the value is valid in that namespace."),
+					"normalized":           str("The value in canonical form (GTINs zero-padded to 14 digits)."),
+					"subject":              str("The subject string (namespace:value) to pass to the other tools; present when valid."),
+					"format":               strEnum("The identifier format.", formats...),
+					"expected_check_digit": str("The right check digit, when the given one is wrong."),
+					"candidates":           array("With ambiguous: one entry per namespace that fits.", candidateSchema()),
+				}),
+				obj{"validation": validationSchema()}),
+			run: func(ctx context.Context, c service.Caller, args json.RawMessage) (*service.Result, error) {
+				var a service.ValidateArgs
+				if err := service.DecodeArgs(args, &a, true); err != nil {
+					return nil, err
+				}
+				return svc.Validate(ctx, c, a)
+			},
+		},
+		{
+			Name:  "resolve_identifiers",
+			Title: "Resolve identifiers in bulk",
+			Description: "Looks up 1 to 1000 identifiers in one call and says, for each input in input order, what is stored. " +
+				"data.items[i].status is found (the product's identity is under product), not_found (a source covers it but nothing is stored), " +
+				"unknown (see reason: NO_SOURCE, no source covers it; OUT_OF_SCOPE, a valid GLN or SSCC, which name no product), " +
+				"ambiguous (see candidates) or invalid (see error.code and error.detail). data.counts counts the items by status. " +
+				"The envelope status is found when every item is found, not_found when every item is not_found, and partial otherwise; a partial batch is a success. " +
+				"Prefer it to many get_product calls. Billed one unit per identifier.",
+			InputSchema: input([]string{"identifiers"}, obj{
+				"identifiers": obj{"type": "array", "minItems": 1, "maxItems": service.MaxBatch,
+					"items":       obj{"type": "string", "maxLength": service.MaxValueLength, "description": identifierDesc},
+					"description": "The identifiers to look up, 1 to 1000; each is a subject string or a bare value. More than 1000 is BATCH_TOO_LARGE: split the batch."},
+			}),
+			OutputSchema: envelope("found: every item found. not_found: every item not_found. partial: anything else (still a success).",
+				object("One result per input, and counts.", []string{"items", "counts"}, obj{
+					"items": array("One item per input, in input order.", object("", []string{"input", "status"}, obj{
+						"input":      str("The identifier as given."),
+						"status":     strEnum("What is stored for it.", domain.StatusFound, domain.StatusNotFound, domain.StatusUnknown, domain.StatusAmbiguous, "invalid"),
+						"subject":    str("The canonical subject, when known."),
+						"reason":     strEnum("With unknown: why.", reasons...),
+						"candidates": array("With ambiguous: the stored readings.", candidateSchema()),
+						"product":    identitySchema(),
+						"error": object("With invalid: what is wrong.", []string{"code", "detail"}, obj{
+							"code":   str("The error code (INVALID_IDENTIFIER)."),
+							"detail": str("What is wrong with the input."),
+						}),
+					})),
+					"counts": object("Items per status.", []string{"found", "not_found", "unknown", "ambiguous", "invalid", "total"}, obj{
+						"found":     integer("Items found.", 0),
+						"not_found": integer("Items not found.", 0),
+						"unknown":   integer("Items unknown.", 0),
+						"ambiguous": integer("Items ambiguous.", 0),
+						"invalid":   integer("Items invalid.", 0),
+						"total":     integer("All items.", 0),
+					}),
+				}), nil),
+			run: func(ctx context.Context, c service.Caller, args json.RawMessage) (*service.Result, error) {
+				var a service.ResolveArgs
+				if err := service.DecodeArgs(args, &a, true); err != nil {
+					return nil, err
+				}
+				return svc.Resolve(ctx, c, a)
+			},
+		},
+		{
+			Name:  "get_product",
+			Title: "Get a product's identity",
+			Description: "Returns a product's identity: canonical subject, linked identifiers, trust level, lifecycle status, manufacturer, brand, " +
+				"updated_at and has_passport. Use it to find out whether a product exists. Absence is an answer, not an error: " +
+				"not_found means a source covers the identifier but nothing is stored for it; unknown with reason NO_SOURCE means no source covers it, " +
+				"so nothing can be said; OUT_OF_SCOPE means it is a valid GLN or SSCC, which name no product; meta.coverage lists what was consulted. " +
+				"ambiguous means a bare value names stored records in several namespaces: call again with one of data.candidates[].subject. " +
+				"For the product's attributes call get_passport; for where a value came from, get_evidence.",
+			InputSchema:  identifierInput(),
+			OutputSchema: envelope(productStatusDesc, productData(identitySchema()), nil),
+			run:          product(service.ViewIdentity),
+		},
+		{
+			Name:  "get_passport",
+			Title: "Get a product's passport",
+			Description: "Returns the product's digital product passport as persisted: the latest non-superseded claim per predicate in claims " +
+				"(value, unit, claim_type, trust_level, source_ref), data.attributes (predicate to value, a convenience projection of claims), " +
+				"the latest verdict per validation axis in validation (technical, business, regulatory, authority; an absent axis was never evaluated), " +
+				"and sources with the attribution text to show wherever you use their data. Nothing is fetched live: not_found means nothing has been " +
+				"ingested for the identifier, not that no passport exists anywhere. unknown with LICENCE_RESTRICTED means claims exist but their licences " +
+				"forbid showing them. warnings say when claims were withheld. ambiguous works as in get_product.",
+			InputSchema: identifierInput(),
+			OutputSchema: envelope(productStatusDesc, productData(object("The passport.", []string{"subject", "attributes", "updated_at"}, obj{
+				"subject":    str("The canonical subject."),
+				"attributes": obj{"type": "object", "description": "Predicate to value, derived from claims only."},
+				"updated_at": str("When the newest claim was retrieved (RFC 3339)."),
+			})), mergeObj(obj{
+				"claims":     array("The current claims, one per predicate: the evidence-bearing truth behind data.attributes.", claimSchema()),
+				"validation": validationSchema(),
+			}, sourcesMember())),
+			run: product(service.ViewPassport),
+		},
+		{
+			Name:  "get_evidence",
+			Title: "Get the evidence behind a product's claims",
+			Description: "Returns the evidence chain behind each current passport claim: data.chains[] holds the claim and its links, each with a locator " +
+				"(content_hash, byte_range or json_pointer), the document it points into (url, media type, content hash, retrieval time) and the document's source. " +
+				"Use it to cite where a passport value came from or to judge how far to trust it. A claim with no links has no recorded evidence. " +
+				"Absence and ambiguity work as in get_product.",
+			InputSchema: identifierInput(),
+			OutputSchema: envelope(productStatusDesc, productData(object("The evidence chains.", []string{"subject", "chains"}, obj{
+				"subject": str("The canonical subject."),
+				"chains": array("One chain per current claim.", object("", []string{"claim", "links"}, obj{
+					"claim": claimSchema(),
+					"links": array("Evidence links of the claim; empty when none is recorded.", object("", []string{"id", "locator", "document", "source"}, obj{
+						"id":       str("Evidence link id."),
+						"locator":  locatorSchema(),
+						"document": docSchema(),
+						"source":   sourceSchema(),
+					})),
+				})),
+			})), sourcesMember()),
+			run: product(service.ViewEvidence),
+		},
+		{
+			Name:  "search_products",
+			Title: "Search products by manufacturer",
+			Description: "Finds products by manufacturer name (fuzzy and trigram-ranked, so typos are tolerated), optionally filtered by trust_level_min, " +
+				"has_passport and updated_since. Returns data.items[] (subject, manufacturer, brand, trust_level, has_passport, updated_at, score), one page at a time: " +
+				"when meta.next_cursor is present, call again with the same arguments plus cursor for the next page; when it is absent the results have ended. " +
+				"No match is an answer (status not_found, empty items), not an error. Only these filters exist: brand, category and market are refused " +
+				"(UNSUPPORTED_FILTER). sort is relevance (the default with a manufacturer) or updated_at (newest first, the default without one). " +
+				"To look up known identifiers use get_product or resolve_identifiers instead.",
+			InputSchema: input(nil, obj{
+				"manufacturer":    obj{"type": "string", "minLength": 1, "maxLength": 200, "description": "Manufacturer name to match, fuzzily (1 to 200 characters)."},
+				"trust_level_min": obj{"type": "string", "enum": domain.TrustLevels, "description": "Lowest acceptable trust level, L0 (lowest) to L5."},
+				"has_passport":    boolean("true: only products with a persisted passport; false: only products without one."),
+				"updated_since":   obj{"type": "string", "format": "date-time", "description": "Only products updated at or after this RFC 3339 date-time, such as 2025-01-31T00:00:00Z."},
+				"sort":            obj{"type": "string", "enum": []string{"relevance", "updated_at"}, "description": "relevance (needs manufacturer; its default) or updated_at (newest first; the default without manufacturer)."},
+				"cursor":          obj{"type": "string", "minLength": 1, "description": "meta.next_cursor from the previous page, with the same other arguments; leave it out for the first page."},
+				"limit":           obj{"type": "integer", "minimum": 1, "maximum": service.MaxSearchLimit, "default": service.DefaultSearchLimit, "description": "Page size, 1 to 100 (default 20)."},
+			}),
+			OutputSchema: envelope("found: at least one match. not_found: nothing matched.",
+				object("One page of matches.", []string{"items"}, obj{
+					"items": array("The matches of this page, best first (or newest first with sort updated_at).", object("", []string{"subject", "manufacturer", "trust_level", "has_passport", "updated_at"}, obj{
+						"subject":      str("The canonical subject; pass it to get_product, get_passport or get_evidence."),
+						"manufacturer": str("Manufacturer name."),
+						"brand":        nullStr("Brand, or null."),
+						"trust_level":  strEnum("Trust level, L0 (lowest) to L5.", domain.TrustLevels...),
+						"has_passport": boolean("Whether get_passport would answer found."),
+						"updated_at":   str("When the record last changed (RFC 3339)."),
+						"score":        obj{"type": "number", "description": "Relevance score; higher is closer."},
+					})),
+				}), nil),
+			run: func(ctx context.Context, c service.Caller, args json.RawMessage) (*service.Result, error) {
+				params, err := searchParams(args)
+				if err != nil {
+					return nil, err
+				}
+				return svc.Search(ctx, c, params)
+			},
+		},
+		{
+			Name:  "parse_digital_link",
+			Title: "Parse a GS1 Digital Link URI",
+			Description: "Parses a GS1 Digital Link URI (syntax 1.7.0), such as https://id.gs1.org/01/09520123456788/10/ABC123, into its primary identifier " +
+				"(data.primary: ai, name, value and subject), its qualifiers (batch/lot, serial, ...) and data attributes in URI order, the GS1 element string " +
+				"((01)09520123456788(10)ABC123) and the canonical URI on id.gs1.org. Syntax only: nothing is fetched and nothing is looked up; to learn about " +
+				"the product, pass data.primary.subject to get_product or get_passport.",
+			InputSchema: input([]string{"uri"}, obj{
+				"uri": obj{"type": "string", "minLength": 1, "maxLength": 4096, "description": "The Digital Link URI, http or https, at most 4096 characters."},
+			}),
+			OutputSchema: envelope("found: the URI parsed.", object("The parsed URI.", []string{"uri", "stem", "primary", "qualifiers", "attributes", "ignored_query_params", "element_string", "canonical_uri"}, obj{
+				"uri":                  str("The URI as given."),
+				"stem":                 str("Scheme, host and any path before the identifier."),
+				"primary":              elementSchema("The primary identifier; subject is present when pds has a namespace for it."),
+				"qualifiers":           array("Key qualifiers, in URI order.", elementSchema("A qualifier.")),
+				"attributes":           array("Data attributes from the query, in URI order.", elementSchema("An attribute.")),
+				"ignored_query_params": array("Query parameters that are not GS1 application identifiers.", str("A parameter name.")),
+				"element_string":       str("The GS1 element string, such as (01)09520123456788(10)ABC123."),
+				"canonical_uri":        str("The canonical URI on https://id.gs1.org."),
+			}), nil),
+			run: func(ctx context.Context, c service.Caller, args json.RawMessage) (*service.Result, error) {
+				var a service.ParseArgs
+				if err := service.DecodeArgs(args, &a, true); err != nil {
+					return nil, err
+				}
+				return svc.ParseDigitalLink(ctx, c, a)
+			},
+		},
+		{
+			Name:  "get_source",
+			Title: "Get a data source and its licence",
+			Description: "Describes a data source by its id (a UUID, as found in a claim's source_ref, a document's source_id or meta.coverage): its kind, origin, " +
+				"trust tier, who operates it (operator) and its licence terms: licence_name, may_store_raw, may_redistribute_verbatim, may_redistribute_derived " +
+				"and attribution_required (text to show wherever its data is used). status not_found: no source with that id is visible to this key.",
+			InputSchema: input([]string{"source_id"}, obj{
+				"source_id": obj{"type": "string", "pattern": "^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$",
+					"description": "The source id, a UUID such as 11111111-0000-4000-8000-000000000001."},
+			}),
+			OutputSchema: envelope("found: the source. not_found: no such source is visible to this key.",
+				nullable("The source (null when not found).", object("The source and its licence.", append(append([]string{}, sourceRequired...), "operator"),
+					mergeObj(sourceProps(), obj{"operator": nullable("Who operates it, or null.", object("", []string{"id", "name"}, obj{
+						"id":   str("Party id."),
+						"name": str("Party name."),
+					}))}))), nil),
+			run: func(ctx context.Context, c service.Caller, args json.RawMessage) (*service.Result, error) {
+				var a struct {
+					SourceID *string `json:"source_id"`
+				}
+				if err := service.DecodeArgs(args, &a, true); err != nil {
+					return nil, err
+				}
+				if a.SourceID == nil {
+					return nil, domain.Errorf(domain.CodeInvalidRequest, "the member 'source_id' (string) is required")
+				}
+				return svc.Source(ctx, c, *a.SourceID)
+			},
+		},
+		{
+			Name:  "whoami",
+			Title: "Identify the calling key",
+			Description: "Tells which tenant and scopes the API key in use resolves to (data.tenant, data.scopes, and data.key_id, a public id of the key, never the key). " +
+				"Use it to confirm that the connection works, or to find out why a tool answers FORBIDDEN: each tool also needs its operation's scope " +
+				"(identifiers:validate, products:resolve, products:read, products:search, digital-links:parse, sources:read). Takes no arguments; not billed.",
+			InputSchema: input(nil, obj{}),
+			OutputSchema: envelope("found: always.", object("The key's tenant and scopes.", []string{"tenant", "scopes", "key_id"}, obj{
+				"tenant": str("The tenant the key belongs to."),
+				"scopes": array("The scopes the key holds.", str("A scope.")),
+				"key_id": str("A public identifier of the key (never the key)."),
+			}), nil),
+			run: func(ctx context.Context, c service.Caller, args json.RawMessage) (*service.Result, error) {
+				var a struct{}
+				if err := service.DecodeArgs(args, &a, true); err != nil {
+					return nil, err
+				}
+				return svc.Whoami(ctx, c)
+			},
+		},
+	}
+	for _, t := range tools {
+		t.Annotations = annotations{ReadOnlyHint: true, OpenWorldHint: false}
+	}
+	return tools
+}
+
+func elementSchema(desc string) obj {
+	return object(desc, []string{"ai", "name", "value"}, obj{
+		"ai":      str("The GS1 application identifier, such as 01 or 10."),
+		"name":    str("Its name, such as GTIN or BATCH/LOT."),
+		"value":   str("The value."),
+		"subject": str("The subject string, where pds has a namespace for it."),
+	})
+}
+
+func mergeObj(a, b obj) obj {
+	out := obj{}
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
+}
+
+// searchParams turns search_products arguments into the query parameters of
+// the REST call: strings as they are, has_passport as "true" or "false",
+// limit in decimal. A member given as null counts as left out. Members the
+// schema does not name are passed on too, so that the operation answers
+// them as REST does (UNSUPPORTED_FILTER for brand, INVALID_FILTER for others).
+func searchParams(args json.RawMessage) (url.Values, error) {
+	var m map[string]json.RawMessage
+	if err := service.DecodeArgs(args, &m, false); err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	params := url.Values{}
+	for _, k := range names {
+		raw := bytes.TrimSpace(m[k])
+		if string(raw) == "null" {
+			continue
+		}
+		var v string
+		switch k {
+		case "has_passport":
+			var b bool
+			if json.Unmarshal(raw, &b) != nil {
+				return nil, domain.Errorf(domain.CodeInvalidRequest, "member 'has_passport' must be a boolean (true or false)")
+			}
+			v = strconv.FormatBool(b)
+		case "limit":
+			var f float64
+			if json.Unmarshal(raw, &f) != nil || f != float64(int64(f)) {
+				return nil, domain.Errorf(domain.CodeInvalidRequest, "member 'limit' must be an integer from 1 to %d", service.MaxSearchLimit)
+			}
+			v = strconv.FormatInt(int64(f), 10)
+		case "manufacturer", "trust_level_min", "updated_since", "sort", "cursor":
+			if json.Unmarshal(raw, &v) != nil {
+				return nil, domain.Errorf(domain.CodeInvalidRequest, "member '%s' must be a string", k)
+			}
+		default:
+			var s string
+			switch {
+			case json.Unmarshal(raw, &s) == nil:
+				v = s
+			case len(raw) > 0 && raw[0] != '{' && raw[0] != '[':
+				v = string(raw) // a number or boolean, as written
+			default:
+				return nil, domain.Errorf(domain.CodeInvalidRequest, "member '%s' must be a string", clip(k))
+			}
+		}
+		params.Set(k, v)
+	}
+	return params, nil
+}
+
+// callTool runs a tools/call: the protocol errors (unknown tool, arguments
+// not an object) are JSON-RPC errors; whatever the operation answers is a
+// result.
+func (h *handler) callTool(ctx context.Context, c service.Caller, params json.RawMessage, requestID string, start time.Time) (json.RawMessage, error) {
+	var p struct {
+		Name      json.RawMessage `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, rpcErr(codeInvalidParams, "params must be an object with name and arguments")
+	}
+	var name string
+	if p.Name == nil || json.Unmarshal(p.Name, &name) != nil {
+		return nil, rpcErr(codeInvalidParams, "params.name must be the name of a tool (a string); tools/list lists them")
+	}
+	t := h.byName[name]
+	if t == nil {
+		return nil, rpcErr(codeInvalidParams, "unknown tool "+quote(name)+"; tools/list lists the tools this server has")
+	}
+	args := p.Arguments
+	if args == nil {
+		args = json.RawMessage("{}")
+	}
+	if !isObject(args) {
+		return nil, rpcErr(codeInvalidParams, "params.arguments must be an object")
+	}
+	res, err := t.run(ctx, c, args)
+	if err != nil {
+		return encode(h.toolFailure(t, err, requestID))
+	}
+	env := res.AppendEnvelope(nil, requestID, time.Since(start))
+	return encode(callResult{ResultType: "complete", Content: []content{{Type: "text", Text: string(env)}},
+		StructuredContent: env, IsError: false})
+}
+
+// callResult is a tools/call result.
+type callResult struct {
+	ResultType        string          `json:"resultType"`
+	Content           []content       `json:"content"`
+	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
+	IsError           bool            `json:"isError"`
+}
+
+type content struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// toolFailure is the result of an operation that failed: isError, and a
+// text block with the Problem and what to do instead.
+func (h *handler) toolFailure(t *tool, err error, requestID string) callResult {
+	de := domain.AsError(err)
+	if de.Code == domain.CodeInternal {
+		h.log.Error("internal error", "request_id", requestID, "tool", t.Name, "error", err.Error())
+	}
+	p, _ := encode(domain.NewProblem(de, requestID))
+	text := string(p) + "\n\n" + advice(t.Name, de)
+	return callResult{ResultType: "complete", Content: []content{{Type: "text", Text: text}}, IsError: true}
+}
+
+// discoverResult is the server/discover result.
+func discoverResult() any {
+	version := "devel"
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		version = bi.Main.Version
+	}
+	return map[string]any{
+		"resultType":        "complete",
+		"supportedVersions": []string{ProtocolVersion},
+		"capabilities":      map[string]any{"tools": map[string]any{}},
+		"instructions": "pds answers questions about products from a persisted snapshot of product data: identity, digital product passport " +
+			"(claims and validation verdicts), the evidence behind each claim, and the sources with their licences. Identifiers are subject strings " +
+			"such as gtin:09520123456788 or bare values. Absence is an answer, not an error: not_found and unknown (with a reason) are results. " +
+			"Show a source's attribution_required text wherever you use its data.",
+		"ttlMs":      listTTL.Milliseconds(),
+		"cacheScope": "public",
+		"_meta": map[string]any{metaServerInfo: map[string]any{
+			"name": "pds", "title": "Product Data Service", "version": version,
+		}},
+	}
+}
+
+// listResult is the tools/list result: every tool, one page, fixed order.
+func listResult(tools []*tool) any {
+	return map[string]any{
+		"resultType": "complete",
+		"tools":      tools,
+		"ttlMs":      listTTL.Milliseconds(),
+		"cacheScope": "public",
+	}
+}
