@@ -77,23 +77,23 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	id := service.NewRequestID()
 	w.Header().Set("X-Request-Id", id)
-	r = r.WithContext(service.WithRequestID(r.Context(), id))
+	r = r.WithContext(service.WithCallerSlot(service.WithRequestID(r.Context(), id)))
 	rec := recorders.Get().(*recorder)
-	rec.ResponseWriter, rec.status, rec.bytes, rec.code, rec.caller = w, 0, 0, "", nil
+	rec.ResponseWriter, rec.status, rec.bytes, rec.code = w, 0, 0, ""
 	s.router.ServeHTTP(rec, r)
 	attrs := []slog.Attr{
 		slog.String("request_id", id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
 		slog.Int("status", rec.statusCode()), slog.Int64("bytes", rec.bytes),
 		slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
 	}
-	if rec.caller != nil {
-		attrs = append(attrs, slog.String("tenant", rec.caller.Tenant), slog.String("key_id", rec.caller.KeyID))
+	if c := service.NotedCaller(r.Context()); c != nil {
+		attrs = append(attrs, slog.String("tenant", c.Tenant), slog.String("key_id", c.KeyID))
 	}
 	if rec.code != "" {
 		attrs = append(attrs, slog.String("code", rec.code))
 	}
 	s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
-	rec.ResponseWriter, rec.caller = nil, nil
+	rec.ResponseWriter = nil
 	recorders.Put(rec)
 }
 
@@ -105,7 +105,6 @@ type recorder struct {
 	status int
 	bytes  int64
 	code   string
-	caller *service.Caller
 }
 
 func (r *recorder) WriteHeader(code int) {
@@ -148,10 +147,13 @@ func (s *Server) op(h handler) httprouter.Handle {
 			s.writeError(w, r, err)
 			return
 		}
-		if rec, ok := w.(*recorder); ok {
-			rec.caller = &c
-		}
+		service.NoteCaller(r.Context(), c)
 		res, err := h(r, ps, c)
+		if lim, ok := s.svc.Limits(c); ok {
+			for _, kv := range lim.Headers() {
+				w.Header().Set(kv[0], kv[1])
+			}
+		}
 		if err != nil {
 			s.writeError(w, r, err)
 			return

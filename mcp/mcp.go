@@ -125,6 +125,8 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, rid, nil, domain.Errorf(domain.CodeForbidden, "this key lacks the %s scope that the MCP endpoint needs", keys.ScopeMCP))
 		return
 	}
+	service.NoteCaller(r.Context(), caller)
+	w = &limitWriter{ResponseWriter: w, svc: h.svc, caller: caller}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
 		var mbe *http.MaxBytesError
@@ -330,4 +332,32 @@ func clip(s string) string {
 		return s[:100] + "…"
 	}
 	return s
+}
+
+// limitWriter adds the caller's RateLimit-* headers, as they stand after the
+// call, to whatever response is written.
+type limitWriter struct {
+	http.ResponseWriter
+	svc    *service.Service
+	caller service.Caller
+	set    bool
+}
+
+func (lw *limitWriter) WriteHeader(code int) {
+	if !lw.set {
+		lw.set = true
+		if lim, ok := lw.svc.Limits(lw.caller); ok {
+			for _, kv := range lim.Headers() {
+				lw.Header().Set(kv[0], kv[1])
+			}
+		}
+	}
+	lw.ResponseWriter.WriteHeader(code)
+}
+
+func (lw *limitWriter) Write(b []byte) (int, error) {
+	if !lw.set {
+		lw.WriteHeader(http.StatusOK)
+	}
+	return lw.ResponseWriter.Write(b)
 }

@@ -18,12 +18,13 @@ import (
 	"github.com/productdata/pds/keys"
 )
 
-// Caller is who is calling: the key's tenant, scopes and public id.
+// Caller is who is calling: the key's tenant, scopes and public id, and the
+// key's entry (its limits) for the Meter.
 type Caller struct {
 	Tenant string
 	Scopes []string
 	KeyID  string
-	key    *keys.Key
+	Key    *keys.Key
 }
 
 // Meter is the seam for quotas, rate limits and billing: Charge is called
@@ -34,11 +35,42 @@ type Meter interface {
 	Charge(ctx context.Context, c Caller, op string, units int) error
 }
 
+// Limits is what the RateLimit-* response headers say to one caller.
+type Limits struct {
+	Limit, Remaining int64
+	Reset            int64 // seconds
+}
+
+// Headers returns the RateLimit-Limit, RateLimit-Remaining and
+// RateLimit-Reset response headers.
+func (l Limits) Headers() [3][2]string {
+	return [3][2]string{
+		{"RateLimit-Limit", strconv.FormatInt(l.Limit, 10)},
+		{"RateLimit-Remaining", strconv.FormatInt(l.Remaining, 10)},
+		{"RateLimit-Reset", strconv.FormatInt(l.Reset, 10)},
+	}
+}
+
+// LimitReporter is implemented by a Meter that can say where a caller
+// stands.
+type LimitReporter interface {
+	Limits(c Caller) (Limits, bool)
+}
+
 // Unmetered bills nothing and limits nothing.
 type Unmetered struct{}
 
 // Charge lets every call through.
 func (Unmetered) Charge(context.Context, Caller, string, int) error { return nil }
+
+// Limits reports where c stands against its key's quota or rate limit; ok is
+// false for an unlimited key.
+func (s *Service) Limits(c Caller) (Limits, bool) {
+	if r, ok := s.meter.(LimitReporter); ok && c.Key != nil {
+		return r.Limits(c)
+	}
+	return Limits{}, false
+}
 
 // Service answers every operation from the current snapshot.
 type Service struct {
@@ -106,7 +138,7 @@ func (s *Service) Authenticate(authorization string) (Caller, error) {
 	if !ok {
 		return Caller{}, domain.Errorf(domain.CodeUnauthenticated, "the API key is not valid")
 	}
-	return Caller{Tenant: k.Tenant, Scopes: k.Scopes, KeyID: k.ID, key: k}, nil
+	return Caller{Tenant: k.Tenant, Scopes: k.Scopes, KeyID: k.ID, Key: k}, nil
 }
 
 func equalFold(a, b string) bool {
@@ -130,7 +162,7 @@ func equalFold(a, b string) bool {
 
 // authorize checks the caller's scope and charges units.
 func (s *Service) authorize(ctx context.Context, c Caller, op, scope string, units int) error {
-	if scope != "" && (c.key == nil || !c.key.HasScope(scope)) {
+	if scope != "" && (c.Key == nil || !c.Key.HasScope(scope)) {
 		return domain.Errorf(domain.CodeForbidden, "this key lacks the %s scope that %s needs", scope, op)
 	}
 	if units == 0 {
@@ -194,6 +226,29 @@ func WithRequestID(ctx context.Context, id string) context.Context {
 func RequestID(ctx context.Context) string {
 	id, _ := ctx.Value(requestIDKey).(string)
 	return id
+}
+
+const callerKey ctxKey = 2
+
+// WithCallerSlot returns ctx with room for the caller a transport
+// authenticates, so that the access log can name the tenant and key.
+func WithCallerSlot(ctx context.Context) context.Context {
+	return context.WithValue(ctx, callerKey, new(Caller))
+}
+
+// NoteCaller records the authenticated caller in ctx's slot, if it has one.
+func NoteCaller(ctx context.Context, c Caller) {
+	if slot, ok := ctx.Value(callerKey).(*Caller); ok {
+		*slot = c
+	}
+}
+
+// NotedCaller returns the caller recorded in ctx's slot, or nil.
+func NotedCaller(ctx context.Context) *Caller {
+	if slot, ok := ctx.Value(callerKey).(*Caller); ok && slot.KeyID != "" {
+		return slot
+	}
+	return nil
 }
 
 // NewRequestID returns a fresh request id: "req_" and a ULID.

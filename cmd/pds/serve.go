@@ -17,6 +17,7 @@ import (
 
 	pdshttp "github.com/productdata/pds/http"
 	"github.com/productdata/pds/keys"
+	"github.com/productdata/pds/quota"
 	"github.com/productdata/pds/service"
 )
 
@@ -29,6 +30,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	origins := fs.String("allowed-origins", "", "comma-separated Origin values the MCP endpoint accepts besides loopback")
 	watch := fs.Duration("watch", 2*time.Second, "how often to check the snapshot pointer for a change (0: only on SIGHUP)")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn, error")
+	usagePath := fs.String("usage", "", "file that keeps quota usage across restarts (default: the keys file + \".usage\")")
 	if err := parseFlags(fs, args, "snapshot", "keys", "addr"); err != nil {
 		return err
 	}
@@ -51,7 +53,21 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if ks.Len() == 0 {
 		log.Warn("the keys file holds no key; every call will be refused", "keys", *keysFile)
 	}
-	svc := service.New(snap, ks, nil, log)
+	if *usagePath == "" {
+		*usagePath = *keysFile + ".usage"
+	}
+	meter, err := quota.Open(*usagePath, nil)
+	if err != nil {
+		snap.Close()
+		return err
+	}
+	flushUsage := func() {
+		if err := meter.Flush(); err != nil {
+			log.Error("quota usage not saved", "usage", *usagePath, "error", err.Error())
+		}
+	}
+	defer flushUsage()
+	svc := service.New(snap, ks, meter, log)
 	defer svc.Close()
 	var allowed []string
 	for _, o := range strings.Split(*origins, ",") {
@@ -83,6 +99,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer signal.Stop(hup)
 	log.Info("serving", "addr", ln.Addr().String(), "snapshot", snap.Dir, "build_id", snap.Manifest.BuildID,
 		"input_digest", snap.Manifest.InputDigest, "keys", ks.Len())
+	flushTick := time.NewTicker(time.Second)
+	defer flushTick.Stop()
 	var tick <-chan time.Time
 	if *watch > 0 {
 		t := time.NewTicker(*watch)
@@ -95,6 +113,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		select {
 		case <-hup:
 			reload("SIGHUP")
+		case <-flushTick.C:
+			flushUsage()
 		case <-tick:
 			swapIfChanged(svc, *snapDir, openOpts, log, false)
 		case err := <-errc:

@@ -1,0 +1,212 @@
+// Package quota is the service's Meter: per-key rate limits (a token bucket
+// of --rate requests a second, --burst deep) and per-tenant quotas (--quota
+// billing units a day or a month, UTC), with usage kept in a file so that it
+// survives a restart.
+package quota
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/productdata/pds/domain"
+	"github.com/productdata/pds/service"
+)
+
+// Meter implements service.Meter and service.LimitReporter.
+type Meter struct {
+	mu      sync.Mutex
+	now     func() time.Time
+	path    string
+	buckets map[string]*bucket // by key id
+	usage   map[string]*usage  // by tenant
+	dirty   bool
+}
+
+type bucket struct {
+	tokens float64
+	at     time.Time
+}
+
+// usage is a tenant's billed units in one period.
+type usage struct {
+	Period string `json:"period"` // "2026-11-22" or "2026-11"
+	Used   int64  `json:"used"`
+}
+
+// Open loads the usage file at path (absent is empty). now is the clock
+// (time.Now when nil).
+func Open(path string, now func() time.Time) (*Meter, error) {
+	if now == nil {
+		now = time.Now
+	}
+	m := &Meter{now: now, path: path, buckets: map[string]*bucket{}, usage: map[string]*usage{}}
+	b, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return nil, fmt.Errorf("usage file: %w", err)
+	default:
+		if err := json.Unmarshal(b, &m.usage); err != nil {
+			return nil, fmt.Errorf("usage file %s: not valid JSON: %w", path, err)
+		}
+	}
+	return m, nil
+}
+
+// period names the quota period t falls in and says when it ends.
+func period(kind string, t time.Time) (string, time.Time) {
+	t = t.UTC()
+	if kind == "day" {
+		start := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+		return start.Format("2006-01-02"), start.AddDate(0, 0, 1)
+	}
+	start := time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
+	return start.Format("2006-01"), start.AddDate(0, 1, 0)
+}
+
+func ceilSeconds(d time.Duration) int {
+	s := int(math.Ceil(d.Seconds()))
+	if s < 1 {
+		s = 1
+	}
+	return s
+}
+
+// burst is a key's bucket depth: --burst, or the rate rounded up.
+func burst(rate float64, b int) float64 {
+	if b > 0 {
+		return float64(b)
+	}
+	return math.Max(1, math.Ceil(rate))
+}
+
+// Charge refuses a call that the key's rate limit or the tenant's quota does
+// not allow, and otherwise bills units to the tenant. A refused call bills
+// nothing and takes no token.
+func (m *Meter) Charge(_ context.Context, c service.Caller, op string, units int) error {
+	k := c.Key
+	if k == nil || (k.Quota <= 0 && k.Rate <= 0) {
+		return nil
+	}
+	now := m.now()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var u *usage
+	var name string
+	var end time.Time
+	if k.Quota > 0 {
+		name, end = period(k.QuotaPeriod, now)
+		u = m.usage[c.Tenant]
+		if u == nil || u.Period != name {
+			u = &usage{Period: name}
+		}
+		if u.Used+int64(units) > k.Quota {
+			left := k.Quota - u.Used
+			if left < 0 {
+				left = 0
+			}
+			return &domain.Error{Code: domain.CodeTenantQuotaExceeded, RetryAfter: ceilSeconds(end.Sub(now)),
+				Detail: fmt.Sprintf("%s needs %d unit(s) but tenant %s has %d of its %d-unit %s quota left; it renews at %s", op, units, c.Tenant, left, k.Quota, periodWord(k.QuotaPeriod), end.Format(time.RFC3339))}
+		}
+	}
+	if k.Rate > 0 {
+		b := m.refill(k.ID, k.Rate, k.Burst, now)
+		if b.tokens < 1 {
+			wait := time.Duration((1 - b.tokens) / k.Rate * float64(time.Second))
+			return &domain.Error{Code: domain.CodeRateLimited, RetryAfter: ceilSeconds(wait),
+				Detail: fmt.Sprintf("this key may make %g request(s) a second (burst %g); retry after the Retry-After delay", k.Rate, burst(k.Rate, k.Burst))}
+		}
+		b.tokens--
+	}
+	if u != nil && units > 0 {
+		u.Used += int64(units)
+		m.usage[c.Tenant] = u
+		m.dirty = true
+	}
+	return nil
+}
+
+func periodWord(kind string) string {
+	if kind == "day" {
+		return "daily"
+	}
+	return "monthly"
+}
+
+// refill returns the key's bucket, topped up for the time gone by.
+func (m *Meter) refill(id string, rate float64, b int, now time.Time) *bucket {
+	depth := burst(rate, b)
+	bk := m.buckets[id]
+	if bk == nil {
+		bk = &bucket{tokens: depth, at: now}
+		m.buckets[id] = bk
+	}
+	if el := now.Sub(bk.at).Seconds(); el > 0 {
+		bk.tokens = math.Min(depth, bk.tokens+el*rate)
+	}
+	bk.at = now
+	return bk
+}
+
+// Limits says where a caller stands: against the tenant's quota when the key
+// has one, else against its rate limit.
+func (m *Meter) Limits(c service.Caller) (service.Limits, bool) {
+	k := c.Key
+	if k == nil {
+		return service.Limits{}, false
+	}
+	now := m.now()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	switch {
+	case k.Quota > 0:
+		name, end := period(k.QuotaPeriod, now)
+		used := int64(0)
+		if u := m.usage[c.Tenant]; u != nil && u.Period == name {
+			used = u.Used
+		}
+		return service.Limits{Limit: k.Quota, Remaining: max(0, k.Quota-used), Reset: int64(ceilSeconds(end.Sub(now)))}, true
+	case k.Rate > 0:
+		b := m.refill(k.ID, k.Rate, k.Burst, now)
+		depth := burst(k.Rate, k.Burst)
+		return service.Limits{Limit: int64(depth), Remaining: int64(math.Floor(b.tokens)),
+			Reset: int64(math.Ceil((depth - b.tokens) / k.Rate))}, true
+	}
+	return service.Limits{}, false
+}
+
+// Flush writes the usage file when something was billed since the last
+// flush. It writes a new file and renames it into place.
+func (m *Meter) Flush() error {
+	m.mu.Lock()
+	if !m.dirty {
+		m.mu.Unlock()
+		return nil
+	}
+	b, err := json.Marshal(m.usage)
+	m.dirty = false
+	m.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(m.path), ".usage-*")
+	if err != nil {
+		return fmt.Errorf("usage file: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return fmt.Errorf("usage file: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("usage file: %w", err)
+	}
+	return os.Rename(tmp.Name(), m.path)
+}
