@@ -258,6 +258,9 @@ func (c *catalog) compute(sd *subjectData) subjectOut {
 			tag  byte
 			view kv.View
 		}{{kv.TagEvidence, v.evidence}, {kv.TagIdentity, v.identity}, {kv.TagPassport, v.passport}} {
+			if tenant == "" {
+				w.view.Tenants = tenants
+			}
 			out.entries = append(out.entries, kvEntry{kv.AppendViewKey(nil, w.tag, sd.subject, tenant), kv.AppendView(nil, w.view)})
 		}
 		doc := index.Doc{Subject: sd.subject, Manufacturer: sd.product.Manufacturer, Brand: sd.product.Brand,

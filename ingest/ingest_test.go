@@ -39,6 +39,9 @@ func dump(t testing.TB, snap string) string {
 				if err != nil {
 					return err
 				}
+				if len(vw.Tenants) > 0 {
+					fmt.Fprintf(&out, "  tenants with their own view: %s\n", strings.Join(vw.Tenants, ", "))
+				}
 				fmt.Fprintf(&out, "  body: %s\n", vw.Body)
 				if len(vw.Coverage) > 0 {
 					fmt.Fprintf(&out, "  coverage: %s\n", vw.Coverage)

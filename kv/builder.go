@@ -20,6 +20,7 @@ func storeOptions() *pebble.Options {
 	o := &pebble.Options{Logger: pebbleLogger{}}
 	for i := range o.Levels {
 		o.Levels[i].BlockSize = 4 << 10
+		o.Levels[i].BlockRestartInterval = 4
 		o.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
 	}
 	o.EnsureDefaults()

@@ -8,28 +8,61 @@ import (
 
 // View is a precomputed answer: Body holds the envelope members before meta
 // (without the surrounding braces) and Coverage the JSON of meta.coverage, or
-// nothing.
+// nothing. A public view also lists the tenants that have views of their
+// own, so that a lookup by canonical subject needs no alias read.
 type View struct {
+	Tenants  []string
 	Body     []byte
 	Coverage []byte
 }
 
-// AppendView encodes v onto dst.
+// AppendView encodes v onto dst: uvarint(len(Tenants)), each tenant as
+// uvarint(len) and bytes, uvarint(len(Body)), Body, Coverage.
 func AppendView(dst []byte, v View) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(v.Tenants)))
+	for _, t := range v.Tenants {
+		dst = binary.AppendUvarint(dst, uint64(len(t)))
+		dst = append(dst, t...)
+	}
 	dst = binary.AppendUvarint(dst, uint64(len(v.Body)))
 	dst = append(dst, v.Body...)
 	return append(dst, v.Coverage...)
 }
 
+// HasTenant reports whether tenant has a view of its own.
+func (v View) HasTenant(tenant string) bool {
+	for _, t := range v.Tenants {
+		if t == tenant {
+			return true
+		}
+	}
+	return false
+}
+
 var errCorrupt = errors.New("kv: corrupt view value")
 
-// DecodeView splits an encoded view; the result aliases b.
+// DecodeView splits an encoded view; Body and Coverage alias b.
 func DecodeView(b []byte) (View, error) {
+	var v View
+	nt, w := binary.Uvarint(b)
+	if w <= 0 || nt > uint64(len(b)) {
+		return v, errCorrupt
+	}
+	b = b[w:]
+	for i := uint64(0); i < nt; i++ {
+		n, w := binary.Uvarint(b)
+		if w <= 0 || uint64(len(b)-w) < n {
+			return v, errCorrupt
+		}
+		v.Tenants = append(v.Tenants, string(b[w:w+int(n)]))
+		b = b[w+int(n):]
+	}
 	n, w := binary.Uvarint(b)
 	if w <= 0 || uint64(len(b)-w) < n {
-		return View{}, errCorrupt
+		return v, errCorrupt
 	}
-	return View{Body: b[w : w+int(n)], Coverage: b[w+int(n):]}, nil
+	v.Body, v.Coverage = b[w:w+int(n)], b[w+int(n):]
+	return v, nil
 }
 
 // Alias says which product an identifier names, who may see it, and which

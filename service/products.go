@@ -107,6 +107,13 @@ func (s *Service) Product(ctx context.Context, c Caller, view View, identifier s
 		return nil, err
 	}
 	defer snap.release()
+	v, ok, err := snap.direct(view, identifier, c.Tenant)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		return viewResult(view, v), nil
+	}
 	l, err := snap.find(identifier, c.Tenant)
 	if err != nil {
 		return nil, err
@@ -121,16 +128,51 @@ func (s *Service) Product(ctx context.Context, c Caller, view View, identifier s
 	if !ok {
 		return nil, domain.Internal(errMissingView(l.alias.Subject))
 	}
-	v, err := kv.DecodeView(raw)
+	v, err = kv.DecodeView(raw)
 	if err != nil {
 		return nil, domain.Internal(err)
 	}
+	return viewResult(view, v), nil
+}
+
+func viewResult(view View, v kv.View) *Result {
 	if view == ViewIdentity {
 		body := make([]byte, 0, len(identityPrefix)+len(v.Body))
 		body = append(append(body, identityPrefix...), v.Body...)
-		return &Result{Body: body}, nil
+		return &Result{Body: body}
 	}
-	return &Result{Body: v.Body, Coverage: v.Coverage}, nil
+	return &Result{Body: v.Body, Coverage: v.Coverage}
+}
+
+// direct is the fast path for an identifier that is a product's canonical
+// subject: its public view is read without the alias. ok is false when the
+// identifier needs the full lookup (a linked identifier, a private product,
+// an ambiguous bare value, or nothing stored).
+func (snap *Snapshot) direct(view View, identifier, tenant string) (kv.View, bool, error) {
+	subjects, err := gs1.Identify(identifier)
+	if err != nil || len(subjects) != 1 {
+		return kv.View{}, false, nil
+	}
+	subject := subjects[0].String()
+	raw, ok, err := snap.store.View(byte(view), subject, "", nil)
+	if err != nil || !ok {
+		return kv.View{}, false, err
+	}
+	v, err := kv.DecodeView(raw)
+	if err != nil {
+		return kv.View{}, false, domain.Internal(err)
+	}
+	if tenant == "" || !v.HasTenant(tenant) {
+		return v, true, nil
+	}
+	if raw, ok, err = snap.store.View(byte(view), subject, tenant, nil); err != nil || !ok {
+		return kv.View{}, false, err
+	}
+	v, err = kv.DecodeView(raw)
+	if err != nil {
+		return kv.View{}, false, domain.Internal(err)
+	}
+	return v, true, nil
 }
 
 // identityPrefix precedes the stored identity data in the envelope.

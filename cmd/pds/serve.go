@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -30,6 +31,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	origins := fs.String("allowed-origins", "", "comma-separated Origin values the MCP endpoint accepts besides loopback")
 	watch := fs.Duration("watch", 2*time.Second, "how often to check the snapshot pointer for a change (0: only on SIGHUP)")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn, error")
+	debugAddr := fs.String("debug-addr", "", "if set, serve Go's /debug/pprof profiles on this (loopback) address")
 	usagePath := fs.String("usage", "", "file that keeps quota usage across restarts (default: the keys file + \".usage\")")
 	if err := parseFlags(fs, args, "snapshot", "keys", "addr"); err != nil {
 		return err
@@ -38,7 +40,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
 		return fmt.Errorf("%w: --log-level: %v", errUsage, err)
 	}
-	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
+	logOut := newLogWriter(stderr, 100*time.Millisecond)
+	defer logOut.Close()
+	log := slog.New(slog.NewJSONHandler(logOut, &slog.HandlerOptions{Level: level}))
 
 	openOpts := service.OpenOptions{CacheBytes: int64(*cacheMB) << 20}
 	snap, err := service.OpenSnapshot(*snapDir, openOpts)
@@ -106,6 +110,17 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		t := time.NewTicker(*watch)
 		defer t.Stop()
 		tick = t.C
+	}
+	if *debugAddr != "" {
+		dbg := http.NewServeMux()
+		dbg.HandleFunc("/debug/pprof/", pprof.Index)
+		dbg.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		dbg.HandleFunc("/debug/pprof/trace", pprof.Trace)
+		go func() {
+			if err := http.ListenAndServe(*debugAddr, dbg); err != nil {
+				log.Error("debug server stopped", "error", err.Error())
+			}
+		}()
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
