@@ -79,7 +79,10 @@ type builder struct {
 	current       atomic.Value // string: the file being read
 	count         atomic.Int64 // lines read in the current phase
 	buf, key, rec []byte
-	index         *index.Builder
+	// readingProducts is set while products.ndjson is applied: its lookups
+	// must see the pending batch.
+	readingProducts bool
+	index           *index.Builder
 }
 
 // Run builds a snapshot.
@@ -175,6 +178,7 @@ func (b *builder) build(ctx context.Context, tmp string) (err error) {
 		{FileVerdicts, parseVerdict, b.applyVerdict},
 	}
 	for _, ph := range phases {
+		b.readingProducts = ph.file == FileProducts
 		if err := b.readFile(ctx, ph.file, ph.parse, ph.apply); err != nil {
 			return err
 		}
@@ -322,9 +326,14 @@ func (b *builder) put(key []byte, line int, enc []byte) *reject {
 }
 
 // lookupProduct returns the canonical subject and owner of a product
-// identifier.
+// identifier. Once products.ndjson is read (committed), later files look
+// products up without the pending batch, which is cheaper.
 func (b *builder) lookupProduct(subject string) (canonical, owner string, ok bool) {
-	v, ok, err := b.scratch.Get(b.skey('A', subject), b.buf)
+	get := b.scratch.GetCommitted
+	if b.readingProducts {
+		get = b.scratch.Get
+	}
+	v, ok, err := get(b.skey('A', subject), b.buf)
 	if err != nil || !ok {
 		return "", "", false
 	}
@@ -434,14 +443,14 @@ func parseEvidence(line []byte) (parsed, *reject) {
 
 func (b *builder) applyEvidence(p parsed, n int) *reject {
 	e := p.v.(*domain.Evidence)
-	cv, ok, err := b.scratch.Get(b.skey('C', e.ClaimID), b.buf)
+	cv, ok, err := b.scratch.GetCommitted(b.skey('C', e.ClaimID), b.buf)
 	if err != nil || !ok {
 		return rejectf("claim_id %s names no claim in %s", e.ClaimID, FileClaims)
 	}
 	b.buf = cv
 	canonical, owner, _ := bytes.Cut(cv, []byte{0})
 	canonicalS, ownerS := string(canonical), string(owner)
-	dv, ok, err := b.scratch.Get(b.skey('D', e.DocumentID), b.buf)
+	dv, ok, err := b.scratch.GetCommitted(b.skey('D', e.DocumentID), b.buf)
 	if err != nil || !ok {
 		return rejectf("document_id %s names no document in %s", e.DocumentID, FileDocuments)
 	}

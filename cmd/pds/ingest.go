@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"time"
@@ -18,8 +20,20 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	out := fs.String("out", "", "snapshot directory to create (must not exist)")
 	strict := fs.Bool("strict", false, "fail on the first rejected line and publish nothing")
 	quiet := fs.Bool("quiet", false, "no progress lines")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the build to this file (for go tool pprof)")
 	if err := parseFlags(fs, args, "in", "out"); err != nil {
 		return err
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	opts := ingest.Options{In: *in, Out: *out, Strict: *strict, Rejects: stderr}
 	if !*quiet {
