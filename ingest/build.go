@@ -190,7 +190,7 @@ func (b *builder) gather(ctx context.Context, work, order chan<- *subjectBatch) 
 
 func (b *builder) gatherOne(products *kv.Iter, claims, evidence, verdicts *cursor) (*subjectData, error) {
 	subject := append([]byte(nil), products.Key()[2:]...)
-	sd := &subjectData{subject: string(subject), evidence: map[string][]evidenceRec{}, docs: map[string]*domain.Document{}}
+	sd := &subjectData{subject: string(subject), evidence: map[string][]evidenceRec{}, docs: map[string]*domain.Document{}, docRaw: map[string][]byte{}}
 	if _, err := decodeRecord(products.Value(), &sd.product); err != nil {
 		return nil, err
 	}
@@ -198,6 +198,7 @@ func (b *builder) gatherOne(products *kv.Iter, claims, evidence, verdicts *curso
 		cr := &claimRec{}
 		var err error
 		cr.line, err = decodeRecord(v, &cr.claim)
+		cr.raw = recordJSON(v)
 		sd.claims = append(sd.claims, cr)
 		return err
 	})
@@ -222,6 +223,7 @@ func (b *builder) gatherOne(products *kv.Iter, claims, evidence, verdicts *curso
 				return err
 			}
 			sd.docs[er.ev.DocumentID] = d
+			sd.docRaw[er.ev.DocumentID] = recordJSON(rec)
 		}
 		return nil
 	})

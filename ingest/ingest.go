@@ -183,7 +183,9 @@ func (b *builder) build(ctx context.Context, tmp string) (err error) {
 			return err
 		}
 		if ph.file == FileSources {
-			b.finishSources()
+			if err := b.finishSources(); err != nil {
+				return err
+			}
 		}
 		if err := b.scratch.Flush(); err != nil {
 			return err
@@ -257,6 +259,15 @@ func encoded(v any) (parsed, *reject) {
 	return parsed{v: v, enc: enc}, nil
 }
 
+// recordJSON returns a copy of the JSON part of a scratch record.
+func recordJSON(b []byte) []byte {
+	_, n := binary.Uvarint(b)
+	if n <= 0 {
+		return nil
+	}
+	return append([]byte(nil), b[n:]...)
+}
+
 func decodeRecord(b []byte, v any) (int, error) {
 	line, n := binary.Uvarint(b)
 	if n <= 0 {
@@ -302,11 +313,12 @@ func (b *builder) applySource(p parsed, _ int) *reject {
 	return nil
 }
 
-func (b *builder) finishSources() {
+func (b *builder) finishSources() error {
 	for _, s := range b.cat.sources {
 		b.cat.sourceList = append(b.cat.sourceList, s)
 	}
 	sort.Slice(b.cat.sourceList, func(i, j int) bool { return b.cat.sourceList[i].ID < b.cat.sourceList[j].ID })
+	return b.cat.prepareSources()
 }
 
 // scratch key helpers

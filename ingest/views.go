@@ -16,6 +16,7 @@ import (
 type claimRec struct {
 	line  int
 	claim domain.Claim
+	raw   []byte // the claim's JSON as served; nil after a change
 }
 
 type evidenceRec struct {
@@ -37,12 +38,14 @@ type subjectData struct {
 	evidence map[string][]evidenceRec // by claim id
 	verdicts []verdictRec
 	docs     map[string]*domain.Document
+	docRaw   map[string][]byte // each document's JSON as served
 }
 
 // catalog is the small, whole-input knowledge views need: sources and parties.
 type catalog struct {
 	sources    map[string]*domain.Source
 	sourceList []*domain.Source // sorted by id
+	sourceJSON map[string]json.RawMessage
 }
 
 // tenantOfClaim is the tenant that alone may see a claim, or "".
@@ -190,13 +193,26 @@ func (c *catalog) buildViews(sd *subjectData, tenant string) (views, error) {
 		predicates = append(predicates, p)
 	}
 	sort.Strings(predicates)
-	claims := make([]domain.Claim, 0, len(predicates))
+	rawOf := make(map[*domain.Claim][]byte, len(sd.claims))
+	for _, cr := range sd.claims {
+		if cr.raw == nil {
+			raw, err := json.Marshal(&cr.claim)
+			if err != nil {
+				return v, err
+			}
+			cr.raw = raw
+		}
+		rawOf[&cr.claim] = cr.raw
+	}
+	claims := make([]*domain.Claim, 0, len(predicates))
+	claimsJSON := make([]json.RawMessage, 0, len(predicates))
 	attrs := map[string]json.RawMessage{}
 	var warnings []domain.Warning
 	srcIDs := map[string]bool{}
 	for _, p := range predicates {
 		cl := latest[p]
-		claims = append(claims, *cl)
+		claims = append(claims, cl)
+		claimsJSON = append(claimsJSON, rawOf[cl])
 		attrs[p] = cl.Object.Value
 		bump(cl.RetrievedAt)
 		if cl.SourceRef != nil {
@@ -256,18 +272,18 @@ func (c *catalog) buildViews(sd *subjectData, tenant string) (views, error) {
 		}
 		passport = domain.Body{Status: domain.StatusFound,
 			Data:     domain.PassportData{Subject: sd.subject, Attributes: attrs, UpdatedAt: updated},
-			Claims:   claims,
+			Claims:   claimsJSON,
 			Sources:  c.servedSources(srcIDs),
 			Warnings: warnings}
 		if !val.Empty() {
 			passport.Validation = &val
 		}
-		chains, evSources := c.chains(sd, claims, tenant)
+		chains, evSources := c.chains(sd, claims, rawOf, tenant)
 		for id := range srcIDs {
 			evSources[id] = true
 		}
 		evidence = domain.Body{Status: domain.StatusFound,
-			Data:     domain.EvidenceData{Subject: sd.subject, Chains: chains},
+			Data:     evidenceData{Subject: sd.subject, Chains: chains},
 			Sources:  c.servedSources(evSources),
 			Warnings: warnings}
 	case currentCount > 0:
@@ -317,28 +333,61 @@ func (c *catalog) claimSource(cl *domain.Claim) *domain.Source {
 	return c.sources[*cl.SourceRef]
 }
 
-func (c *catalog) servedSources(ids map[string]bool) []domain.Source {
+// servedSources lists the sources of ids, sorted, as served.
+func (c *catalog) servedSources(ids map[string]bool) []json.RawMessage {
 	keys := make([]string, 0, len(ids))
 	for id := range ids {
 		keys = append(keys, id)
 	}
 	sort.Strings(keys)
-	out := make([]domain.Source, 0, len(keys))
+	out := make([]json.RawMessage, 0, len(keys))
 	for _, id := range keys {
-		if s := c.sources[id]; s != nil {
-			out = append(out, domain.ServedSource(s))
+		if j, ok := c.sourceJSON[id]; ok {
+			out = append(out, j)
 		}
 	}
 	return out
 }
 
+// prepareSources encodes every source once, as served.
+func (c *catalog) prepareSources() error {
+	c.sourceJSON = make(map[string]json.RawMessage, len(c.sourceList))
+	for _, s := range c.sourceList {
+		j, err := json.Marshal(domain.ServedSource(s))
+		if err != nil {
+			return err
+		}
+		c.sourceJSON[s.ID] = j
+	}
+	return nil
+}
+
+// evidenceData, chainJSON and linkJSON are domain.EvidenceData, Chain and
+// EvidenceLink with their claims, documents and sources already encoded.
+type evidenceData struct {
+	Subject string      `json:"subject"`
+	Chains  []chainJSON `json:"chains"`
+}
+
+type chainJSON struct {
+	Claim json.RawMessage `json:"claim"`
+	Links []linkJSON      `json:"links"`
+}
+
+type linkJSON struct {
+	ID       string          `json:"id"`
+	Locator  domain.Locator  `json:"locator"`
+	Document json.RawMessage `json:"document"`
+	Source   json.RawMessage `json:"source"`
+}
+
 // chains builds the evidence chains of the passport's claims, with the links
 // a caller of tenant may see, and returns the sources they reference.
-func (c *catalog) chains(sd *subjectData, claims []domain.Claim, tenant string) ([]domain.Chain, map[string]bool) {
+func (c *catalog) chains(sd *subjectData, claims []*domain.Claim, rawOf map[*domain.Claim][]byte, tenant string) ([]chainJSON, map[string]bool) {
 	used := map[string]bool{}
-	out := make([]domain.Chain, 0, len(claims))
+	out := make([]chainJSON, 0, len(claims))
 	for _, cl := range claims {
-		ch := domain.Chain{Claim: cl, Links: []domain.EvidenceLink{}}
+		ch := chainJSON{Claim: rawOf[cl], Links: []linkJSON{}}
 		evs := sd.evidence[cl.ID]
 		sort.Slice(evs, func(i, j int) bool { return evs[i].ev.ID < evs[j].ev.ID })
 		for _, e := range evs {
@@ -351,7 +400,7 @@ func (c *catalog) chains(sd *subjectData, claims []domain.Claim, tenant string) 
 				continue
 			}
 			used[s.ID] = true
-			ch.Links = append(ch.Links, domain.EvidenceLink{ID: e.ev.ID, Locator: e.ev.Locator, Document: *d, Source: domain.ServedSource(s)})
+			ch.Links = append(ch.Links, linkJSON{ID: e.ev.ID, Locator: e.ev.Locator, Document: sd.docRaw[d.ID], Source: c.sourceJSON[s.ID]})
 		}
 		out = append(out, ch)
 	}
@@ -388,6 +437,7 @@ func checkSupersession(sd *subjectData) []lineReject {
 		if sb := cr.claim.SupersededBy; sb != nil {
 			if rejected[*sb] {
 				cr.claim.SupersededBy = nil
+				cr.raw = nil // re-encoded when served
 			} else if byID[*sb] == nil {
 				rejects = append(rejects, lineReject{FileClaims, cr.line, fmt.Sprintf("superseded_by %s names no claim about %s", *sb, sd.subject)})
 				rejected[cr.claim.ID] = true
