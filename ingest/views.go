@@ -266,26 +266,34 @@ func (c *catalog) buildViews(sd *subjectData, tenant string) (views, error) {
 	var passport, evidence domain.Body
 	switch {
 	case len(claims) > 0 || len(chosen) > 0:
+		// The found answers are assembled from the stored JSON of their
+		// claims, documents and sources rather than encoded again.
 		v.hasPassport = true
 		if updated == "" {
 			updated = sd.product.UpdatedAt
 		}
-		passport = domain.Body{Status: domain.StatusFound,
-			Data:     domain.PassportData{Subject: sd.subject, Attributes: attrs, UpdatedAt: updated},
-			Claims:   claimsJSON,
-			Sources:  c.servedSources(srcIDs),
-			Warnings: warnings}
+		var validation *domain.Validation
 		if !val.Empty() {
-			passport.Validation = &val
+			validation = &val
 		}
-		chains, evSources := c.chains(sd, claims, rawOf, tenant)
+		data, err := json.Marshal(domain.PassportData{Subject: sd.subject, Attributes: attrs, UpdatedAt: updated})
+		if err != nil {
+			return v, err
+		}
+		if v.passport.Body, err = foundBody(data, claimsJSON, c.servedSources(srcIDs), validation, warnings); err != nil {
+			return v, err
+		}
+		evSources := map[string]bool{}
 		for id := range srcIDs {
 			evSources[id] = true
 		}
-		evidence = domain.Body{Status: domain.StatusFound,
-			Data:     evidenceData{Subject: sd.subject, Chains: chains},
-			Sources:  c.servedSources(evSources),
-			Warnings: warnings}
+		if data, err = c.evidenceData(sd, claims, rawOf, tenant, evSources); err != nil {
+			return v, err
+		}
+		if v.evidence.Body, err = foundBody(data, nil, c.servedSources(evSources), nil, warnings); err != nil {
+			return v, err
+		}
+		v.passport.Coverage, v.evidence.Coverage = covJSON, covJSON
 	case currentCount > 0:
 		passport = domain.Body{Status: domain.StatusUnknown, Reason: domain.ReasonLicenceRestricted, Data: nil, Warnings: warnings}
 		evidence = passport
@@ -293,14 +301,15 @@ func (c *catalog) buildViews(sd *subjectData, tenant string) (views, error) {
 		passport = domain.Body{Status: domain.StatusNotFound, Data: nil}
 		evidence = passport
 	}
-	if v.passport.Body, err = passport.Members(); err != nil {
-		return v, err
+	if !v.hasPassport {
+		if v.passport.Body, err = passport.Members(); err != nil {
+			return v, err
+		}
+		if v.evidence.Body, err = evidence.Members(); err != nil {
+			return v, err
+		}
+		v.passport.Coverage, v.evidence.Coverage = covJSON, covJSON
 	}
-	v.passport.Coverage = covJSON
-	if v.evidence.Body, err = evidence.Members(); err != nil {
-		return v, err
-	}
-	v.evidence.Coverage = covJSON
 
 	var brand *string
 	if sd.product.Brand != "" {
@@ -362,32 +371,74 @@ func (c *catalog) prepareSources() error {
 	return nil
 }
 
-// evidenceData, chainJSON and linkJSON are domain.EvidenceData, Chain and
-// EvidenceLink with their claims, documents and sources already encoded.
-type evidenceData struct {
-	Subject string      `json:"subject"`
-	Chains  []chainJSON `json:"chains"`
+// foundBody writes the members of a found passport or evidence answer as
+// encoding/json would write a domain.Body: status, data, claims (when
+// claims is not nil), sources, validation and warnings when present.
+func foundBody(data []byte, claims, sources []json.RawMessage, val *domain.Validation, warnings []domain.Warning) ([]byte, error) {
+	b := make([]byte, 0, 256+len(data)+rawLen(claims)+rawLen(sources))
+	b = append(b, `"status":"found","data":`...)
+	b = append(b, data...)
+	if claims != nil {
+		b = appendRawArray(append(b, `,"claims":`...), claims)
+	}
+	b = appendRawArray(append(b, `,"sources":`...), sources)
+	if val != nil {
+		j, err := json.Marshal(val)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(b, `,"validation":`...), j...)
+	}
+	if len(warnings) > 0 {
+		j, err := json.Marshal(warnings)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(b, `,"warnings":`...), j...)
+	}
+	return b, nil
 }
 
-type chainJSON struct {
-	Claim json.RawMessage `json:"claim"`
-	Links []linkJSON      `json:"links"`
+func rawLen(rs []json.RawMessage) int {
+	n := 0
+	for _, r := range rs {
+		n += len(r) + 1
+	}
+	return n
 }
 
-type linkJSON struct {
-	ID       string          `json:"id"`
-	Locator  domain.Locator  `json:"locator"`
-	Document json.RawMessage `json:"document"`
-	Source   json.RawMessage `json:"source"`
+func appendRawArray(b []byte, rs []json.RawMessage) []byte {
+	b = append(b, '[')
+	for i, r := range rs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, r...)
+	}
+	return append(b, ']')
+}
+
+// appendJSON appends v as encoding/json writes it.
+func appendJSON(b []byte, v any) ([]byte, error) {
+	j, err := json.Marshal(v)
+	return append(b, j...), err
 }
 
 // chains builds the evidence chains of the passport's claims, with the links
 // a caller of tenant may see, and returns the sources they reference.
-func (c *catalog) chains(sd *subjectData, claims []*domain.Claim, rawOf map[*domain.Claim][]byte, tenant string) ([]chainJSON, map[string]bool) {
-	used := map[string]bool{}
-	out := make([]chainJSON, 0, len(claims))
-	for _, cl := range claims {
-		ch := chainJSON{Claim: rawOf[cl], Links: []linkJSON{}}
+// The JSON is that of domain.EvidenceData, assembled from stored JSON.
+func (c *catalog) evidenceData(sd *subjectData, claims []*domain.Claim, rawOf map[*domain.Claim][]byte, tenant string, used map[string]bool) ([]byte, error) {
+	b, err := appendJSON(append(make([]byte, 0, 4096), `{"subject":`...), sd.subject)
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, `,"chains":[`...)
+	for i, cl := range claims {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(append(append(b, `{"claim":`...), rawOf[cl]...), `,"links":[`...)
+		links := 0
 		evs := sd.evidence[cl.ID]
 		sort.Slice(evs, func(i, j int) bool { return evs[i].ev.ID < evs[j].ev.ID })
 		for _, e := range evs {
@@ -400,11 +451,23 @@ func (c *catalog) chains(sd *subjectData, claims []*domain.Claim, rawOf map[*dom
 				continue
 			}
 			used[s.ID] = true
-			ch.Links = append(ch.Links, linkJSON{ID: e.ev.ID, Locator: e.ev.Locator, Document: sd.docRaw[d.ID], Source: c.sourceJSON[s.ID]})
+			if links > 0 {
+				b = append(b, ',')
+			}
+			links++
+			if b, err = appendJSON(append(b, `{"id":`...), e.ev.ID); err != nil {
+				return nil, err
+			}
+			if b, err = appendJSON(append(b, `,"locator":`...), e.ev.Locator); err != nil {
+				return nil, err
+			}
+			b = append(append(b, `,"document":`...), sd.docRaw[d.ID]...)
+			b = append(append(b, `,"source":`...), c.sourceJSON[s.ID]...)
+			b = append(b, '}')
 		}
-		out = append(out, ch)
+		b = append(b, "]}"...)
 	}
-	return out, used
+	return append(b, "]}"...), nil
 }
 
 // checkSupersession applies the rules that need all of a subject's claims: a

@@ -1,0 +1,262 @@
+package index
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+)
+
+// Doc is one searchable product view. A product has one public doc and, for each tenant that has
+// private data about it, one doc for that tenant (Visibility = tenant name) which replaces the
+// public doc for that tenant. A tenant-private product has only a doc with its tenant's Visibility.
+type Doc struct {
+	Subject      string    // "gtin:09520123456788"; unique per (Subject, Visibility)
+	Manufacturer string    // as ingested
+	Brand        string    //
+	TrustLevel   int       // 0..5 (L0..L5)
+	HasPassport  bool      //
+	UpdatedAt    time.Time //
+	Visibility   string    // "" = public, else the tenant name
+	ShadowedFor  []string  // on a public doc: tenants that have their own doc for this subject (they must not see this one)
+}
+
+// defaultBlockSize is how many docs of one name share a block term. A page of a name's products
+// is read from the blocks it needs instead of from all of the name's docs, so its cost does not
+// grow with the number of products per manufacturer.
+const defaultBlockSize = 256
+
+// batchSize is how many docs the Bleve offline builder turns into one segment file before it
+// moves on; memory is bounded by one batch plus the table of distinct names.
+const batchSize = 20000
+
+// meta is meta.json: what Search needs besides the Bleve index, the doc store and names.txt.
+type meta struct {
+	Format     int    `json:"format"`
+	BlockSize  int    `json:"block_size"`
+	Docs       int    `json:"docs"`
+	Names      int    `json:"names"`
+	MinUpdated uint64 `json:"min_updated_key"`
+	MaxUpdated uint64 `json:"max_updated_key"`
+}
+
+// Builder writes an index. Docs must be added in subject order; Close finishes it.
+type Builder struct {
+	dir       string
+	products  bleve.Builder
+	store     *storeWriter
+	blockSize int
+	names     map[string]*nameCount // normalised name → its id and docs so far
+	nameList  []*nameCount          // by id (first appearance)
+	normCache map[string]string     // manufacturer as ingested → normalised (bounded)
+	lastSubj  string
+	lastVis   []string
+	meta      meta
+	closed    bool
+	err       error
+}
+
+type nameCount struct {
+	name  string
+	id    uint32
+	count int
+}
+
+// Create starts a new index in dir, which must not exist yet (its parent must).
+func Create(dir string) (*Builder, error) {
+	return create(dir, defaultBlockSize)
+}
+
+func create(dir string, blockSize int) (*Builder, error) {
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("index: create: %w", err)
+	}
+	products, err := bleve.NewBuilder(filepath.Join(dir, productsDir), productsMapping(), map[string]interface{}{
+		"batchSize":       batchSize,
+		"buildPathPrefix": dir, // same file system as the result: the final segment is renamed into place
+	})
+	if err != nil {
+		return nil, fmt.Errorf("index: create products index: %w", err)
+	}
+	store, err := newStoreWriter(dir)
+	if err != nil {
+		products.Close()
+		return nil, fmt.Errorf("index: create doc store: %w", err)
+	}
+	return &Builder{
+		dir:       dir,
+		products:  products,
+		store:     store,
+		blockSize: blockSize,
+		names:     map[string]*nameCount{},
+		normCache: map[string]string{},
+		meta:      meta{Format: formatNumber, BlockSize: blockSize},
+	}, nil
+}
+
+func (b *Builder) normalize(manufacturer string) string {
+	if n, ok := b.normCache[manufacturer]; ok {
+		return n
+	}
+	if len(b.normCache) >= 1<<16 {
+		clear(b.normCache)
+	}
+	n := Normalize(manufacturer)
+	b.normCache[manufacturer] = n
+	return n
+}
+
+// Add indexes one doc. Docs must arrive in subject order (the public doc and the tenant docs of
+// one subject in any order); an out-of-order or repeated (Subject, Visibility) is an error.
+func (b *Builder) Add(d Doc) error {
+	if b.closed {
+		return errors.New("index: Add after Close")
+	}
+	if b.err != nil {
+		return b.err
+	}
+	switch {
+	case d.Subject == "" || strings.Contains(d.Subject, reservedByte):
+		return fmt.Errorf("index: invalid subject %q", d.Subject)
+	case strings.Contains(d.Visibility, reservedByte):
+		return fmt.Errorf("index: invalid visibility %q", d.Visibility)
+	case d.TrustLevel < 0 || d.TrustLevel > 5:
+		return fmt.Errorf("index: %s: trust level %d out of range 0..5", d.Subject, d.TrustLevel)
+	case d.Subject < b.lastSubj:
+		return fmt.Errorf("index: %s added after %s: docs must arrive in subject order", d.Subject, b.lastSubj)
+	}
+	if d.Subject != b.lastSubj {
+		b.lastSubj, b.lastVis = d.Subject, b.lastVis[:0]
+	}
+	if slices.Contains(b.lastVis, d.Visibility) {
+		return fmt.Errorf("index: %s added twice for visibility %q", d.Subject, d.Visibility)
+	}
+	b.lastVis = append(b.lastVis, d.Visibility)
+
+	if b.meta.Docs >= maxDocs {
+		return errors.New("index: too many docs")
+	}
+	ord := uint32(b.meta.Docs)
+	key := timeKey(d.UpdatedAt)
+	fields := map[string]interface{}{
+		fTrust:         strconv.Itoa(d.TrustLevel),
+		fPassport:      boolTerm(d.HasPassport),
+		fUpdated:       exactTerm(key),
+		fUpdatedLevels: levelTerms(key),
+	}
+	vis := visPublic
+	if d.Visibility != "" {
+		vis = visTenant + d.Visibility
+	} else if len(d.ShadowedFor) > 0 {
+		fields[fShadow] = d.ShadowedFor
+	}
+	fields[fVis] = vis
+	rec := record{subject: d.Subject, manufacturer: d.Manufacturer, brand: d.Brand,
+		updated: d.UpdatedAt.Format(time.RFC3339Nano), trust: d.TrustLevel, passport: d.HasPassport}
+	nameID := noName
+	if name := b.normalize(d.Manufacturer); name != "" {
+		nc := b.names[name]
+		if nc == nil {
+			nc = &nameCount{name: name, id: uint32(len(b.nameList))}
+			b.names[name] = nc
+			b.nameList = append(b.nameList, nc)
+		}
+		rec.block = nc.count / b.blockSize
+		nc.count++
+		nameID = nc.id
+		fields[fName] = name
+		fields[fNameBlock] = blockTerm(name, rec.block)
+	}
+	if err := b.products.Index(docID(ord), fields); err != nil {
+		b.err = fmt.Errorf("index: %s: %w", d.Subject, err)
+		return b.err
+	}
+	if err := b.store.add(&rec, key, nameID); err != nil {
+		b.err = fmt.Errorf("index: %s: %w", d.Subject, err)
+		return b.err
+	}
+	if b.meta.Docs == 0 || key < b.meta.MinUpdated {
+		b.meta.MinUpdated = key
+	}
+	if b.meta.Docs == 0 || key > b.meta.MaxUpdated {
+		b.meta.MaxUpdated = key
+	}
+	b.meta.Docs++
+	return nil
+}
+
+func boolTerm(v bool) string {
+	if v {
+		return "1"
+	}
+	return "0"
+}
+
+// blockTerm names block n of a normalised name. Block numbers are fixed-width hex so that a term
+// range over blocks a..b of one name holds exactly those blocks.
+func blockTerm(name string, n int) string {
+	return fmt.Sprintf("%s\x1f%06x", name, n)
+}
+
+// Close finishes the Bleve index and the doc store, writes names.txt and meta.json, and closes
+// everything. After Close the directory holds the whole index and is never written again.
+func (b *Builder) Close() error {
+	if b.closed {
+		return nil
+	}
+	b.closed = true
+	if b.meta.Docs == 0 {
+		// Bleve's offline builder needs at least one document: add one that no query matches.
+		if err := b.products.Index("empty", map[string]interface{}{}); err != nil {
+			return fmt.Errorf("index: %w", err)
+		}
+	}
+	err := errors.Join(b.products.Close(), b.store.close())
+	if err != nil {
+		return fmt.Errorf("index: close: %w", err)
+	}
+	if b.err != nil {
+		return b.err
+	}
+	b.meta.Names = len(b.nameList)
+	if err := b.writeNames(); err != nil {
+		return err
+	}
+	js, err := json.MarshalIndent(b.meta, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(b.dir, metaFile), append(js, '\n'), 0o644); err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	return nil
+}
+
+// writeNames writes names.txt: one line per distinct normalised name, in id order (first
+// appearance), with the number of docs that carry it: "<count>\t<name>".
+func (b *Builder) writeNames() error {
+	f, err := os.Create(filepath.Join(b.dir, namesFile))
+	if err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	w := bufio.NewWriter(f)
+	for _, n := range b.nameList {
+		fmt.Fprintf(w, "%d\t%s\n", n.count, n.name)
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("index: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	return nil
+}
