@@ -28,8 +28,14 @@ for n in "$N_SMALL" "$N_BIG" "$N_SERVE"; do
     measure bin/pds gen --products "$n" --seed 7 --out "$in"
     GEN_T[$n]=$WALL_S
   fi
-  rm -rf "$snap"
-  measure bin/pds ingest --in "$in" --out "$snap" --quiet
+  if [ "${SKIP_INGEST:-}" = 1 ] && [ -f "$W/ingest-$n.txt" ] && [ -f "$snap/manifest.json" ]; then
+    # Reuse the snapshot and the figures of an earlier run (SKIP_INGEST=1).
+    read -r WALL_S RSS_MB < "$W/ingest-$n.txt"
+  else
+    rm -rf "$snap"
+    measure bin/pds ingest --in "$in" --out "$snap" --quiet
+    echo "$WALL_S $RSS_MB" > "$W/ingest-$n.txt"
+  fi
   ING_T[$n]=$WALL_S ING_RSS[$n]=$RSS_MB
   ING_SIZE[$n]=$(du -sm "$snap" | cut -f1)
   echo "ingest $n: ${WALL_S}s, peak RSS ${RSS_MB} MiB, snapshot ${ING_SIZE[$n]} MiB (input $(du -sm "$in" | cut -f1) MiB)"
@@ -67,8 +73,8 @@ RSS_SERVE=$(( $(awk '/VmHWM/{print $2}' /proc/$PDS_PID/status) / 1024 ))
 printf '%s\n' "${results[@]}"
 
 # 3. Report.
-rps() { for r in "${results[@]}"; do [[ $r == "$1 "* ]] && field rps "$r"; done; }
-p() { for r in "${results[@]}"; do [[ $r == "$1 "* ]] && field "$2" "$r"; done; }
+rps() { for r in "${results[@]}"; do if [[ $r == "$1 "* ]]; then field rps "$r"; fi; done; }
+p() { for r in "${results[@]}"; do if [[ $r == "$1 "* ]]; then field "$2" "$r"; fi; done; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", a/b}'; }
 ms() { awk -v u="$1" 'BEGIN{printf "%.2f", u/1000}'; }
 out=$(mktemp)

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# make fuzz: run every fuzz target for the given time each (default 10m),
+# one after the other. Inputs that fail are written by Go under the
+# package's testdata/fuzz/<Target>/; commit them with the fix.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+T=${1:-10m}
+targets=(
+  "./gs1/ FuzzValidate"
+  "./gs1/ FuzzParseDigitalLink"
+  "./ingest/ FuzzParseLine"
+  "./http/ FuzzREST"
+  "./mcp/ FuzzMCP"
+)
+for t in "${targets[@]}"; do
+  read -r pkg name <<<"$t"
+  echo "== $name ($pkg) for $T"
+  go test -run '^$' -fuzz "^${name}\$" -fuzztime "$T" -parallel 1 "$pkg"
+done
