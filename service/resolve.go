@@ -82,19 +82,55 @@ func (s *Service) Resolve(ctx context.Context, c Caller, a ResolveArgs) (*Result
 			continue
 		}
 		it.subjects = subs
-		for j, sub := range subs {
-			wants = append(wants, want{key: string(kv.Key(kv.TagAlias, sub.String())), at: i, sub: j})
-		}
 	}
-	// Read every alias in key order with one iterator.
-	sort.Slice(wants, func(i, j int) bool { return wants[i].key < wants[j].key })
 	r, err := snap.store.NewReader()
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	found := make([][]kv.Alias, len(items))
+	cov := newCoverageUnion(snap, c.Tenant)
+	// Fast path: an input that names one subject is looked up as a canonical
+	// subject, straight in the identity views, in key order.
+	var direct []want
+	for i := range items {
+		if it := &items[i]; it.status == "" && len(it.subjects) == 1 {
+			direct = append(direct, want{key: string(kv.AppendViewKey(nil, kv.TagIdentity, it.subjects[0].String(), "")), at: i})
+		}
+	}
+	sort.Slice(direct, func(i, j int) bool { return direct[i].key < direct[j].key })
 	var buf []byte
+	for _, w := range direct {
+		var ok bool
+		if buf, ok, err = r.Get([]byte(w.key), buf[:0]); err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		v, err := kv.DecodeView(buf)
+		if err != nil {
+			return nil, domain.Internal(err)
+		}
+		if c.Tenant != "" && v.HasTenant(c.Tenant) {
+			continue // the caller has its own view: the alias path finds it
+		}
+		it := &items[w.at]
+		it.status, it.subject = domain.StatusFound, it.subjects[0].String()
+		it.identity = append([]byte(nil), v.Body...)
+		cov.add(it.subject)
+	}
+	// Everything else goes through the aliases.
+	for i := range items {
+		it := &items[i]
+		if it.status != "" {
+			continue
+		}
+		for j, sub := range it.subjects {
+			wants = append(wants, want{key: string(kv.Key(kv.TagAlias, sub.String())), at: i, sub: j})
+		}
+	}
+	sort.Slice(wants, func(i, j int) bool { return wants[i].key < wants[j].key })
+	found := make([][]kv.Alias, len(items))
 	for _, w := range wants {
 		var ok bool
 		buf, ok, err = r.Get([]byte(w.key), buf[:0])
@@ -118,26 +154,10 @@ func (s *Service) Resolve(ctx context.Context, c Caller, a ResolveArgs) (*Result
 		at  int
 	}
 	var views []view
-	cov := domain.Coverage{SourcesConsulted: []string{}}
-	seenCov := map[string]bool{}
-	addCov := func(subject string) {
-		c := domain.CoverageOf(subject, c.Tenant, snap.sources)
-		for _, id := range c.SourcesConsulted {
-			if !seenCov[id] {
-				seenCov[id] = true
-				cov.SourcesConsulted = append(cov.SourcesConsulted, id)
-			}
-		}
-		for _, sk := range c.SourcesSkipped {
-			if k := sk.ID + "\x00" + sk.Reason; !seenCov[k] {
-				seenCov[k] = true
-				cov.SourcesSkipped = append(cov.SourcesSkipped, sk)
-			}
-		}
-	}
+	addCov := cov.add
 	for i := range items {
 		it := &items[i]
-		if it.status == "invalid" {
+		if it.status == "invalid" || it.status == domain.StatusFound {
 			continue
 		}
 		switch len(found[i]) {
@@ -182,8 +202,63 @@ func (s *Service) Resolve(ctx context.Context, c Caller, a ResolveArgs) (*Result
 		}
 		items[v.at].identity = append([]byte(nil), dv.Body...)
 	}
-	sort.Strings(cov.SourcesConsulted)
-	return encodeBatch(items, cov)
+	return encodeBatch(items, cov.result())
+}
+
+// coverageUnion gathers the sources a batch consulted. Subjects that share a
+// namespace and the first prefixLen digits are covered by the same sources,
+// so each such class is looked at once; once every source the caller may see
+// is in the union, nothing more is looked at.
+type coverageUnion struct {
+	snap    *Snapshot
+	tenant  string
+	seen    map[string]bool
+	classes map[string]bool
+	left    int
+	cov     domain.Coverage
+}
+
+func newCoverageUnion(snap *Snapshot, tenant string) *coverageUnion {
+	u := &coverageUnion{snap: snap, tenant: tenant, seen: map[string]bool{}, classes: map[string]bool{},
+		cov: domain.Coverage{SourcesConsulted: []string{}}}
+	for _, s := range snap.sources {
+		if s.VisibleTo(tenant) {
+			u.left++
+		}
+	}
+	return u
+}
+
+func (u *coverageUnion) add(subject string) {
+	if u.left == 0 {
+		return
+	}
+	class := subject
+	if ns, v, ok := cut(subject); ok && ns == "gtin" && len(v) > u.snap.prefixLen {
+		class = subject[:len(ns)+1+u.snap.prefixLen]
+	}
+	if u.classes[class] {
+		return
+	}
+	u.classes[class] = true
+	for _, s := range u.snap.sources {
+		if u.seen[s.ID] || !s.VisibleTo(u.tenant) || !s.CoversSubject(subject) {
+			continue
+		}
+		u.seen[s.ID] = true
+		u.left--
+		if s.IsEnabled() {
+			u.cov.SourcesConsulted = append(u.cov.SourcesConsulted, s.ID)
+		} else {
+			u.cov.SourcesSkipped = append(u.cov.SourcesSkipped, domain.Skipped{ID: s.ID, Reason: domain.SkipDisabled})
+		}
+	}
+}
+
+func (u *coverageUnion) result() domain.Coverage {
+	sort.Strings(u.cov.SourcesConsulted)
+	sort.Slice(u.cov.SourcesSkipped, func(i, j int) bool { return u.cov.SourcesSkipped[i].ID < u.cov.SourcesSkipped[j].ID })
+	return u.cov
 }
 
 // encodeBatch writes the envelope members of a batch answer, copying each

@@ -20,6 +20,7 @@ type Snapshot struct {
 	Manifest  manifest.Manifest
 	store     *kv.Store
 	sources   []*domain.Source // sorted by id
+	prefixLen int              // the longest gtin prefix any source lists
 	byID      map[string]*domain.SourceDescriptor
 	cursorKey []byte
 	searcher  Searcher
@@ -66,6 +67,13 @@ func OpenSnapshot(dir string, o OpenOptions) (*Snapshot, error) {
 		return nil, fmt.Errorf("%w: %s: sources: %v", manifest.ErrInvalid, dir, err)
 	}
 	sort.Slice(s.sources, func(i, j int) bool { return s.sources[i].ID < s.sources[j].ID })
+	for _, src := range s.sources {
+		if src.Covers != nil {
+			for _, p := range src.Covers.GTINPrefixes {
+				s.prefixLen = max(s.prefixLen, len(p))
+			}
+		}
+	}
 	key, ok, err := st.Meta("cursor_key")
 	if err != nil || !ok {
 		st.Close()
