@@ -1,7 +1,6 @@
 package kv
 
 import (
-	"errors"
 	"fmt"
 	"os"
 
@@ -69,31 +68,21 @@ func (s *Scratch) Flush() error {
 
 // Get copies the value of key into dst[:0]; pending writes are seen.
 func (s *Scratch) Get(key, dst []byte) ([]byte, bool, error) {
-	v, closer, err := s.batch.Get(key)
-	if errors.Is(err, pebble.ErrNotFound) {
-		return dst[:0], false, nil
-	}
+	dst, ok, err := copyValue(s.batch.Get, key, dst)
 	if err != nil {
-		return dst[:0], false, fmt.Errorf("scratch: %w", err)
+		err = fmt.Errorf("scratch: %w", err)
 	}
-	dst = append(dst[:0], v...)
-	closer.Close()
-	return dst, true, nil
+	return dst, ok, err
 }
 
 // GetCommitted is Get without the pending writes; it may run while another
 // goroutine writes.
 func (s *Scratch) GetCommitted(key, dst []byte) ([]byte, bool, error) {
-	v, closer, err := s.db.Get(key)
-	if errors.Is(err, pebble.ErrNotFound) {
-		return dst[:0], false, nil
-	}
+	dst, ok, err := copyValue(s.db.Get, key, dst)
 	if err != nil {
-		return dst[:0], false, fmt.Errorf("scratch: %w", err)
+		err = fmt.Errorf("scratch: %w", err)
 	}
-	dst = append(dst[:0], v...)
-	closer.Close()
-	return dst, true, nil
+	return dst, ok, err
 }
 
 // Iter is an iterator over the keys with one prefix, in order.

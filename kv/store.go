@@ -3,6 +3,7 @@ package kv
 import (
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/productdata/pds/domain"
@@ -38,12 +39,22 @@ func (s *Store) Close() error {
 
 // get copies the value of key into dst[:0]; ok is false when key is absent.
 func (s *Store) get(key, dst []byte) ([]byte, bool, error) {
-	v, closer, err := s.db.Get(key)
+	dst, ok, err := copyValue(s.db.Get, key, dst)
+	if err != nil {
+		err = domain.Internal(fmt.Errorf("kv: get: %w", err))
+	}
+	return dst, ok, err
+}
+
+// copyValue runs a Pebble point read and copies the value into dst[:0]
+// before releasing it; a missing key is ok = false, not an error.
+func copyValue(get func([]byte) ([]byte, io.Closer, error), key, dst []byte) ([]byte, bool, error) {
+	v, closer, err := get(key)
 	if errors.Is(err, pebble.ErrNotFound) {
 		return dst[:0], false, nil
 	}
 	if err != nil {
-		return dst[:0], false, domain.Internal(fmt.Errorf("kv: get: %w", err))
+		return dst[:0], false, err
 	}
 	dst = append(dst[:0], v...)
 	closer.Close()
