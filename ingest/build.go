@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
-	"runtime"
 	"strings"
 	"time"
 
@@ -66,56 +65,29 @@ func (c *cursor) each(subject []byte, fn func(v []byte) error) error {
 func (b *builder) buildViews(ctx context.Context) error {
 	b.current.Store("views")
 	b.count.Store(0)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	workers := runtime.GOMAXPROCS(0)
-	work := make(chan *subjectBatch, workers*2)
-	order := make(chan *subjectBatch, workers*4)
-	var gatherErr error
-	go func() {
-		defer close(work)
-		defer close(order)
-		gatherErr = b.gather(ctx, work, order)
-	}()
-	for w := 0; w < workers; w++ {
-		go func() {
-			for bt := range work {
-				out := make([]subjectOut, len(bt.subjects))
-				for i, sd := range bt.subjects {
-					out[i] = b.cat.compute(sd)
-				}
-				bt.out <- out
-			}
-		}()
+	compute := func(bt []*subjectData) []subjectOut {
+		out := make([]subjectOut, len(bt))
+		for i, sd := range bt {
+			out[i] = b.cat.compute(sd)
+		}
+		return out
 	}
-	var writeErr error
-	for bt := range order {
-		outs := <-bt.out
+	write := func(outs []subjectOut) error {
 		for i := range outs {
-			if writeErr != nil {
-				break
-			}
-			if writeErr = b.write(&outs[i]); writeErr != nil {
-				cancel()
+			if err := b.write(&outs[i]); err != nil {
+				return err
 			}
 		}
+		return nil
 	}
-	if writeErr != nil {
-		return writeErr
-	}
-	if gatherErr != nil {
-		return gatherErr
+	if err := ordered(ctx, b.gather, compute, write); err != nil {
+		return err
 	}
 	return b.scratch.Flush()
 }
 
 // subjectsPerBatch is how many products travel together between stages.
 const subjectsPerBatch = 64
-
-type subjectBatch struct {
-	subjects []*subjectData
-	out      chan []subjectOut
-}
 
 // subjectOut is everything written for one product.
 type subjectOut struct {
@@ -132,7 +104,7 @@ type kvEntry struct{ key, value []byte }
 // gather reads the products and their records in subject order. It reads
 // only committed scratch data, so the writer may add to the scratch batch
 // meanwhile.
-func (b *builder) gather(ctx context.Context, work, order chan<- *subjectBatch) error {
+func (b *builder) gather(ctx context.Context, emit func([]*subjectData) error) error {
 	products, err := b.scratch.NewIter([]byte{'P', 0})
 	if err != nil {
 		return err
@@ -154,20 +126,11 @@ func (b *builder) gather(ctx context.Context, work, order chan<- *subjectBatch) 
 	}
 	defer verdicts.it.Close()
 
-	bt := &subjectBatch{out: make(chan []subjectOut, 1)}
+	var bt []*subjectData
 	send := func() error {
-		select {
-		case work <- bt:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		select {
-		case order <- bt:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		bt = &subjectBatch{out: make(chan []subjectOut, 1)}
-		return nil
+		err := emit(bt)
+		bt = nil
+		return err
 	}
 	for ok := products.First(); ok; ok = products.Next() {
 		b.count.Add(1)
@@ -175,14 +138,14 @@ func (b *builder) gather(ctx context.Context, work, order chan<- *subjectBatch) 
 		if err != nil {
 			return err
 		}
-		bt.subjects = append(bt.subjects, sd)
-		if len(bt.subjects) == subjectsPerBatch {
+		bt = append(bt, sd)
+		if len(bt) == subjectsPerBatch {
 			if err := send(); err != nil {
 				return err
 			}
 		}
 	}
-	if len(bt.subjects) > 0 {
+	if len(bt) > 0 {
 		return send()
 	}
 	return nil

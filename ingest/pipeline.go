@@ -31,7 +31,6 @@ type lineBatch struct {
 	first   int // line number of lines[0]
 	lines   [][]byte
 	tooLong []bool
-	out     chan []parseResult
 }
 
 type parseResult struct {
@@ -39,9 +38,63 @@ type parseResult struct {
 	r *reject
 }
 
-// readFile streams one input file: a reader goroutine cuts it into batches of
-// lines, workers parse them in parallel, and apply sees the results in line
-// order. A file that is absent counts as empty.
+// ordered runs the three stages every long phase of ingest has: produce, on
+// one goroutine, emits batches in order; work turns each batch into a
+// result on every core at once; consume sees the results here, in the order
+// produce emitted them. The first error of consume or produce stops the
+// run (the others drain) and is returned.
+func ordered[B, R any](ctx context.Context, produce func(ctx context.Context, emit func(B) error) error, work func(B) R, consume func(R) error) error {
+	type job struct {
+		in  B
+		out chan R
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	workers := runtime.GOMAXPROCS(0)
+	jobs := make(chan job, workers*2)
+	order := make(chan job, workers*4)
+	var produceErr error
+	go func() {
+		defer close(jobs)
+		defer close(order)
+		produceErr = produce(ctx, func(in B) error {
+			j := job{in: in, out: make(chan R, 1)}
+			for _, ch := range []chan job{jobs, order} {
+				select {
+				case ch <- j:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			}
+			return nil
+		})
+	}()
+	for w := 0; w < workers; w++ {
+		go func() {
+			for j := range jobs {
+				j.out <- work(j.in)
+			}
+		}()
+	}
+	var consumeErr error
+	for j := range order {
+		r := <-j.out
+		if consumeErr != nil {
+			continue // drain, so that produce can finish
+		}
+		if consumeErr = consume(r); consumeErr != nil {
+			cancel()
+		}
+	}
+	if consumeErr != nil {
+		return consumeErr
+	}
+	return produceErr
+}
+
+// readFile streams one input file: the reader cuts it into batches of lines,
+// workers parse them in parallel, and apply sees the results in line order.
+// A file that is absent counts as empty.
 func (b *builder) readFile(ctx context.Context, logical string, parse parseFunc, apply applyFunc) error {
 	name, ok := b.inputs.paths[logical]
 	if !ok {
@@ -54,66 +107,46 @@ func (b *builder) readFile(ctx context.Context, logical string, parse parseFunc,
 		return err
 	}
 	defer lr.close()
-
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	workers := runtime.GOMAXPROCS(0)
-	work := make(chan *lineBatch, workers*2)
-	order := make(chan *lineBatch, workers*4)
-	var readErr error
-	go func() {
-		defer close(work)
-		defer close(order)
-		readErr = readBatches(ctx, lr, work, order)
-	}()
-	for w := 0; w < workers; w++ {
-		go func() {
-			for bt := range work {
-				res := make([]parseResult, len(bt.lines))
-				for i, line := range bt.lines {
-					switch {
-					case bt.tooLong[i]:
-						res[i].r = rejectf("line is longer than %d bytes", maxLine)
-					case len(line) > 0:
-						res[i].p, res[i].r = parse(line)
-					}
-				}
-				bt.out <- res
-			}
-		}()
+	type parsedBatch struct {
+		*lineBatch
+		res []parseResult
 	}
-	var applyErr error
-	for bt := range order {
-		res := <-bt.out
-		if applyErr != nil {
-			continue // drain, so the reader can finish
+	parseBatch := func(bt *lineBatch) parsedBatch {
+		res := make([]parseResult, len(bt.lines))
+		for i, line := range bt.lines {
+			switch {
+			case bt.tooLong[i]:
+				res[i].r = rejectf("line is longer than %d bytes", maxLine)
+			case len(line) > 0:
+				res[i].p, res[i].r = parse(line)
+			}
 		}
-		for i := range res {
-			n := bt.first + i
+		return parsedBatch{bt, res}
+	}
+	applyBatch := func(pb parsedBatch) error {
+		for i := range pb.res {
+			n := pb.first + i
 			b.count.Add(1)
-			if len(bt.lines[i]) == 0 && !bt.tooLong[i] {
+			if len(pb.lines[i]) == 0 && !pb.tooLong[i] {
 				continue // blank lines are not records
 			}
-			r := res[i].r
+			r := pb.res[i].r
 			if r == nil {
-				r = apply(res[i].p, n)
+				r = apply(pb.res[i].p, n)
 			}
 			if r != nil {
 				if err := b.rejectLine(logical, name, n, r.reason); err != nil {
-					applyErr = err
-					cancel()
-					break
+					return err
 				}
 				continue
 			}
 			b.summary.Accepted[logical]++
 		}
+		return nil
 	}
-	if applyErr != nil {
-		return applyErr
-	}
-	if readErr != nil {
-		return readErr
+	produce := func(ctx context.Context, emit func(*lineBatch) error) error { return readBatches(lr, emit) }
+	if err := ordered(ctx, produce, parseBatch, applyBatch); err != nil {
+		return err
 	}
 	sum, err := lr.finish()
 	if err != nil {
@@ -123,11 +156,10 @@ func (b *builder) readFile(ctx context.Context, logical string, parse parseFunc,
 	return nil
 }
 
-// readBatches reads lines into batches and hands each to the workers and,
-// in order, to the applier.
-func readBatches(ctx context.Context, lr *lineReader, work, order chan<- *lineBatch) error {
+// readBatches reads lines into batches and emits each.
+func readBatches(lr *lineReader, emit func(*lineBatch) error) error {
 	for {
-		bt := &lineBatch{first: lr.line + 1, out: make(chan []parseResult, 1)}
+		bt := &lineBatch{first: lr.line + 1}
 		for len(bt.lines) < batchLines {
 			line, tooLong, err := lr.next()
 			if errors.Is(err, io.EOF) {
@@ -136,22 +168,14 @@ func readBatches(ctx context.Context, lr *lineReader, work, order chan<- *lineBa
 			if err != nil {
 				return fmt.Errorf("input: %s: %w", lr.name, err)
 			}
-			trimmed := trimSpace(line)
-			bt.lines = append(bt.lines, append([]byte(nil), trimmed...))
+			bt.lines = append(bt.lines, append([]byte(nil), trimSpace(line)...))
 			bt.tooLong = append(bt.tooLong, tooLong)
 		}
 		if len(bt.lines) == 0 {
 			return nil
 		}
-		select {
-		case work <- bt:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		select {
-		case order <- bt:
-		case <-ctx.Done():
-			return ctx.Err()
+		if err := emit(bt); err != nil {
+			return err
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -118,5 +119,34 @@ func TestInputErrors(t *testing.T) {
 	}
 	if sum.Accepted["products.ndjson"] != 1 || !strings.Contains(rejects, "products.ndjson:1: line is longer than") {
 		t.Errorf("long line: %v %q", sum.Accepted, rejects)
+	}
+}
+
+// A reject deep in a file that spans many batches: --strict stops there and
+// publishes nothing; otherwise every other line is accepted, in order.
+func TestManyBatches(t *testing.T) {
+	in := t.TempDir()
+	var b strings.Builder
+	for i := 1; i <= 3000; i++ {
+		if i == 1700 {
+			b.WriteString("{not json\n")
+			continue
+		}
+		fmt.Fprintf(&b, `{"identifiers":["internal_sku:P-%d"],"manufacturer":"M","trust_level":"L1","status":"active","updated_at":"2025-01-01T00:00:00Z"}`+"\n", i)
+	}
+	os.WriteFile(filepath.Join(in, "products.ndjson"), []byte(b.String()), 0o644)
+	out, _, rejects, err := build(t, in, true)
+	if !errors.Is(err, ingest.ErrStrict) || !strings.Contains(err.Error(), "products.ndjson:1700:") {
+		t.Fatalf("strict: %v", err)
+	}
+	if _, statErr := os.Stat(out); statErr == nil || strings.Count(rejects, "\n") != 1 {
+		t.Fatalf("strict published something or reported more: %q", rejects)
+	}
+	_, sum, rejects, err := build(t, in, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Accepted["products.ndjson"] != 2999 || sum.Views != 2999 || rejects != "products.ndjson:1700: not valid JSON: invalid character 'n' looking for beginning of object key string\n" {
+		t.Fatalf("accepted %v, views %d, rejects %q", sum.Accepted, sum.Views, rejects)
 	}
 }
