@@ -99,3 +99,14 @@ pg_stop() {
 percentiles() {
   sort -n "$1" | awk '{a[NR]=$1} END {p50=a[int(NR*0.50)>0?int(NR*0.50):1]; p99=a[int(NR*0.99)>0?int(NR*0.99):1]; print p50, p99}'
 }
+
+# ensure_snapshot DIR N: make sure DIR/snap-N exists, generating DIR/in-N
+# (pds gen, seed 7) and ingesting it when missing. Sets IN and SNAP.
+ensure_snapshot() {
+  IN="$1/in-$2" SNAP="$1/snap-$2"
+  if [ ! -f "$SNAP/manifest.json" ]; then
+    [ -f "$IN/products.ndjson" ] || bin/pds gen --products "$2" --seed 7 --out "$IN"
+    rm -rf "$SNAP"
+    bin/pds ingest --in "$IN" --out "$SNAP" --quiet
+  fi
+}

@@ -15,12 +15,8 @@ BATCHES=${BATCHES:-50}
 mkdir -p "$W"
 go build -o bin/pds ./cmd/pds
 go build -o bin/exportidentity ./bench/exportidentity
-in="$W/in-$N" snap="$W/snap-$N"
-if [ ! -f "$snap/manifest.json" ]; then
-  [ -f "$in/products.ndjson" ] || bin/pds gen --products "$N" --seed 7 --out "$in"
-  rm -rf "$snap"
-  bin/pds ingest --in "$in" --out "$snap" --quiet
-fi
+ensure_snapshot "$W" "$N"
+in=$IN snap=$SNAP
 
 # The batches: BATCHES bodies of 1000 random existing canonical subjects.
 bin/exportidentity --snapshot "$snap" > "$W/identity.tsv"

@@ -16,12 +16,8 @@ PORT_PG=${PORT_PG:-15433}
 mkdir -p "$W"
 go build -o bin/pds ./cmd/pds
 go build -o bin/searchbench ./bench/searchbench
-in="$W/in-$N" snap="$W/snap-$N"
-if [ ! -f "$snap/manifest.json" ]; then
-  [ -f "$in/products.ndjson" ] || bin/pds gen --products "$N" --seed 7 --out "$in"
-  rm -rf "$snap"
-  bin/pds ingest --in "$in" --out "$snap" --quiet
-fi
+ensure_snapshot "$W" "$N"
+in=$IN snap=$SNAP
 bin/searchbench queries --products "$in/products.ndjson" --n "$Q" --seed 11 --out "$W/queries.tsv"
 bin/searchbench paths --queries "$W/queries.tsv" > "$W/paths-search.txt"
 head -n "$QPG" "$W/queries.tsv" > "$W/queries-pg.tsv"
