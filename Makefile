@@ -27,7 +27,7 @@ $(DEMO_KEY): | build
 	@rm -f $(DEMO_KEYS)
 	@$(BIN) keys add --keys $(DEMO_KEYS) --tenant demo --scopes identifiers:validate,digital-links:parse,products:read,products:resolve,products:search,sources:read,mcp 2>/dev/null > $(DEMO_KEY).tmp && mv $(DEMO_KEY).tmp $(DEMO_KEY)
 
-run: build $(SAMPLE_SNAP)/manifest.json $(DEMO_KEY) ## serve the bundled sample on $(PDS_ADDR) with a demo key
+run: build $(SAMPLE_SNAP)/manifest.json $(DEMO_KEY) ## serve the bundled sample on 127.0.0.1:8080 (PDS_ADDR overrides) with a demo key
 	@echo "demo API key: $$(cat $(DEMO_KEY))"
 	@echo "try:  curl -s -H \"Authorization: Bearer $$(cat $(DEMO_KEY))\" http://$(PDS_ADDR)/v1/products/09520123456788/dpp"
 	$(BIN) serve --snapshot $(SAMPLE_SNAP) --keys $(DEMO_KEYS) --addr $(PDS_ADDR)
