@@ -63,21 +63,8 @@ func (e *env) do(t *testing.T, method, path, key, body string, hdr ...string) re
 	for i := 0; i+1 < len(hdr); i += 2 {
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := response{status: res.StatusCode, header: res.Header, body: b}
-	if len(b) > 0 {
-		if err := json.Unmarshal(b, &r.json); err != nil {
-			t.Fatalf("%s %s: body is not a JSON object: %v\n%s", method, path, err, b)
-		}
-	}
+	var r response
+	r.status, r.header, r.body, r.json = fixture.Send(t, req)
 	return r
 }
 
