@@ -3,9 +3,9 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"runtime/debug"
 	"time"
 
+	"github.com/productdata/pds/buildinfo"
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/httpwire"
 	"github.com/productdata/pds/service"
@@ -361,10 +361,7 @@ func (h *handler) toolFailure(t *tool, err error, requestID string) callResult {
 
 // discoverResult is the server/discover result.
 func discoverResult() any {
-	version := "devel"
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		version = bi.Main.Version
-	}
+	version := buildinfo.Version()
 	return map[string]any{
 		"resultType":        "complete",
 		"supportedVersions": []string{ProtocolVersion},
