@@ -404,6 +404,11 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	h := w.Header()
 	h["Content-Type"] = problemType
 	httpwire.SetProblemHeaders(h, err)
+	if de.Code == domain.CodeUnauthenticated {
+		// Close a connection that has not authenticated, so that idle
+		// keep-alive connections of unknown clients cannot pile up.
+		h.Set("Connection", "close")
+	}
 	if rec, ok := w.(*recorder); ok {
 		rec.code = p.Code
 	}
