@@ -224,3 +224,16 @@ func Fingerprint(dir string) (string, error) {
 	}
 	return m.BuildID + "/" + hex.EncodeToString(h.Sum(nil)), nil
 }
+
+// FilesIn returns the base names of the listed files directly in folder dir
+// of the snapshot ("store"), for opening a store through a file system that
+// shows nothing else.
+func (m Manifest) FilesIn(dir string) []string {
+	names := []string{}
+	for _, f := range m.Files {
+		if path.Dir(f.Path) == dir {
+			names = append(names, path.Base(f.Path))
+		}
+	}
+	return names
+}
