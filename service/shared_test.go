@@ -23,7 +23,8 @@ func TestOneSnapshotOpenedTwice(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := svc.Product(context.Background(), c, service.ViewIdentity, "09520123456788")
+		id := "09520123456788"
+		res, err := svc.Identity(context.Background(), c, service.ProductArgs{Identifier: &id})
 		if err != nil || !strings.Contains(string(res.Body), `"found"`) {
 			t.Fatalf("service %d: %v %s", i+1, err, res.Body)
 		}
