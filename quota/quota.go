@@ -193,6 +193,37 @@ func (m *Meter) Limits(c service.Caller) (service.Limits, bool) {
 	return service.Limits{}, false
 }
 
+// Usage says where a caller stands against its tenant's quota and its key's
+// rate bucket, without billing or taking a token.
+func (m *Meter) Usage(c service.Caller) service.KeyUsage {
+	var out service.KeyUsage
+	k := c.Key
+	if k == nil {
+		return out
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.now()
+	if k.Quota > 0 {
+		name, end := period(k.QuotaPeriod, now)
+		used := int64(0)
+		if u := m.usage[c.Tenant]; u != nil && u.Period == name {
+			used = u.Used
+		}
+		out.Quota = &service.QuotaUsage{Limit: k.Quota, Period: k.QuotaPeriod, Used: used,
+			Remaining: max(0, k.Quota-used), ResetsAt: end.Format(time.RFC3339)}
+	}
+	if k.Rate > 0 {
+		b, at := m.bucket(k.ID, k.Rate, k.Burst, now)
+		depth := burst(k.Rate, k.Burst)
+		tokens := b.lim.TokensAt(at)
+		left := int64(math.Floor(tokens))
+		out.Rate = &service.RateUsage{PerSecond: k.Rate, Burst: int64(depth), Used: int64(depth) - left, Remaining: left,
+			FullInSeconds: int64(math.Ceil((depth - tokens) / k.Rate))}
+	}
+	return out
+}
+
 // Flush writes the usage file when something was billed since the last
 // flush. It writes a new file and renames it into place.
 func (m *Meter) Flush() error {
