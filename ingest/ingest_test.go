@@ -20,7 +20,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // dump lists every entry of the views, aliases and sources of a snapshot.
 func dump(t testing.TB, snap string) string {
 	t.Helper()
-	st, err := kv.Open(filepath.Join(snap, "store"), 1<<20)
+	st, err := kv.Open(filepath.Join(snap, "store"), 1<<20, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
