@@ -55,3 +55,19 @@ func TestImports(t *testing.T) {
 		})
 	}
 }
+
+// cmd/pds wires packages together and never speaks HTTP itself (the http
+// package owns the server, its timeouts and limits): no non-test file of it
+// imports net/http. The package is named http, so a mistake would otherwise
+// go unseen behind an alias.
+func TestCmdFreeOfNetHTTP(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{join .Imports "\n"}}`, "./cmd/pds").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, imp := range strings.Fields(string(out)) {
+		if imp == "net/http" || strings.HasPrefix(imp, "net/http/") {
+			t.Errorf("cmd/pds imports %s", imp)
+		}
+	}
+}
