@@ -121,7 +121,7 @@ func (s *serve) Open(stderr io.Writer) error {
 			allowed = append(allowed, o)
 		}
 	}
-	s.handler = pdshttp.NewWithOptions(s.svc, s.log, mcp.New(s.svc, s.log, allowed),
+	s.handler = pdshttp.NewWithOptions(s.svc, s.log, mcp.NewWithMetrics(s.svc, s.log, allowed, s.metrics),
 		pdshttp.Options{Metrics: s.metrics, MaxInFlight: s.maxInFlight})
 	s.ln = &pdshttp.Listener{Addr: s.addr, AdminAddr: s.adminAddr, Handler: s.handler, Metrics: s.metrics, Limits: s.limits, Log: s.log}
 	if err := s.ln.Open(); err != nil {

@@ -45,7 +45,7 @@ func TestServeOperable(t *testing.T) {
 	dir := t.TempDir()
 	current := filepath.Join(dir, "current")
 	os.Symlink(snap, current)
-	keysPath, _ := fixture.Keys(t)
+	keysPath, secrets := fixture.Keys(t)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -87,6 +87,24 @@ func TestServeOperable(t *testing.T) {
 	status, body = get(admin + "/metrics")
 	if status != 200 || !strings.Contains(body, "pds_snapshot_info{") || !strings.Contains(body, `pds_http_requests_total{code="200",method="GET",route="/readyz"} 1`) {
 		t.Fatalf("admin metrics %d:\n%s", status, body)
+	}
+
+	// An MCP tool call is counted by tool and outcome.
+	req, _ := http.NewRequest("POST", base+"/v1/mcp", strings.NewReader(
+		`{"jsonrpc":"2.0","id":"1","method":"tools/call","params":{"name":"whoami","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+secrets[fixture.KeyFull])
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "tools/call")
+	req.Header.Set("Mcp-Name", "whoami")
+	if res, err := http.DefaultClient.Do(req); err != nil || res.StatusCode != 200 {
+		t.Fatalf("mcp call: %v %v", res, err)
+	} else {
+		res.Body.Close()
+	}
+	_, body = get(admin + "/metrics")
+	if !strings.Contains(body, `pds_mcp_tool_calls_total{outcome="ok",tool="whoami"} 1`) {
+		t.Errorf("tool call not counted")
 	}
 
 	tmp := filepath.Join(dir, "current.tmp")
