@@ -244,7 +244,7 @@ func (m *Metrics) KeysReloaded(ok bool) {
 // TenantUsage is one tenant's quota use in the current period.
 type TenantUsage struct {
 	Tenant      string
-	Used, Limit int64
+	Used, Limit int64 // Limit 0: not known (not reported)
 }
 
 // usageCollector reports the tenants' quota use at scrape time.
@@ -274,6 +274,8 @@ func (c *usageCollector) Collect(ch chan<- prometheus.Metric) {
 	for _, t := range order {
 		v := used[t]
 		ch <- prometheus.MustNewConstMetric(usedDesc, prometheus.GaugeValue, float64(v[0]), t)
-		ch <- prometheus.MustNewConstMetric(limitDesc, prometheus.GaugeValue, float64(v[1]), t)
+		if v[1] > 0 {
+			ch <- prometheus.MustNewConstMetric(limitDesc, prometheus.GaugeValue, float64(v[1]), t)
+		}
 	}
 }

@@ -113,7 +113,14 @@ func (s *serve) Open(stderr io.Writer) error {
 		return err
 	}
 	s.svc = service.New(snap, ks, s.meter, s.log)
-	s.metrics = metrics.New(nil)
+	meter := s.meter
+	s.metrics = metrics.New(func() []metrics.TenantUsage {
+		var out []metrics.TenantUsage
+		for _, u := range meter.Tenants() {
+			out = append(out, metrics.TenantUsage{Tenant: u.Tenant, Used: u.Used})
+		}
+		return out
+	})
 	s.reportSnapshot(snap)
 	var allowed []string
 	for _, o := range strings.Split(s.origins, ",") {
