@@ -70,8 +70,6 @@ func New(svc *service.Service, log *slog.Logger, mcp http.Handler) *Server {
 	return s
 }
 
-type ridKey struct{}
-
 // ServeHTTP gives every request an id, logs it, and routes it.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
