@@ -4,7 +4,7 @@
 //	ingest      reads and validates the NDJSON input, precomputes every answer, writes a snapshot
 //	kv, index   hold the snapshot: Pebble views per visibility, the Bleve manufacturer index
 //	service     implements every operation once, reading kv and index, in domain types
-//	http | mcp  the two transports, REST and MCP, each a thin layer over service
+//	http | mcp  the two transports, REST and MCP: thin layers over service, sharing httpwire
 //	cmd/pds     the binary: pds ingest builds a snapshot, pds serve answers from it
 //
 // This package holds no code besides the repository-wide tests; README.md
