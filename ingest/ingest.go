@@ -7,8 +7,9 @@
 // (one per visibility) as sorted tables of the snapshot's store. Memory holds
 // one product's records at a time, plus the sources and parties.
 //
-// A snapshot is built in a temporary directory beside --out and renamed into
-// place only when it is whole.
+// A snapshot is built in a temporary directory beside --out, synced, and
+// renamed into place only when it is whole; temporaries that killed builds
+// left beside --out are removed by the next build (see tempdir.go).
 package ingest
 
 import (
@@ -56,8 +57,11 @@ type Summary struct {
 	Accepted    map[string]int64 // per input file
 	Rejected    map[string]int64 // per input file
 	Ignored     []string         // files in the input directory that are not input
-	Views       int64
-	Duration    time.Duration
+	// RemovedStale lists the temporary folders of earlier, killed builds
+	// that this build removed from beside Out.
+	RemovedStale []string
+	Views        int64
+	Duration     time.Duration
 }
 
 // maxRejectLines is how many rejects of one file are printed; all are counted.
@@ -109,11 +113,15 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	}
 	id := ulid.MustNew(ulid.Timestamp(opts.Now()), rand.Reader).String()
 	b.summary.BuildID = id
-	tmp := filepath.Join(filepath.Dir(filepath.Clean(opts.Out)), "."+filepath.Base(opts.Out)+".tmp-"+id)
-	if err := os.MkdirAll(tmp, 0o755); err != nil {
-		return b.summary, fmt.Errorf("output: %w", err)
+	if b.summary.RemovedStale, err = removeStale(opts.Out); err != nil {
+		return b.summary, err
 	}
-	defer os.RemoveAll(tmp)
+	td, err := claimTemp(opts.Out, id)
+	if err != nil {
+		return b.summary, err
+	}
+	defer td.release()
+	tmp := td.path
 
 	stop := b.startProgress()
 	defer stop()
@@ -129,12 +137,28 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		return b.summary, err
 	}
 	delete(m.Counts, "views")
-	if err := os.Rename(tmp, opts.Out); err != nil {
-		return b.summary, fmt.Errorf("publish snapshot: %w", err)
+	if err := publish(tmp, opts.Out); err != nil {
+		return b.summary, err
 	}
 	b.summary.InputDigest = m.InputDigest
 	b.summary.Duration = time.Since(start)
 	return b.summary, nil
+}
+
+// publish makes the finished build at tmp the snapshot out: every file and
+// folder synced, then one rename, then the parent folder synced so that the
+// rename itself survives a power loss.
+func publish(tmp, out string) error {
+	if err := syncTree(tmp); err != nil {
+		return fmt.Errorf("publish snapshot: %w", err)
+	}
+	if err := os.Rename(tmp, out); err != nil {
+		return fmt.Errorf("publish snapshot: %w", err)
+	}
+	if err := syncPath(filepath.Dir(filepath.Clean(out))); err != nil {
+		return fmt.Errorf("publish snapshot: %w", err)
+	}
+	return nil
 }
 
 func (b *builder) build(ctx context.Context, tmp string) (err error) {

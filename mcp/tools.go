@@ -261,14 +261,34 @@ func newTools(svc *service.Service) []*tool {
 		{
 			Name:  "whoami",
 			Title: "Identify the calling key",
-			Description: "Tells which tenant and scopes the API key in use resolves to (data.tenant, data.scopes, and data.key_id, a public id of the key, never the key). " +
-				"Use it to confirm that the connection works, or to find out why a tool answers FORBIDDEN: each tool also needs its operation's scope " +
-				"(identifiers:validate, products:resolve, products:read, products:search, digital-links:parse, sources:read). Takes no arguments; not billed.",
+			Description: "Tells which tenant and scopes the API key in use resolves to (data.tenant, data.scopes, and data.key_id, a public id of the key, never the key), " +
+				"and where it stands against its limits (data.limits.quota: the tenant's quota used and remaining this period; data.limits.rate: the key's rate bucket; null when the key has no such limit). " +
+				"Use it to confirm that the connection works, to find out why a tool answers FORBIDDEN (each tool also needs its operation's scope: " +
+				"identifiers:validate, products:resolve, products:read, products:search, digital-links:parse, sources:read), or how much quota is left before TENANT_QUOTA_EXCEEDED. " +
+				"Takes no arguments; not billed, and takes no rate-limit token.",
 			InputSchema: input(nil, obj{}),
-			OutputSchema: envelope("found: always.", object("The key's tenant and scopes.", []string{"tenant", "scopes", "key_id"}, obj{
+			OutputSchema: envelope("found: always.", object("The key's tenant, scopes and limits.", []string{"tenant", "scopes", "key_id", "limits"}, obj{
 				"tenant": str("The tenant the key belongs to."),
 				"scopes": array("The scopes the key holds.", str("A scope.")),
 				"key_id": str("A public identifier of the key (never the key)."),
+				"limits": object("Where the key stands against its quota and rate limit.", []string{"quota", "rate"}, obj{
+					"quota": nullable("The tenant's quota in the current period (shared by every key of the tenant), or null when the key has none.",
+						object("", []string{"limit", "period", "used", "remaining", "resets_at"}, obj{
+							"limit":     integer("Billing units per period.", 1),
+							"period":    strEnum("The period, a UTC day or month.", "day", "month"),
+							"used":      integer("Units billed so far this period.", 0),
+							"remaining": integer("Units left this period.", 0),
+							"resets_at": str("When the next period starts (RFC 3339)."),
+						})),
+					"rate": nullable("The key's rate bucket now, or null when the key has no rate limit.",
+						object("", []string{"per_second", "burst", "used", "remaining", "full_in_seconds"}, obj{
+							"per_second":      obj{"type": "number", "minimum": 0, "description": "Calls a second the bucket refills."},
+							"burst":           integer("Calls the full bucket allows at once.", 1),
+							"used":            integer("Calls spent from the bucket and not yet refilled (used + remaining = burst).", 0),
+							"remaining":       integer("Calls that may be made at once now.", 0),
+							"full_in_seconds": integer("Seconds until the bucket is full again.", 0),
+						})),
+				}),
 			}), nil),
 			run: call(svc.Whoami),
 		},
