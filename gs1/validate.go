@@ -42,6 +42,7 @@ const (
 	WarnZeroSuppressedGTIN       = "ZERO_SUPPRESSED_GTIN"
 	WarnTrailingSlash            = "TRAILING_SLASH"
 	WarnRequisiteAIMissing       = "REQUISITE_AI_MISSING"
+	WarnEncodedAI                = "PERCENT_ENCODED_AI"
 )
 
 // Formats reported in ValidationData.Format.
