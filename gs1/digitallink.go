@@ -213,7 +213,7 @@ func ParseDigitalLink(uri string) (*Link, error) {
 	if msg := digsigSerial(elems); msg != "" {
 		return nil, invalid(msg)
 	}
-	warnings = append(warnings, requisites(elems)...)
+	warnings = append(warnings, requisites(elems, "URI")...)
 	if trailing {
 		warnings = append(warnings, Warning{Code: WarnTrailingSlash, Severity: SeverityWarn,
 			Detail: "the path ends with '/'; a Digital Link URI should not"})
@@ -247,7 +247,7 @@ func buildLink(uri, stem string, elems []element, nq int, ignored []string, warn
 		b.WriteByte('(')
 		b.WriteString(e.def.ai)
 		b.WriteByte(')')
-		b.WriteString(e.value)
+		writeBracketValue(&b, e.value)
 	}
 	esEnd := b.Len()
 	b.WriteString(CanonicalHost)
@@ -477,7 +477,7 @@ func minLength(d *aiDef) int {
 
 // requisites checks the req= attributes over all elements and gives a
 // warning for each one unmet.
-func requisites(elems []element) []Warning {
+func requisites(elems []element, where string) []Warning {
 	var ws []Warning
 	for _, e := range elems {
 		for _, alts := range e.def.req {
@@ -504,7 +504,7 @@ func requisites(elems []element) []Warning {
 			}
 			if !met {
 				ws = append(ws, Warning{Code: WarnRequisiteAIMissing, Severity: SeverityWarn,
-					Detail: aiName(e.def) + " is normally accompanied by " + reqText(alts) + " on the item; none is in this URI"})
+					Detail: aiName(e.def) + " is normally accompanied by " + reqText(alts) + " on the item; none is in this "+where})
 			}
 		}
 	}

@@ -342,9 +342,9 @@ func checkLinkShape(t *testing.T, l *Link) {
 	if !strings.HasPrefix(l.URI, l.Stem) {
 		t.Errorf("stem %q is not a prefix of %q", l.Stem, l.URI)
 	}
-	want := "(" + l.Primary.AI + ")" + l.Primary.Value
+	want := "(" + l.Primary.AI + ")" + strings.ReplaceAll(l.Primary.Value, "(", `\(`)
 	for _, e := range append(append([]Element{}, l.Qualifiers...), l.Attributes...) {
-		want += "(" + e.AI + ")" + e.Value
+		want += "(" + e.AI + ")" + strings.ReplaceAll(e.Value, "(", `\(`)
 	}
 	if l.ElementString != want {
 		t.Errorf("element string %q, want %q", l.ElementString, want)
