@@ -504,7 +504,7 @@ func requisites(elems []element, where string) []Warning {
 			}
 			if !met {
 				ws = append(ws, Warning{Code: WarnRequisiteAIMissing, Severity: SeverityWarn,
-					Detail: aiName(e.def) + " is normally accompanied by " + reqText(alts) + " on the item; none is in this "+where})
+					Detail: aiName(e.def) + " is normally accompanied by " + reqText(alts) + " on the item; none is in this " + where})
 			}
 		}
 	}
