@@ -156,7 +156,7 @@ func readBracketed(elems []element, s string, warnings *[]Warning) ([]element, *
 		d := lookupAI(ai)
 		if d == nil {
 			if !isDigits(ai) || len(ai) < 2 || len(ai) > 4 {
-				return nil, invalid("(" + clip(ai, 16) + ") is not an AI: an AI is 2 to 4 digits")
+				return nil, invalid(quote("("+ai+")") + " is not an AI: an AI is 2 to 4 digits")
 			}
 			return nil, invalid("no GS1 AI " + ai + " exists")
 		}

@@ -261,20 +261,16 @@ func lintPosInSeq(s string) string {
 	return ""
 }
 
-// lintIBAN checks the shape and the mod-97 check of an IBAN.
+// lintIBAN checks an IBAN as the reference engine does: an ISO 3166-1
+// alpha-2 country code, 11 to 34 characters of 0-9 and A-Z, and the mod-97
+// check.
 func lintIBAN(s string) string {
-	const msg = "is not an IBAN (country letters, two check digits, up to 30 letters or digits, mod-97 check)"
-	if len(s) < 5 || len(s) > 34 {
+	const msg = "is not an IBAN (ISO 3166 country code, check digits, 11 to 34 letters A-Z or digits, mod-97 check)"
+	if len(s) < 11 || len(s) > 34 || !iso3166Alpha2(s[:2]) {
 		return msg
 	}
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case i < 2 && !(c >= 'A' && c <= 'Z'):
-			return msg
-		case i >= 2 && i < 4 && !(c >= '0' && c <= '9'):
-			return msg
-		case !(c >= '0' && c <= '9' || c >= 'A' && c <= 'Z'):
+		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'A' && c <= 'Z') {
 			return msg
 		}
 	}

@@ -134,6 +134,8 @@ func TestLinters(t *testing.T) {
 		{"iban", "GB82WEST12345698765432", true},
 		{"iban", "GB82WEST12345698765433", false},
 		{"iban", "gb82WEST12345698765432", false},
+		{"iban", "XX82WEST12345698765432", false}, // not an ISO 3166 country
+		{"iban", "GB82WEST12", false},             // 10 characters
 	}
 	for _, tc := range tests {
 		t.Run("linter "+tc.linter+" "+tc.value, func(t *testing.T) {
