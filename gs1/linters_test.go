@@ -1,6 +1,8 @@
 package gs1
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -242,6 +244,31 @@ func TestEveryAINamed(t *testing.T) {
 	for _, d := range aiTable {
 		if d.title == "" {
 			t.Errorf("AI %s has no name", d.ai)
+		}
+	}
+}
+
+// TestLintersDocumented checks that docs/gs1.md's table of linters names
+// every linter of the dictionary.
+func TestLintersDocumented(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "docs", "gs1.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	start := strings.Index(doc, "### Every linter of the dictionary")
+	end := strings.Index(doc, "### Syntax rules")
+	if start < 0 || end < start {
+		t.Fatal("docs/gs1.md has no linter table")
+	}
+	table := doc[start:end]
+	for _, d := range aiTable {
+		for _, c := range d.comps {
+			for _, name := range c.linters {
+				if !strings.Contains(table, "`"+name+"`") {
+					t.Errorf("linter %s (AI %s) is not in the table of docs/gs1.md", name, d.ai)
+				}
+			}
 		}
 	}
 }
