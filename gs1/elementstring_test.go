@@ -396,3 +396,33 @@ func TestElementStringJSONShape(t *testing.T) {
 		t.Errorf("JSON\n got %s\nwant %s", b, want)
 	}
 }
+
+// TestMoreThan64AIs checks pds's choice against the reference engine's
+// limit of 64 AIs: a Digital Link URI and an element string with more are
+// read, bounded only by their length limits.
+func TestMoreThan64AIs(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	pk := lookupAI("00")
+	elems := []element{{pk, "095201234567891235"}}
+	for i := range aiTable {
+		d := &aiTable[i]
+		if !d.dlAttr || d.dlpkey || len(d.ex) > 0 || len(elems) > 70 {
+			continue
+		}
+		try := append(slices.Clone(elems), element{d, randValue(r, d)})
+		if _, err := ParseDigitalLink(linkOf(try)); err == nil {
+			elems = try
+		}
+	}
+	if len(elems) <= 64 {
+		t.Fatalf("only %d AIs could be combined", len(elems))
+	}
+	l, err := ParseDigitalLink(linkOf(elems))
+	if err != nil || len(l.Attributes)+1 != len(elems) {
+		t.Fatalf("a URI with %d AIs: %v", len(elems), err)
+	}
+	es, err := ParseElementString(l.ElementString)
+	if err != nil || len(es.Elements) != len(elems) {
+		t.Fatalf("an element string with %d AIs: %v", len(elems), err)
+	}
+}
