@@ -42,8 +42,8 @@ import (
 
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/httpwire"
-	"github.com/productdata/pds/metrics"
 	"github.com/productdata/pds/keys"
+	"github.com/productdata/pds/metrics"
 	"github.com/productdata/pds/service"
 )
 

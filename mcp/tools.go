@@ -37,7 +37,8 @@ type annotations struct {
 
 const identifierDesc = "The product identifier: a subject string namespace:value (gtin:09520123456788, internal_sku:SKU-1) or a bare value " +
 	"(09520123456788, 9520123456788, SKU-1), read like validate_identifier with namespace auto. GTIN-8/12/13 are zero-padded to 14 digits; " +
-	"internal SKUs are case-sensitive and at most 64 characters."
+	"internal SKUs are case-sensitive and at most 64 characters. A GS1 element string ((01)09520123456788(10)AB12, or scanner data with ]C1, ]d2, ]Q3 " +
+	"and GS separators) is looked up by its primary key (the GTIN, GLN or SSCC)."
 
 func identifierInput() obj {
 	return input([]string{"identifier"}, obj{
@@ -69,6 +70,8 @@ func newTools(svc *service.Service) []*tool {
 			Name:  "validate_identifier",
 			Title: "Validate an identifier's syntax",
 			Description: "Checks the syntax of an identifier (GTIN-8/12/13/14, GLN, SSCC or internal SKU): check digit, length, characters, namespace. " +
+				"With namespace auto it also reads a GS1 element string ((01)09520123456788(17)261231(10)AB12, or scanner data): its primary key is judged " +
+				"as the identifier, the other AIs are in data.elements, with data.element_string and data.digital_link. " +
 				"Pure syntax: it never reads stored data and never says whether a product exists (use get_product for that). " +
 				"Answers status found with data.valid true or false, data.subject (the canonical namespace:value, when valid), data.format, " +
 				"data.expected_check_digit when the check digit is wrong, validation.technical (pass, warn, fail) and the syntax problems in warnings. " +

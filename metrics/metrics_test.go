@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/productdata/pds/metrics"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
 func TestExposition(t *testing.T) {
