@@ -22,8 +22,8 @@ ensure_snapshot "$W" "$N"
 rm -f "$W/keys" "$W/keys.usage"
 KEY=$(bin/pds keys add --keys "$W/keys" --tenant load --scopes products:read,products:resolve 2>/dev/null)
 export KEY
-grep -o '"identifiers":\["[^"]*"' "$IN/products.ndjson" | cut -d'"' -f4 | head -5000 | sed 's|^|/v1/products/|' > "$W/paths"
-grep -o '"identifiers":\["[^"]*"' "$IN/products.ndjson" | cut -d'"' -f4 | head -5000 |
+grep -o '"identifiers":\["[^"]*"' "$IN/products.ndjson" | cut -d'"' -f4 | awk 'NR<=5000' | sed 's|^|/v1/products/|' > "$W/paths"
+grep -o '"identifiers":\["[^"]*"' "$IN/products.ndjson" | cut -d'"' -f4 | awk 'NR<=5000' |
   awk '{ids[NR]=$0} END {for (b=0; b<200; b++) {printf "{\"identifiers\":["; for (i=1;i<=50;i++) {printf "%s\"%s\"", (i>1?",":""), ids[(b*50+i-1)%NR+1]} print "]}"}}' > "$W/bodies"
 echo /v1/products/resolve > "$W/resolve-path"
 

@@ -2,7 +2,10 @@
 """Slow-client attack for make load: N connections that send their headers a
 byte at a time (slowloris), and N that make one unauthenticated request and
 then sit idle on the keep-alive connection. Runs for DURATION seconds and
-prints how many connections the server closed or refused."""
+prints how many connections were refused at connect and how many the server
+was seen to close: a slow-header connection counts when a send fails; an
+idle one only when its first read after DURATION sees the end (one whose
+read returns the 401's bytes is not counted, closed or not)."""
 import socket, sys, time
 
 host, port, n, duration = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
