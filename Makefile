@@ -13,7 +13,7 @@ TOOLS := .tools
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(TOOLS)/staticcheck-$(STATICCHECK_VERSION)
 
-.PHONY: help build run test lint fmt bench bench-go bench-http bench-resolve bench-search fuzz conformance sample clean
+.PHONY: help build run test lint fmt load image-test bench bench-go bench-http bench-resolve bench-search fuzz conformance sample clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -70,6 +70,12 @@ bench-resolve: build ## bulk resolve under wrk vs PostgreSQL = ANY (pgbench)
 
 bench-search: build ## typo'd manufacturer search vs PostgreSQL pg_trgm
 	bash scripts/bench-search.sh
+
+load: build ## 60 s at twice saturation on identity and resolve with a slow-client attack alongside; figures to BENCHMARKS.md (not in make test)
+	bash scripts/load.sh
+
+image-test: ## build the deploy/Dockerfile image with podman and run it against the sample (not in make test)
+	bash scripts/image-test.sh
 
 fuzz: ## run every fuzz target for FUZZTIME each (default 10m)
 	bash scripts/fuzz.sh $${FUZZTIME:-10m}

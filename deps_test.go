@@ -32,6 +32,8 @@ func TestImports(t *testing.T) {
 			why: "ingest and serving judge identifiers with this same code, which is pure syntax with nothing to open or configure"},
 		{pkgs: []string{"cmd/pds"}, transitive: []string{"testing", mod + "internal/fixture"},
 			why: "test code stays out of the binary that ships: test helpers belong in _test.go files and internal/fixture, which only tests import"},
+		{pkgs: []string{"cmd/pds"}, direct: []string{"net/http"},
+			why: "cmd wires packages together and never speaks HTTP itself: the http package owns the server, its timeouts and limits, and since that package is also named http a mistake would hide behind an alias"},
 	}
 	for _, r := range rules {
 		for _, pkg := range r.pkgs {

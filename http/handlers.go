@@ -42,7 +42,7 @@ func (s *Server) getProduct(r *http.Request, ps httprouter.Params, c service.Cal
 	case "search":
 		return s.search(r, c)
 	case "resolve":
-		return nil, httpwire.MethodNotAllowed("POST", "resolve takes POST with a JSON body {\"identifiers\": [...]}")
+		return nil, httpwire.MethodNotAllowed("POST, OPTIONS", "resolve takes POST with a JSON body {\"identifiers\": [...]}")
 	default:
 		return s.svc.Identity(r.Context(), c, service.ProductArgs{Identifier: &id})
 	}
@@ -57,9 +57,9 @@ func (s *Server) postProduct(r *http.Request, ps httprouter.Params, c service.Ca
 		}
 		return s.svc.Resolve(r.Context(), c, a)
 	case "search":
-		return nil, httpwire.MethodNotAllowed("GET", "search takes GET with query parameters")
+		return nil, httpwire.MethodNotAllowed("GET, HEAD, OPTIONS", "search takes GET with query parameters")
 	default:
-		return nil, httpwire.MethodNotAllowed("GET", "a product is read with GET")
+		return nil, httpwire.MethodNotAllowed("GET, HEAD, OPTIONS", "a product is read with GET")
 	}
 }
 

@@ -11,60 +11,168 @@ import (
 	"mime"
 	"net/http"
 	"runtime/debug"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/julienschmidt/httprouter"
+	"github.com/productdata/pds/buildinfo"
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/httpwire"
+	"github.com/productdata/pds/keys"
+	"github.com/productdata/pds/metrics"
+	"github.com/productdata/pds/openapi"
 	"github.com/productdata/pds/service"
 )
 
 // Server routes REST calls to the service.
 type Server struct {
-	svc    *service.Service
-	log    *slog.Logger
-	router *httprouter.Router
+	svc     *service.Service
+	log     *slog.Logger
+	router  *httprouter.Router
+	metrics *metrics.Metrics
+
+	state       atomic.Int32 // a State
+	inFlight    atomic.Int64
+	maxInFlight int64
+	notFound    *metrics.Route
+	routes      []string // "METHOD /pattern", for Routes
 }
 
-// New returns the REST handler. mcp, when not nil, serves /v1/mcp.
+// State is what /readyz reports.
+type State int32
+
+// The states of a server: Ready answers /readyz with 200, the others 503.
+const (
+	Ready State = iota
+	Starting
+	Draining
+)
+
+// DefaultMaxInFlight is how many requests are answered at once before more
+// are refused with 503 SERVICE_UNAVAILABLE and Retry-After.
+const DefaultMaxInFlight = 1024
+
+// Options are the REST handler's settings; the zero value is fine.
+type Options struct {
+	// Metrics receives the request metrics (default: a set of its own).
+	Metrics *metrics.Metrics
+	// MaxInFlight bounds the requests answered at once (default
+	// DefaultMaxInFlight; negative: no bound).
+	MaxInFlight int
+}
+
+// New returns the REST handler with default options. mcp, when not nil,
+// serves /v1/mcp.
 func New(svc *service.Service, log *slog.Logger, mcp http.Handler) *Server {
-	s := &Server{svc: svc, log: log}
+	return NewWithOptions(svc, log, mcp, Options{})
+}
+
+// NewWithOptions returns the REST handler.
+func NewWithOptions(svc *service.Service, log *slog.Logger, mcp http.Handler, o Options) *Server {
+	if o.Metrics == nil {
+		o.Metrics = metrics.New(nil)
+	}
+	if o.MaxInFlight == 0 {
+		o.MaxInFlight = DefaultMaxInFlight
+	}
+	s := &Server{svc: svc, log: log, metrics: o.Metrics, maxInFlight: int64(o.MaxInFlight)}
+	s.notFound = s.metrics.Route("unmatched")
 	r := httprouter.New()
 	r.RedirectTrailingSlash = false
 	r.RedirectFixedPath = false
 	r.HandleMethodNotAllowed = true
-	r.HandleOPTIONS = false
+	r.HandleOPTIONS = true
+	r.GlobalOPTIONS = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		w.Header().Set("Allow", allowFor(req.URL.Path, w.Header().Get("Allow")))
+		w.WriteHeader(http.StatusNoContent)
+	})
 	r.NotFound = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		s.writeError(w, req, domain.Errorf(domain.CodeRouteNotFound, "no route %s %s; see the API in the README", req.Method, req.URL.Path))
 	})
 	r.MethodNotAllowed = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		allow := w.Header().Get("Allow")
+		allow := allowFor(req.URL.Path, w.Header().Get("Allow"))
 		s.writeError(w, req, httpwire.MethodNotAllowed(allow, req.Method+" is not allowed here; allowed: "+allow))
 	})
 	r.PanicHandler = func(w http.ResponseWriter, req *http.Request, v any) {
 		s.log.Error("panic", "request_id", requestID(req), "panic", v, "stack", string(debug.Stack()))
 		s.writeError(w, req, domain.Internal(errors.New("panic")))
 	}
+	s.router = r
 
-	r.GET("/v1/whoami", s.op(s.whoami))
-	r.POST("/v1/identifiers/validate", s.op(s.validate))
-	r.POST("/v1/digital-links/resolve", s.op(s.parseLink))
-	r.GET("/v1/products/:identifier", s.op(s.getProduct))
-	r.POST("/v1/products/:identifier", s.op(s.postProduct))
-	r.GET("/v1/products/:identifier/dpp", s.op(product(svc.Passport)))
-	r.GET("/v1/products/:identifier/evidence", s.op(product(svc.Evidence)))
-	r.GET("/v1/sources/:source_id", s.op(s.source))
+	s.get("/v1/whoami", s.op("", "whoami", s.whoami))
+	s.post("/v1/identifiers/validate", s.op(keys.ScopeValidate, "validate_identifier", s.validate))
+	s.post("/v1/digital-links/resolve", s.op(keys.ScopeParse, "parse_digital_link", s.parseLink))
+	s.get("/v1/products/:identifier", s.op(keys.ScopeRead, "get_product", s.getProduct))
+	s.post("/v1/products/:identifier", s.op(keys.ScopeResolve, "resolve_identifiers", s.postProduct))
+	s.get("/v1/products/:identifier/dpp", s.op(keys.ScopeRead, "get_passport", product(svc.Passport)))
+	s.get("/v1/products/:identifier/evidence", s.op(keys.ScopeRead, "get_evidence", product(svc.Evidence)))
+	s.get("/v1/sources/:source_id", s.op(keys.ScopeSources, "get_source", s.source))
+	s.get("/v1/openapi.json", s.keyed(s.openapiJSON))
+	s.get("/v1/openapi.yaml", s.keyed(s.openapiYAML))
+	s.get("/livez", s.livez)
+	s.get("/healthz", s.livez)
+	s.get("/readyz", s.readyz)
 	if mcp != nil {
+		s.routes = append(s.routes, "POST /v1/mcp")
+		route := s.metrics.Route("/v1/mcp")
 		for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD"} {
-			r.Handler(m, "/v1/mcp", mcp)
+			r.Handle(m, "/v1/mcp", func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
+				setRoute(w, route)
+				mcp.ServeHTTP(w, req)
+			})
 		}
 	}
-	s.router = r
 	return s
 }
+
+// get registers h for GET and HEAD (net/http drops a HEAD answer's body).
+func (s *Server) get(path string, h httprouter.Handle) {
+	h = s.routed(path, h)
+	s.routes = append(s.routes, "GET "+path)
+	s.router.GET(path, h)
+	s.router.HEAD(path, h)
+}
+
+func (s *Server) post(path string, h httprouter.Handle) {
+	s.routes = append(s.routes, "POST "+path)
+	s.router.POST(path, s.routed(path, h))
+}
+
+// routed notes the route pattern for the metrics.
+func (s *Server) routed(path string, h httprouter.Handle) httprouter.Handle {
+	route := s.metrics.Route(path)
+	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+		setRoute(w, route)
+		h(w, r, ps)
+	}
+}
+
+func setRoute(w http.ResponseWriter, route *metrics.Route) {
+	if rec, ok := w.(*recorder); ok {
+		rec.route = route
+	}
+}
+
+// allowFor corrects httprouter's Allow for /v1/products/{x}, where one
+// pattern stands for several documented paths: resolve takes POST, search
+// and a product GET.
+func allowFor(path, routerAllow string) string {
+	rest, ok := strings.CutPrefix(path, "/v1/products/")
+	if !ok || strings.Contains(rest, "/") {
+		return routerAllow
+	}
+	if rest == "resolve" {
+		return "POST, OPTIONS"
+	}
+	return "GET, HEAD, OPTIONS"
+}
+
+// SetState sets what /readyz reports.
+func (s *Server) SetState(st State) { s.state.Store(int32(st)) }
 
 // ServeHTTP gives every request an id, logs it, and routes it.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -73,8 +181,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Request-Id", id)
 	r = r.WithContext(service.WithCallerSlot(service.WithRequestID(r.Context(), id)))
 	rec := recorders.Get().(*recorder)
-	rec.ResponseWriter, rec.status, rec.bytes, rec.code = w, 0, 0, ""
-	s.router.ServeHTTP(rec, r)
+	rec.ResponseWriter, rec.status, rec.bytes, rec.code, rec.route = w, 0, 0, "", s.notFound
+	s.metrics.Start()
+	if n := s.inFlight.Add(1); s.maxInFlight > 0 && n > s.maxInFlight {
+		s.metrics.Shed("requests")
+		s.writeError(rec, r, &domain.Error{Code: domain.CodeServiceUnavailable, Detail: "too many requests in flight; try again shortly", RetryAfter: 1})
+	} else {
+		s.router.ServeHTTP(rec, r)
+	}
+	s.inFlight.Add(-1)
+	s.metrics.Done()
+	rec.route.Observe(r.Method, rec.statusCode(), time.Since(start))
 	attrs := []slog.Attr{
 		slog.String("request_id", id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
 		slog.Int("status", rec.statusCode()), slog.Int64("bytes", rec.bytes),
@@ -99,6 +216,7 @@ type recorder struct {
 	status int
 	bytes  int64
 	code   string
+	route  *metrics.Route
 }
 
 func (r *recorder) WriteHeader(code int) {
@@ -132,8 +250,10 @@ func requestID(r *http.Request) string { return service.RequestID(r.Context()) }
 // handler is an operation's REST adapter.
 type handler func(r *http.Request, ps httprouter.Params, c service.Caller) (*service.Result, error)
 
-// op authenticates, runs h and writes its envelope or its error.
-func (s *Server) op(h handler) httprouter.Handle {
+// op authenticates, checks the key holds scope (before the body is read),
+// runs h and writes its envelope or its error. opName names the operation in
+// the FORBIDDEN detail.
+func (s *Server) op(scope, opName string, h handler) httprouter.Handle {
 	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 		start := time.Now()
 		c, err := s.svc.Authenticate(r.Header.Get("Authorization"))
@@ -142,9 +262,15 @@ func (s *Server) op(h handler) httprouter.Handle {
 			return
 		}
 		service.NoteCaller(r.Context(), c)
+		name, need := productOp(r.Method, ps.ByName("identifier"), opName, scope)
+		if err := service.CheckScope(c, name, need); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
 		res, err := h(r, ps, c)
 		httpwire.SetRateLimit(w.Header(), s.svc, c)
 		if err != nil {
+			s.countRefusal(c, err)
 			s.writeError(w, r, err)
 			return
 		}
@@ -160,6 +286,106 @@ func (s *Server) op(h handler) httprouter.Handle {
 			bufs.Put(buf)
 		}
 	}
+}
+
+// productOp corrects the operation and scope of the /v1/products/{x}
+// pattern, which also holds search (GET) and resolve (POST); a method that
+// path does not take is answered 405 whatever the key's scopes.
+func productOp(method, identifier, opName, scope string) (string, string) {
+	switch {
+	case opName != "get_product" && opName != "resolve_identifiers":
+		return opName, scope
+	case identifier == "search" && method != http.MethodPost:
+		return "search_products", keys.ScopeSearch
+	case identifier == "resolve" && method == http.MethodPost:
+		return "resolve_identifiers", keys.ScopeResolve
+	case method == http.MethodPost || identifier == "resolve" || identifier == "search":
+		return opName, ""
+	}
+	return opName, scope
+}
+
+// countRefusal counts a call refused by a rate limit or quota.
+func (s *Server) countRefusal(c service.Caller, err error) {
+	var de *domain.Error
+	if errors.As(err, &de) && (de.Code == domain.CodeRateLimited || de.Code == domain.CodeTenantQuotaExceeded) {
+		s.metrics.Refused(c.Tenant, de.Code)
+	}
+}
+
+// keyed serves h to any valid key, whatever its scopes.
+func (s *Server) keyed(h http.HandlerFunc) httprouter.Handle {
+	return func(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+		c, err := s.svc.Authenticate(r.Header.Get("Authorization"))
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		service.NoteCaller(r.Context(), c)
+		h(w, r)
+	}
+}
+
+func (s *Server) openapiJSON(w http.ResponseWriter, r *http.Request) {
+	b, err := openapi.JSON()
+	if err != nil {
+		s.writeError(w, r, domain.Internal(err))
+		return
+	}
+	w.Header()["Content-Type"] = jsonType
+	w.Write(b)
+}
+
+func (s *Server) openapiYAML(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/yaml")
+	w.Write(openapi.YAML)
+}
+
+// probe is the body of /livez, /healthz and /readyz.
+type probe struct {
+	Status            string `json:"status"`
+	Version           string `json:"version"`
+	BuildID           string `json:"build_id,omitempty"`
+	SnapshotCreatedAt string `json:"snapshot_created_at,omitempty"`
+}
+
+// livez answers 200 while the process can answer at all (no key needed).
+func (s *Server) livez(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	writeProbe(w, http.StatusOK, probe{Status: "ok", Version: buildinfo.Version()})
+}
+
+// readyz answers 200 when a verified snapshot is open and the server is
+// neither starting nor draining, 503 with the reason otherwise (no key
+// needed).
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	p := probe{Status: "ok", Version: buildinfo.Version()}
+	snap := s.svc.Current()
+	if snap != nil {
+		p.BuildID = snap.Manifest.BuildID
+		p.SnapshotCreatedAt = snap.Manifest.CreatedAt
+	}
+	switch {
+	case State(s.state.Load()) == Starting:
+		p.Status = "starting"
+	case State(s.state.Load()) == Draining:
+		p.Status = "draining"
+	case snap == nil:
+		p.Status = "no_snapshot"
+	}
+	if p.Status != "ok" {
+		w.Header().Set("Retry-After", "1")
+		writeProbe(w, http.StatusServiceUnavailable, p)
+		return
+	}
+	writeProbe(w, http.StatusOK, p)
+}
+
+func writeProbe(w http.ResponseWriter, status int, p probe) {
+	b, _ := json.Marshal(p)
+	w.Header()["Content-Type"] = jsonType
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	w.Write(b)
 }
 
 var (
@@ -178,6 +404,11 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	h := w.Header()
 	h["Content-Type"] = problemType
 	httpwire.SetProblemHeaders(h, err)
+	if de.Code == domain.CodeUnauthenticated {
+		// Close a connection that has not authenticated, so that idle
+		// keep-alive connections of unknown clients cannot pile up.
+		h.Set("Connection", "close")
+	}
 	if rec, ok := w.(*recorder); ok {
 		rec.code = p.Code
 	}
@@ -201,4 +432,34 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
 		return err
 	}
 	return service.DecodeArgs(body, v, false)
+}
+
+// Routes lists the operations the router serves, as "METHOD /path/{param}",
+// sorted, in the OpenAPI document's terms: the /v1/products/{identifier}
+// pattern stands for the search (GET) and resolve (POST) paths too (a POST
+// to any other product is 405), and HEAD and OPTIONS are left out (every GET
+// path takes HEAD, every path but /v1/mcp OPTIONS).
+func (s *Server) Routes() []string {
+	var out []string
+	for _, r := range s.routes {
+		method, path, _ := strings.Cut(r, " ")
+		var segs []string
+		for _, seg := range strings.Split(path, "/") {
+			if name, ok := strings.CutPrefix(seg, ":"); ok {
+				seg = "{" + name + "}"
+			}
+			segs = append(segs, seg)
+		}
+		path = strings.Join(segs, "/")
+		switch {
+		case r == "GET /v1/products/:identifier":
+			out = append(out, method+" "+path, "GET /v1/products/search")
+		case r == "POST /v1/products/:identifier":
+			out = append(out, "POST /v1/products/resolve")
+		default:
+			out = append(out, method+" "+path)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

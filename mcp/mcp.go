@@ -43,6 +43,7 @@ import (
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/httpwire"
 	"github.com/productdata/pds/keys"
+	"github.com/productdata/pds/metrics"
 	"github.com/productdata/pds/service"
 )
 
@@ -61,6 +62,7 @@ type handler struct {
 	svc     *service.Service
 	log     *slog.Logger
 	origins originList
+	metrics *metrics.Metrics // nil: not counted
 	tools   []*tool
 	byName  map[string]*tool
 	// Results that never change, encoded once.
@@ -71,7 +73,13 @@ type handler struct {
 // New returns the MCP endpoint's handler. allowedOrigins are the browser
 // origins (scheme://host[:port]) accepted besides loopback ones.
 func New(svc *service.Service, log *slog.Logger, allowedOrigins []string) http.Handler {
-	h := &handler{svc: svc, log: log, origins: newOriginList(allowedOrigins), tools: newTools(svc)}
+	return NewWithMetrics(svc, log, allowedOrigins, nil)
+}
+
+// NewWithMetrics is New counting tool calls by tool and outcome, and calls
+// refused by a rate limit or quota, in m.
+func NewWithMetrics(svc *service.Service, log *slog.Logger, allowedOrigins []string, m *metrics.Metrics) http.Handler {
+	h := &handler{svc: svc, log: log, origins: newOriginList(allowedOrigins), tools: newTools(svc), metrics: m}
 	h.byName = make(map[string]*tool, len(h.tools))
 	for _, t := range h.tools {
 		h.byName[t.Name] = t

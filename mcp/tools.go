@@ -3,9 +3,10 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"runtime/debug"
+	"errors"
 	"time"
 
+	"github.com/productdata/pds/buildinfo"
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/httpwire"
 	"github.com/productdata/pds/service"
@@ -339,6 +340,7 @@ func (h *handler) callTool(ctx context.Context, c service.Caller, params json.Ra
 	}
 	t := h.byName[name]
 	if t == nil {
+		h.count("unknown", "unknown_tool", c, nil)
 		return nil, rpcErr(codeInvalidParams, "unknown tool "+quote(name)+"; tools/list lists the tools this server has")
 	}
 	args := p.Arguments
@@ -350,11 +352,26 @@ func (h *handler) callTool(ctx context.Context, c service.Caller, params json.Ra
 	}
 	res, err := t.run(ctx, c, args)
 	if err != nil {
+		h.count(t.Name, "error", c, err)
 		return encode(h.toolFailure(t, err, requestID))
 	}
+	h.count(t.Name, "ok", c, nil)
 	env := res.AppendEnvelope(nil, requestID, time.Since(start))
 	return encode(callResult{ResultType: "complete", Content: []content{{Type: "text", Text: string(env)}},
 		StructuredContent: env, IsError: false})
+}
+
+// count reports a tool call to the metrics, if any: its outcome, and a
+// refusal by a rate limit or quota under the caller's tenant.
+func (h *handler) count(tool, outcome string, c service.Caller, err error) {
+	if h.metrics == nil {
+		return
+	}
+	h.metrics.ToolCall(tool, outcome)
+	var de *domain.Error
+	if errors.As(err, &de) && (de.Code == domain.CodeRateLimited || de.Code == domain.CodeTenantQuotaExceeded) {
+		h.metrics.Refused(c.Tenant, de.Code)
+	}
 }
 
 // callResult is a tools/call result.
@@ -384,10 +401,7 @@ func (h *handler) toolFailure(t *tool, err error, requestID string) callResult {
 
 // discoverResult is the server/discover result.
 func discoverResult() any {
-	version := "devel"
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		version = bi.Main.Version
-	}
+	version := buildinfo.Version()
 	return map[string]any{
 		"resultType":        "complete",
 		"supportedVersions": []string{ProtocolVersion},

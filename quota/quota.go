@@ -252,3 +252,21 @@ func (m *Meter) Flush() error {
 	}
 	return os.Rename(tmp.Name(), m.path)
 }
+
+// TenantUse is one tenant's billed units in its latest quota period.
+type TenantUse struct {
+	Tenant string
+	Used   int64
+}
+
+// Tenants lists the billed units of every tenant in its latest period (for
+// the metrics).
+func (m *Meter) Tenants() []TenantUse {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]TenantUse, 0, len(m.usage))
+	for t, u := range m.usage {
+		out = append(out, TenantUse{Tenant: t, Used: u.Used})
+	}
+	return out
+}

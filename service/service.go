@@ -194,6 +194,17 @@ func equalFold(a, b string) bool {
 	return true
 }
 
+// CheckScope refuses (FORBIDDEN) a caller whose key lacks scope for op.
+// Transports call it before reading a request body, so that a key without
+// the scope hears 403 before any complaint about the body; the operation
+// checks again itself.
+func CheckScope(c Caller, op, scope string) error {
+	if scope != "" && (c.Key == nil || !c.Key.HasScope(scope)) {
+		return domain.Errorf(domain.CodeForbidden, "this key lacks the %s scope that %s needs", scope, op)
+	}
+	return nil
+}
+
 // authorize checks the caller's scope and charges units.
 func (s *Service) authorize(ctx context.Context, c Caller, op, scope string, units int) error {
 	if scope != "" && (c.Key == nil || !c.Key.HasScope(scope)) {

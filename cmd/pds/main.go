@@ -12,6 +12,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/productdata/pds/buildinfo"
 )
 
 // errUsage marks a command-line mistake; main exits 2 on it.
@@ -28,6 +30,7 @@ func commands() []command {
 		{"serve", "serve a snapshot over HTTP", runServe},
 		{"keys", "manage API keys (add, list, revoke, rotate)", runKeys},
 		{"gen", "write a synthetic input directory", runGen},
+		{"version", "print the version and commit of this build", runVersion},
 	}
 }
 
@@ -57,6 +60,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "-h", "-help", "--help", "help":
 		usage(stdout)
 		return 0
+	case "-version", "--version":
+		args = []string{"version"}
 	}
 	for _, c := range commands() {
 		if c.name != args[0] {
@@ -145,4 +150,14 @@ func parseFlagsArgs(fs *flag.FlagSet, args []string, n int, required ...string) 
 		}
 	}
 	return pos, nil
+}
+
+// runVersion prints the module version and commit (debug.ReadBuildInfo).
+func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("version", "version", stderr)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "pds", buildinfo.Version())
+	return nil
 }

@@ -2,13 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
-	"net/http"
-	"net/http/pprof"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -18,154 +14,275 @@ import (
 
 	pdshttp "github.com/productdata/pds/http"
 	"github.com/productdata/pds/keys"
+	"github.com/productdata/pds/manifest"
+	"github.com/productdata/pds/mcp"
+	"github.com/productdata/pds/metrics"
 	"github.com/productdata/pds/quota"
 	"github.com/productdata/pds/service"
 )
 
+// serve is the 'pds serve' subcommand: Open loads the snapshot, keys and
+// quota state and starts the listeners; Run answers signals and watches the
+// snapshot pointer and keys file until ctx ends; Close drains and releases.
+type serve struct {
+	snapDir, keysFile, addr, adminAddr, origins, logLevel, usagePath string
+	cacheMB, maxInFlight                                             int
+	watch, drain, shutdownTimeout                                    time.Duration
+	limits                                                           pdshttp.Limits
+
+	logOut  *logWriter
+	log     *slog.Logger
+	meter   *quota.Meter
+	svc     *service.Service
+	metrics *metrics.Metrics
+	handler *pdshttp.Server
+	ln      *pdshttp.Listener
+
+	checks  chan struct{} // asks the verifier to look at the pointer; holds at most one request
+	refused string        // fingerprint of the last refused snapshot (verifier goroutine only)
+}
+
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	s := &serve{limits: pdshttp.DefaultLimits}
+	if err := s.parse(args, stderr); err != nil {
+		return err
+	}
+	if err := s.Open(stderr); err != nil {
+		s.Close()
+		return err
+	}
+	s.Run(ctx)
+	return s.Close()
+}
+
+func (s *serve) parse(args []string, stderr io.Writer) error {
 	fs := newFlags("serve", "serve --snapshot SNAPSHOT_DIR --keys KEYS_FILE --addr HOST:PORT", stderr)
-	snapDir := fs.String("snapshot", "", "snapshot directory, or a symbolic link to one (a 'current' pointer that is watched)")
-	keysFile := fs.String("keys", "", "keys file written by 'pds keys add'")
-	addr := fs.String("addr", "127.0.0.1:8080", "listen address")
-	cacheMB := fs.Int("cache-mb", 256, "block cache size in MiB")
-	origins := fs.String("allowed-origins", "", "comma-separated Origin values the MCP endpoint accepts besides loopback")
-	watch := fs.Duration("watch", 2*time.Second, "how often to check the snapshot pointer for a change (0: only on SIGHUP)")
-	logLevel := fs.String("log-level", "info", "log level: debug, info, warn, error")
-	debugAddr := fs.String("debug-addr", "", "if set, serve Go's /debug/pprof profiles on this (loopback) address")
-	usagePath := fs.String("usage", "", "file that keeps quota usage across restarts (default: the keys file + \".usage\")")
+	fs.StringVar(&s.snapDir, "snapshot", "", "snapshot directory, or a symbolic link to one (a 'current' pointer that is watched)")
+	fs.StringVar(&s.keysFile, "keys", "", "keys file written by 'pds keys add' (reread on SIGHUP and when it changes)")
+	fs.StringVar(&s.addr, "addr", "127.0.0.1:8080", "listen address of the API and the /livez, /healthz, /readyz probes")
+	fs.StringVar(&s.adminAddr, "admin-addr", "", "if set, serve /metrics and Go's /debug/pprof profiles on this (loopback) address")
+	fs.StringVar(&s.adminAddr, "debug-addr", "", "old name of --admin-addr")
+	fs.IntVar(&s.cacheMB, "cache-mb", 256, "block cache size in MiB")
+	fs.StringVar(&s.origins, "allowed-origins", "", "comma-separated Origin values the MCP endpoint accepts besides loopback")
+	fs.DurationVar(&s.watch, "watch", 2*time.Second, "how often to check the snapshot pointer and the keys file for a change (0: only on SIGHUP)")
+	fs.StringVar(&s.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	fs.StringVar(&s.usagePath, "usage", "", "file that keeps quota usage across restarts (default: the keys file + \".usage\")")
+	fs.DurationVar(&s.drain, "drain", 0, "on SIGTERM or SIGINT, answer /readyz 503 for this long before closing the listener (let a load balancer notice)")
+	fs.DurationVar(&s.shutdownTimeout, "shutdown-timeout", 20*time.Second, "then wait this long for requests in flight to finish")
+	fs.IntVar(&s.limits.MaxConns, "max-conns", s.limits.MaxConns, "open connections at most; one more is answered 503 and closed")
+	fs.IntVar(&s.maxInFlight, "max-in-flight", pdshttp.DefaultMaxInFlight, "requests answered at once at most; more are answered 503 with Retry-After")
+	fs.DurationVar(&s.limits.ReadHeaderTimeout, "read-header-timeout", s.limits.ReadHeaderTimeout, "time to read a request's headers")
+	fs.DurationVar(&s.limits.ReadTimeout, "read-timeout", s.limits.ReadTimeout, "time to read a whole request")
+	fs.DurationVar(&s.limits.WriteTimeout, "write-timeout", s.limits.WriteTimeout, "time to answer a request")
+	fs.DurationVar(&s.limits.IdleTimeout, "idle-timeout", s.limits.IdleTimeout, "time a keep-alive connection may stay idle")
 	if err := parseFlags(fs, args, "snapshot", "keys", "addr"); err != nil {
 		return err
 	}
 	var level slog.Level
-	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+	if err := level.UnmarshalText([]byte(s.logLevel)); err != nil {
 		return fmt.Errorf("%w: --log-level: %v", errUsage, err)
 	}
-	logOut := newLogWriter(stderr, 100*time.Millisecond)
-	defer logOut.Close()
-	log := slog.New(slog.NewJSONHandler(logOut, &slog.HandlerOptions{Level: level}))
+	if s.usagePath == "" {
+		s.usagePath = s.keysFile + ".usage"
+	}
+	return nil
+}
 
-	openOpts := service.OpenOptions{CacheBytes: int64(*cacheMB) << 20}
-	snap, err := service.OpenSnapshot(*snapDir, openOpts)
+// Open loads everything and starts the listeners; /readyz is 503 until it
+// returns.
+func (s *serve) Open(stderr io.Writer) error {
+	var level slog.Level
+	level.UnmarshalText([]byte(s.logLevel))
+	s.logOut = newLogWriter(stderr, 100*time.Millisecond)
+	s.log = slog.New(slog.NewJSONHandler(s.logOut, &slog.HandlerOptions{Level: level}))
+
+	snap, err := service.OpenSnapshot(s.snapDir, s.openOptions())
 	if err != nil {
 		return err
 	}
-	ks, err := keys.Load(*keysFile)
+	ks, err := keys.Load(s.keysFile)
 	if err != nil {
 		snap.Close()
 		return err
 	}
 	if ks.Len() == 0 {
-		log.Warn("the keys file holds no key; every call will be refused", "keys", *keysFile)
+		s.log.Warn("the keys file holds no key; every call will be refused", "keys", s.keysFile)
 	}
-	if *usagePath == "" {
-		*usagePath = *keysFile + ".usage"
-	}
-	meter, err := quota.Open(*usagePath, nil)
-	if err != nil {
+	if s.meter, err = quota.Open(s.usagePath, nil); err != nil {
 		snap.Close()
 		return err
 	}
-	flushUsage := func() {
-		if err := meter.Flush(); err != nil {
-			log.Error("quota usage not saved", "usage", *usagePath, "error", err.Error())
+	s.svc = service.New(snap, ks, s.meter, s.log)
+	meter := s.meter
+	s.metrics = metrics.New(func() []metrics.TenantUsage {
+		var out []metrics.TenantUsage
+		for _, u := range meter.Tenants() {
+			out = append(out, metrics.TenantUsage{Tenant: u.Tenant, Used: u.Used})
 		}
-	}
-	defer flushUsage()
-	svc := service.New(snap, ks, meter, log)
-	defer svc.Close()
+		return out
+	})
+	s.reportSnapshot(snap)
 	var allowed []string
-	for _, o := range strings.Split(*origins, ",") {
+	for _, o := range strings.Split(s.origins, ",") {
 		if o = strings.TrimSpace(o); o != "" {
 			allowed = append(allowed, o)
 		}
 	}
-	handler := pdshttp.New(svc, log, newMCP(svc, log, allowed))
-
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
+	s.handler = pdshttp.NewWithOptions(s.svc, s.log, mcp.NewWithMetrics(s.svc, s.log, allowed, s.metrics),
+		pdshttp.Options{Metrics: s.metrics, MaxInFlight: s.maxInFlight})
+	s.ln = &pdshttp.Listener{Addr: s.addr, AdminAddr: s.adminAddr, Handler: s.handler, Metrics: s.metrics, Limits: s.limits, Log: s.log}
+	if err := s.ln.Open(); err != nil {
+		s.ln = nil
 		return err
 	}
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
-		WriteTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second, MaxHeaderBytes: 64 << 10,
-		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	s.log.Info("serving", "addr", strings.TrimPrefix(s.ln.URL(), "http://"), "admin_addr", strings.TrimPrefix(s.ln.AdminURL(), "http://"),
+		"snapshot", snap.Dir, "build_id", snap.Manifest.BuildID, "input_digest", snap.Manifest.InputDigest, "keys", ks.Len())
+	return nil
+}
 
-	reload := func(reason string) {
-		if next, err := keys.Load(*keysFile); err != nil {
-			log.Error("keys not reloaded; the previous keys stay in force", "error", err.Error())
-		} else {
-			svc.SetKeys(next)
-			log.Info("keys reloaded", "keys", next.Len(), "reason", reason)
-		}
-		swapIfChanged(svc, *snapDir, openOpts, log, reason == "SIGHUP")
-	}
+func (s *serve) openOptions() service.OpenOptions {
+	return service.OpenOptions{CacheBytes: int64(s.cacheMB) << 20}
+}
+
+func (s *serve) reportSnapshot(snap *service.Snapshot) {
+	created, _ := time.Parse(time.RFC3339, snap.Manifest.CreatedAt)
+	s.metrics.Snapshot(snap.Manifest.BuildID, created, snap.Manifest.FormatVersion)
+}
+
+// Run serves until ctx ends or a listener fails. Snapshot checks run on
+// their own goroutine, so a long verification never delays a key reload or
+// a signal; requests for a check made while one runs coalesce into one.
+func (s *serve) Run(ctx context.Context) {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
-	log.Info("serving", "addr", ln.Addr().String(), "snapshot", snap.Dir, "build_id", snap.Manifest.BuildID,
-		"input_digest", snap.Manifest.InputDigest, "keys", ks.Len())
+	s.checks = make(chan struct{}, 1)
+	vctx, stopVerifier := context.WithCancel(context.Background())
+	verifierDone := make(chan struct{})
+	go func() { defer close(verifierDone); s.verifier(vctx) }()
+	defer func() { stopVerifier(); <-verifierDone }()
+
+	keyWatch := keys.NewWatcher(s.keysFile)
 	flushTick := time.NewTicker(time.Second)
 	defer flushTick.Stop()
 	var tick <-chan time.Time
-	if *watch > 0 {
-		t := time.NewTicker(*watch)
+	if s.watch > 0 {
+		t := time.NewTicker(s.watch)
 		defer t.Stop()
 		tick = t.C
 	}
-	if *debugAddr != "" {
-		dbg := http.NewServeMux()
-		dbg.HandleFunc("/debug/pprof/", pprof.Index)
-		dbg.HandleFunc("/debug/pprof/profile", pprof.Profile)
-		dbg.HandleFunc("/debug/pprof/trace", pprof.Trace)
-		go func() {
-			if err := http.ListenAndServe(*debugAddr, dbg); err != nil {
-				log.Error("debug server stopped", "error", err.Error())
-			}
-		}()
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
 	for {
 		select {
 		case <-hup:
-			reload("SIGHUP")
+			s.reloadKeys("SIGHUP")
+			s.askCheck()
 		case <-flushTick.C:
-			flushUsage()
+			s.flushUsage()
 		case <-tick:
-			swapIfChanged(svc, *snapDir, openOpts, log, false)
-		case err := <-errc:
-			return err
-		case <-ctx.Done():
-			log.Info("shutting down")
-			sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				return err
+			if keyWatch.Changed() {
+				s.reloadKeys("file changed")
 			}
-			return nil
+			s.askCheck()
+		case err := <-s.ln.Err():
+			s.log.Error("listener stopped", "error", fmt.Sprint(err))
+			return
+		case <-ctx.Done():
+			return
 		}
 	}
 }
 
-// swapIfChanged opens the snapshot the pointer names now and swaps to it when
-// it differs from the one served (or always, when forced by SIGHUP).
-func swapIfChanged(svc *service.Service, dir string, o service.OpenOptions, log *slog.Logger, force bool) {
-	target, err := filepath.EvalSymlinks(dir)
+func (s *serve) askCheck() {
+	select {
+	case s.checks <- struct{}{}:
+	default: // one is already asked for: it will see the newest pointer
+	}
+}
+
+func (s *serve) verifier(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.checks:
+			s.swapIfChanged()
+		}
+	}
+}
+
+func (s *serve) reloadKeys(reason string) {
+	next, err := keys.Load(s.keysFile)
 	if err != nil {
-		log.Error("snapshot pointer unreadable; still serving the current snapshot", "snapshot", dir, "error", err.Error())
+		s.metrics.KeysReloaded(false)
+		s.log.Error("keys not reloaded; the previous keys stay in force", "error", err.Error())
 		return
 	}
-	cur := svc.Current()
-	if cur != nil && cur.Dir == target && !force {
-		return
+	s.svc.SetKeys(next)
+	s.metrics.KeysReloaded(true)
+	s.log.Info("keys reloaded", "keys", next.Len(), "reason", reason)
+}
+
+func (s *serve) flushUsage() {
+	if err := s.meter.Flush(); err != nil {
+		s.log.Error("quota usage not saved", "usage", s.usagePath, "error", err.Error())
 	}
-	if cur != nil && cur.Dir == target {
-		return // SIGHUP with an unchanged pointer: the keys were the point
-	}
-	next, err := service.OpenSnapshot(dir, o)
+}
+
+// swapIfChanged opens the snapshot the pointer names now and swaps to it
+// when it differs from the one served. A snapshot that was refused is
+// remembered by its fingerprint and not verified again until it changes.
+func (s *serve) swapIfChanged() {
+	target, err := filepath.EvalSymlinks(s.snapDir)
 	if err != nil {
-		log.Error("new snapshot refused; still serving the current one", "snapshot", target, "error", err.Error())
+		s.metrics.SwapRefused("unreadable_pointer")
+		s.log.Error("snapshot pointer unreadable; still serving the current snapshot", "snapshot", s.snapDir, "error", err.Error())
 		return
 	}
-	svc.Swap(next)
-	log.Info("snapshot swapped", "snapshot", next.Dir, "build_id", next.Manifest.BuildID)
+	if cur := s.svc.Current(); cur != nil && cur.Dir == target {
+		return
+	}
+	fp, err := manifest.Fingerprint(target)
+	if err == nil && fp == s.refused {
+		return // refused before and unchanged since: said once already
+	}
+	next, err := service.OpenSnapshot(target, s.openOptions())
+	if err != nil {
+		s.refused = fp
+		s.metrics.SwapRefused("verify_failed")
+		s.log.Error("new snapshot refused; still serving the current one", "snapshot", target, "error", err.Error())
+		return
+	}
+	s.svc.Swap(next)
+	s.metrics.Swapped()
+	s.reportSnapshot(next)
+	s.log.Info("snapshot swapped", "snapshot", next.Dir, "build_id", next.Manifest.BuildID)
+}
+
+// Close drains: /readyz turns 503, the drain period passes, the listener
+// stops and waits for requests in flight up to the shutdown timeout; then
+// quota usage and logs are flushed and the snapshot closed. It returns an
+// error only when requests had to be dropped.
+func (s *serve) Close() error {
+	var err error
+	if s.ln != nil {
+		s.handler.SetState(pdshttp.Draining)
+		s.log.Info("draining", "drain", s.drain.String())
+		time.Sleep(s.drain)
+		ctx, cancel := context.WithTimeout(context.Background(), s.shutdownTimeout)
+		if err = s.ln.Close(ctx); err != nil {
+			err = fmt.Errorf("requests still in flight after %s were dropped: %w", s.shutdownTimeout, err)
+		}
+		cancel()
+		s.log.Info("stopped")
+	}
+	if s.meter != nil {
+		s.flushUsage()
+	}
+	if s.svc != nil {
+		s.svc.Close()
+	}
+	if s.logOut != nil {
+		s.logOut.Close()
+	}
+	return err
 }

@@ -1,0 +1,166 @@
+package http
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/productdata/pds/domain"
+	"github.com/productdata/pds/httpwire"
+	"github.com/productdata/pds/metrics"
+)
+
+// Limits and timeouts of the public listener, with their defaults.
+type Limits struct {
+	// MaxConns bounds the open connections; one more is answered 503 with
+	// Retry-After and closed at once (default 4096).
+	MaxConns int
+	// ReadHeaderTimeout bounds the time to read a request's headers (5s).
+	ReadHeaderTimeout time.Duration
+	// ReadTimeout bounds reading a whole request, body included (15s:
+	// a 1 MiB body at 100 kB/s).
+	ReadTimeout time.Duration
+	// WriteTimeout bounds answering one request (30s: the largest answer,
+	// a 1000-identifier resolve, takes well under a second).
+	WriteTimeout time.Duration
+	// IdleTimeout closes a keep-alive connection idle that long (30s).
+	IdleTimeout time.Duration
+	// MaxHeaderBytes bounds the request headers (16 KiB).
+	MaxHeaderBytes int
+}
+
+// DefaultLimits are the listener defaults.
+var DefaultLimits = Limits{MaxConns: 4096, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 15 * time.Second,
+	WriteTimeout: 30 * time.Second, IdleTimeout: 30 * time.Second, MaxHeaderBytes: 16 << 10}
+
+// Listener serves the REST handler on Addr and, when AdminAddr is set,
+// /metrics and Go's pprof profiles on a second listener. Open starts both;
+// Close drains them.
+type Listener struct {
+	Addr, AdminAddr string
+	Handler         *Server
+	Metrics         *metrics.Metrics
+	Limits          Limits
+	Log             *slog.Logger
+
+	ln, adminLn net.Listener
+	srv, admin  *http.Server
+	errc        chan error
+}
+
+// Open listens on Addr (and AdminAddr) and serves in the background.
+func (l *Listener) Open() error {
+	lim := l.Limits
+	ln, err := net.Listen("tcp", l.Addr)
+	if err != nil {
+		return err
+	}
+	l.ln = &countedListener{Listener: ln, max: int64(lim.MaxConns), metrics: l.Metrics}
+	l.srv = &http.Server{Handler: l.Handler, ReadHeaderTimeout: lim.ReadHeaderTimeout, ReadTimeout: lim.ReadTimeout,
+		WriteTimeout: lim.WriteTimeout, IdleTimeout: lim.IdleTimeout, MaxHeaderBytes: lim.MaxHeaderBytes,
+		ErrorLog: slog.NewLogLogger(l.Log.Handler(), slog.LevelWarn)}
+	l.errc = make(chan error, 2)
+	go func() { l.errc <- l.srv.Serve(l.ln) }()
+	if l.AdminAddr == "" {
+		return nil
+	}
+	if l.adminLn, err = net.Listen("tcp", l.AdminAddr); err != nil {
+		l.srv.Close()
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", l.Metrics.Handler())
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	l.admin = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, IdleTimeout: 30 * time.Second,
+		ErrorLog: slog.NewLogLogger(l.Log.Handler(), slog.LevelWarn)}
+	go func() { l.errc <- l.admin.Serve(l.adminLn) }()
+	return nil
+}
+
+// URL is the public listener's base URL.
+func (l *Listener) URL() string { return "http://" + l.ln.Addr().String() }
+
+// AdminURL is the admin listener's base URL, or "".
+func (l *Listener) AdminURL() string {
+	if l.adminLn == nil {
+		return ""
+	}
+	return "http://" + l.adminLn.Addr().String()
+}
+
+// Err receives an error when a listener stops on its own.
+func (l *Listener) Err() <-chan error { return l.errc }
+
+// Close stops accepting and waits for the requests in flight to finish,
+// until ctx is done; then it drops what is left and returns ctx's error.
+func (l *Listener) Close(ctx context.Context) error {
+	err := l.srv.Shutdown(ctx)
+	if err != nil {
+		l.srv.Close()
+	}
+	if l.admin != nil {
+		l.admin.Close()
+	}
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+// countedListener answers connections past max with a 503 problem and
+// Retry-After and closes them, instead of letting them wait unanswered.
+type countedListener struct {
+	net.Listener
+	max     int64
+	open    atomic.Int64
+	metrics *metrics.Metrics
+}
+
+var overloaded = func() []byte {
+	p := httpwire.NewProblem(&domain.Error{Code: domain.CodeServiceUnavailable, Detail: "too many connections; try again shortly"}, "")
+	b, _ := json.Marshal(p)
+	return []byte("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/problem+json\r\nRetry-After: 1\r\n" +
+		"Connection: close\r\nContent-Length: " + strconv.Itoa(len(b)) + "\r\n\r\n" + string(b))
+}()
+
+func (l *countedListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		if l.max <= 0 || l.open.Add(1) <= l.max {
+			return &countedConn{Conn: c, l: l}, nil
+		}
+		l.open.Add(-1)
+		if l.metrics != nil {
+			l.metrics.Shed("connections")
+		}
+		go func() {
+			c.SetWriteDeadline(time.Now().Add(time.Second))
+			c.Write(overloaded)
+			c.Close()
+		}()
+	}
+}
+
+type countedConn struct {
+	net.Conn
+	l    *countedListener
+	once sync.Once
+}
+
+func (c *countedConn) Close() error {
+	c.once.Do(func() { c.l.open.Add(-1) })
+	return c.Conn.Close()
+}

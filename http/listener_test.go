@@ -1,0 +1,114 @@
+package http_test
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	pdshttp "github.com/productdata/pds/http"
+	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/metrics"
+)
+
+func openListener(t *testing.T, lim pdshttp.Limits) *pdshttp.Listener {
+	t.Helper()
+	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
+	svc, _ := fixture.Service(t, snap)
+	m := metrics.New(nil)
+	l := &pdshttp.Listener{Addr: "127.0.0.1:0", AdminAddr: "127.0.0.1:0", Limits: lim, Metrics: m, Log: fixture.Logger(t),
+		Handler: pdshttp.NewWithOptions(svc, fixture.Logger(t), nil, pdshttp.Options{Metrics: m})}
+	if err := l.Open(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close(context.Background()) })
+	return l
+}
+
+// Failure 2: a connection past the cap is answered 503 with Retry-After at
+// once, never left waiting, and a 401 closes its connection so idle
+// unauthenticated keep-alive connections cannot pile up.
+func TestConnectionCapAndUnauthenticatedClose(t *testing.T) {
+	lim := pdshttp.DefaultLimits
+	lim.MaxConns = 2
+	l := openListener(t, lim)
+	addr := strings.TrimPrefix(l.URL(), "http://")
+	// Two connections that sent a 401-bound request: the server closes them.
+	for i := 0; i < 2; i++ {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		io.WriteString(c, "GET /v1/whoami HTTP/1.1\r\nHost: x\r\n\r\n")
+		res, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, res.Body)
+		if res.StatusCode != 401 || !res.Close {
+			t.Fatalf("401 without Connection: close: %d %v", res.StatusCode, res.Header)
+		}
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		if _, err := c.Read(make([]byte, 1)); err != io.EOF {
+			t.Fatalf("the server kept the unauthenticated connection open: %v", err)
+		}
+	}
+	// Two idle connections hold the cap; the third is refused with a 503.
+	var idle []net.Conn
+	for i := 0; i < 2; i++ {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		idle = append(idle, c)
+	}
+	var res *http.Response
+	for i := 0; i < 100; i++ { // the server counts a connection once it accepts it
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(c, "GET /livez HTTP/1.1\r\nHost: x\r\n\r\n")
+		r, err := http.ReadResponse(bufio.NewReader(c), nil)
+		c.Close()
+		if err == nil && r.StatusCode == 503 {
+			res = r
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if res == nil || res.Header.Get("Retry-After") == "" || res.Header.Get("Content-Type") != "application/problem+json" {
+		t.Fatalf("no 503 problem with Retry-After past the connection cap: %v", res)
+	}
+	for _, c := range idle {
+		c.Close()
+	}
+	// Once they are closed, clients are served again.
+	ok := false
+	for i := 0; i < 100 && !ok; i++ {
+		r, err := http.Get(l.URL() + "/livez")
+		if err == nil {
+			ok = r.StatusCode == 200
+			r.Body.Close()
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !ok {
+		t.Fatal("not served after the idle connections closed")
+	}
+	r, err := http.Get(l.AdminURL() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(r.Body)
+	r.Body.Close()
+	if !strings.Contains(string(b), `pds_http_shed_total{limit="connections"}`) {
+		t.Errorf("shed connections not counted")
+	}
+}

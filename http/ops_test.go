@@ -1,0 +1,193 @@
+package http_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/productdata/pds/domain"
+	pdshttp "github.com/productdata/pds/http"
+	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/metrics"
+)
+
+func opsServer(t *testing.T, o pdshttp.Options) (*pdshttp.Server, string, map[string]string) {
+	t.Helper()
+	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
+	svc, secrets := fixture.Service(t, snap)
+	h := pdshttp.NewWithOptions(svc, fixture.Logger(t), nil, o)
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return h, srv.URL, secrets
+}
+
+func send(t *testing.T, method, url, key, ctype, body string) (int, http.Header, map[string]any) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	if ctype != "" {
+		req.Header.Set("Content-Type", ctype)
+	}
+	status, header, _, decoded := fixture.Send(t, req)
+	return status, header, decoded
+}
+
+// Failure 8: HEAD is GET without a body, OPTIONS is 204 with Allow, a key
+// without the scope hears 403 before any complaint about its body, and Allow
+// lists only what works (fixture.Send checks Allow against the document).
+func TestMethodsAndScopeFirst(t *testing.T) {
+	_, url, keys := opsServer(t, pdshttp.Options{})
+	full, ro := keys[fixture.KeyFull], keys[fixture.KeyReadOnly]
+	cases := []struct {
+		name, method, path, key, ctype, body string
+		status                               int
+		code                                 string
+	}{
+		{"HEAD product", "HEAD", "/v1/products/09520123456788", full, "", "", 200, ""},
+		{"HEAD whoami no key", "HEAD", "/v1/whoami", "", "", "", 401, ""},
+		{"OPTIONS product", "OPTIONS", "/v1/products/09520123456788", "", "", "", 204, ""},
+		{"OPTIONS resolve", "OPTIONS", "/v1/products/resolve", "", "", "", 204, ""},
+		{"OPTIONS validate", "OPTIONS", "/v1/identifiers/validate", "", "", "", 204, ""},
+		{"DELETE product", "DELETE", "/v1/products/09520123456788", full, "", "", 405, domain.CodeMethodNotAllowed},
+		{"PUT resolve", "PUT", "/v1/products/resolve", full, "", "", 405, domain.CodeMethodNotAllowed},
+		{"bad body, no scope", "POST", "/v1/products/resolve", ro, "application/json", "{not json", 403, domain.CodeForbidden},
+		{"wrong media type, no scope", "POST", "/v1/identifiers/validate", ro, "text/plain", "x", 403, domain.CodeForbidden},
+		{"bad body, scope", "POST", "/v1/products/resolve", full, "application/json", "{not json", 400, domain.CodeInvalidRequest},
+		{"search needs products:search", "GET", "/v1/products/search?manufacturer=x", ro, "", "", 403, domain.CodeForbidden},
+		{"openapi needs a key", "GET", "/v1/openapi.json", "", "", "", 401, domain.CodeUnauthenticated},
+		{"openapi", "GET", "/v1/openapi.json", ro, "", "", 200, ""},
+		{"livez", "GET", "/livez", "", "", "", 200, ""},
+		{"healthz", "GET", "/healthz", "", "", "", 200, ""},
+		{"readyz", "GET", "/readyz", "", "", "", 200, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			status, header, body := send(t, c.method, url+c.path, c.key, c.ctype, c.body)
+			if status != c.status {
+				t.Fatalf("status %d, want %d: %v", status, c.status, body)
+			}
+			if c.code != "" && body["code"] != c.code {
+				t.Fatalf("code %v, want %s", body["code"], c.code)
+			}
+			if c.method == "OPTIONS" && header.Get("Allow") == "" {
+				t.Fatalf("no Allow")
+			}
+		})
+	}
+	// The YAML form is the embedded document.
+	req, _ := http.NewRequest("GET", url+"/v1/openapi.yaml", nil)
+	req.Header.Set("Authorization", "Bearer "+ro)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || !strings.HasPrefix(string(b), "openapi: 3.1") {
+		t.Fatalf("openapi.yaml: %d %.40q", res.StatusCode, b)
+	}
+}
+
+// Readiness follows the server's state: 503 while starting and draining.
+func TestReadiness(t *testing.T) {
+	h, url, _ := opsServer(t, pdshttp.Options{})
+	for _, c := range []struct {
+		state  pdshttp.State
+		status int
+		word   string
+	}{
+		{pdshttp.Starting, 503, "starting"},
+		{pdshttp.Ready, 200, "ok"},
+		{pdshttp.Draining, 503, "draining"},
+	} {
+		h.SetState(c.state)
+		status, _, body := send(t, "GET", url+"/readyz", "", "", "")
+		if status != c.status || body["status"] != c.word || body["version"] == "" {
+			t.Errorf("state %d: %d %v", c.state, status, body)
+		}
+		if status, _, _ := send(t, "GET", url+"/livez", "", "", ""); status != 200 {
+			t.Errorf("livez %d in state %d", status, c.state)
+		}
+	}
+}
+
+// Requests past MaxInFlight are refused with 503 and Retry-After at once,
+// never queued.
+func TestOverloadSheds(t *testing.T) {
+	_, url, keys := opsServer(t, pdshttp.Options{MaxInFlight: 1})
+	const n = 64
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	seen := map[int]int{}
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			status, header, body := send(t, "POST", url+"/v1/products/resolve", keys[fixture.KeyFull], "application/json",
+				`{"identifiers":["09520123456788","gtin:09520123456788","4006381333931"]}`)
+			if status == 503 && (header.Get("Retry-After") == "" || body["code"] != domain.CodeServiceUnavailable) {
+				t.Errorf("503 without Retry-After or code: %v %v", header, body)
+			}
+			mu.Lock()
+			seen[status]++
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if seen[200] == 0 || seen[200]+seen[503] != n {
+		t.Fatalf("statuses %v", seen)
+	}
+}
+
+// After traffic, the metrics name the route pattern, never the raw path.
+func TestMetricsAfterTraffic(t *testing.T) {
+	m := metrics.New(nil)
+	_, url, keys := opsServer(t, pdshttp.Options{Metrics: m})
+	send(t, "GET", url+"/v1/products/09520123456788", keys[fixture.KeyFull], "", "")
+	send(t, "GET", url+"/v1/nope", "", "", "")
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	out := rec.Body.String()
+	for _, want := range []string{
+		`pds_http_requests_total{code="200",method="GET",route="/v1/products/:identifier"} 1`,
+		`pds_http_requests_total{code="404",method="GET",route="unmatched"} 1`,
+		`pds_http_request_duration_seconds_count{route="/v1/products/:identifier"} 1`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q", want)
+		}
+	}
+	if strings.Contains(out, "09520123456788") {
+		t.Errorf("a raw path is in the metrics")
+	}
+}
+
+// The router's routes and the document's paths match both ways.
+func TestRoutesMatchDocument(t *testing.T) {
+	api, err := fixture.API()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc []string
+	for path, item := range api.Doc.Paths.Map() {
+		for m := range item.Operations() {
+			doc = append(doc, m+" "+path)
+		}
+	}
+	sort.Strings(doc)
+	want := strings.Join(doc, "\n")
+	h := pdshttp.New(nil, fixture.Logger(t), http.NotFoundHandler())
+	got := strings.Join(h.Routes(), "\n")
+	if got != want {
+		t.Fatalf("router:\n%s\n\ndocument:\n%s", got, want)
+	}
+}

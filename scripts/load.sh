@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# make load: one pds server under wrk at twice its saturating concurrency on
+# identity GETs and bulk resolve for DUR (60s), with a slow-client attack
+# alongside (connections sending headers a byte a second, idle keep-alives
+# after a 401). Reports 5xx (must be 0) and the well-behaved clients' p99 in
+# BENCHMARKS.md. Not part of make test.
+source "$(dirname "$0")/bench-lib.sh"
+cd "$(dirname "$0")/.."
+need wrk wrk
+need python3 python3
+
+N=${N:-20000}
+DUR=${DUR:-60s}
+SLOW=${SLOW:-400}
+W=${BENCH_DIR:-var/load}
+PORT=${PORT:-18150}
+ADMIN=${ADMIN_PORT:-18151}
+mkdir -p "$W"
+go build -o bin/pds ./cmd/pds
+ensure_snapshot "$W" "$N"
+
+rm -f "$W/keys" "$W/keys.usage"
+KEY=$(bin/pds keys add --keys "$W/keys" --tenant load --scopes products:read,products:resolve 2>/dev/null)
+export KEY
+grep -o '"identifiers":\["[^"]*"' "$IN/products.ndjson" | cut -d'"' -f4 | awk 'NR<=5000' | sed 's|^|/v1/products/|' > "$W/paths"
+grep -o '"identifiers":\["[^"]*"' "$IN/products.ndjson" | cut -d'"' -f4 | awk 'NR<=5000' |
+  awk '{ids[NR]=$0} END {for (b=0; b<200; b++) {printf "{\"identifiers\":["; for (i=1;i<=50;i++) {printf "%s\"%s\"", (i>1?",":""), ids[(b*50+i-1)%NR+1]} print "]}"}}' > "$W/bodies"
+echo /v1/products/resolve > "$W/resolve-path"
+
+bin/pds serve --snapshot "$SNAP" --keys "$W/keys" --addr "127.0.0.1:$PORT" --admin-addr "127.0.0.1:$ADMIN" --log-level warn 2>"$W/serve.log" &
+PID=$!
+trap 'kill $PID 2>/dev/null || true' EXIT
+wait_port "127.0.0.1:$PORT"
+URL="http://127.0.0.1:$PORT"
+
+# Saturating concurrency: the smallest connection count past which identity
+# throughput grows by less than 10%.
+SAT=1 prev=0
+for c in 1 2 4 8 16 32 64; do
+  line=$(PATHS="$W/paths" wrk_run "c=$c" "$c" 5s "$URL")
+  rps=$(field rps "$line")
+  echo "saturation probe: $line" >&2
+  if awk -v r="$rps" -v p="$prev" 'BEGIN{exit !(r < p*1.10)}'; then break; fi
+  SAT=$c prev=$rps
+done
+C=$((2 * SAT))
+echo "saturating concurrency $SAT; running at $C per endpoint for $DUR" >&2
+
+python3 scripts/slowclients.py 127.0.0.1 "$PORT" "$SLOW" "${DUR%s}" > "$W/slow.txt" &
+SLOWPID=$!
+PATHS="$W/paths" wrk_run identity "$C" "$DUR" "$URL" > "$W/identity.txt" &
+ID=$!
+PATHS="$W/resolve-path" BODIES="$W/bodies" wrk_run resolve "$C" "$DUR" "$URL" > "$W/resolve.txt"
+wait $ID
+wait $SLOWPID || true
+curl -s "http://127.0.0.1:$ADMIN/metrics" > "$W/metrics.txt"
+five=$(awk '/^pds_http_requests_total\{code="5/ {s+=$2} END {print s+0}' "$W/metrics.txt")
+shed=$(awk '/^pds_http_shed_total/ {s+=$2} END {print s+0}' "$W/metrics.txt")
+cat "$W/identity.txt" "$W/resolve.txt" "$W/slow.txt" >&2
+echo "5xx answered: $five; shed: $shed" >&2
+
+{
+  echo "### make load: identity and resolve at twice saturation, with slow clients"
+  echo
+  echo "$(date -u +%Y-%m-%d), $(machine); the machine was shared with about five other helpers' builds and tests."
+  echo "Command: \`make load\` (N=$N products, DUR=$DUR, SLOW=$SLOW slowloris + $SLOW idle-after-401 connections; saturating concurrency $SAT, run at $C connections per endpoint)."
+  echo
+  echo "| endpoint | conns | req/s | p50 µs | p99 µs | max µs | requests | non-2xx | socket errors |"
+  echo "|---|---|---|---|---|---|---|---|---|"
+  for f in identity resolve; do
+    l=$(cat "$W/$f.txt")
+    echo "| $f | $C | $(field rps "$l") | $(field p50_us "$l") | $(field p99_us "$l") | $(field max_us "$l") | $(field requests "$l") | $(field non2xx "$l") | $(field errors "$l") |"
+  done
+  echo
+  echo "5xx answered by pds (from its metrics): $five. Requests or connections shed with 503: $shed. Slow clients: $(cut -d' ' -f2- "$W/slow.txt")."
+} > "$W/section.md"
+write_section load "$W/section.md"
+[ "$five" = 0 ] || { echo "load: pds answered $five 5xx" >&2; exit 1; }
