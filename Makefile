@@ -9,7 +9,7 @@ SAMPLE_SNAP := $(VAR)/sample-snapshot
 DEMO_KEYS := $(VAR)/demo.keys
 DEMO_KEY := $(VAR)/demo.key
 
-.PHONY: help build run test lint fmt bench bench-go bench-http bench-resolve bench-search fuzz conformance sample clean
+.PHONY: help build run test lint fmt bench bench-go bench-http bench-resolve bench-search bench-off fuzz conformance sample clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -47,7 +47,7 @@ sample: build ## regenerate the bundled sample input (snapshots/sample) with pds
 	rm -rf $(SAMPLE_IN)
 	$(BIN) gen --products 300 --seed 1 --showcase --out $(SAMPLE_IN)
 
-bench: bench-go bench-http bench-resolve bench-search ## every benchmark; figures go to BENCHMARKS.md
+bench: bench-go bench-http bench-resolve bench-search bench-off ## every benchmark; figures go to BENCHMARKS.md
 
 bench-go: ## in-process Go benchmarks (GS1 syntax and more)
 	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 ./gs1/
@@ -60,6 +60,9 @@ bench-resolve: build ## bulk resolve under wrk vs PostgreSQL = ANY (pgbench)
 
 bench-search: build ## typo'd manufacturer search vs PostgreSQL pg_trgm
 	bash scripts/bench-search.sh
+
+bench-off: build ## import + ingest of a synthetic 1M-record Open Food Facts dump: records/s, peak RSS, 3M projection
+	bash scripts/bench-off.sh
 
 fuzz: ## run every fuzz target for FUZZTIME each (default 10m)
 	bash scripts/fuzz.sh $${FUZZTIME:-10m}

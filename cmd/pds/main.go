@@ -28,6 +28,7 @@ func commands() []command {
 		{"serve", "serve a snapshot over HTTP", runServe},
 		{"keys", "manage API keys (keys add)", runKeys},
 		{"gen", "write a synthetic input directory", runGen},
+		{"import", "turn an Open Food Facts dump into an input directory", runImport},
 	}
 }
 
