@@ -388,6 +388,10 @@ func (im *importer) unusable(n int64, kind, reason string) error {
 		fmt.Fprintln(im.opts.Rejects, msg)
 		return fmt.Errorf("%w: %s", ErrStrict, msg)
 	}
+	if kind == "read error" {
+		fmt.Fprintln(im.opts.Rejects, msg) // always shown: nothing after it was read
+		return nil
+	}
 	im.report("unusable", msg)
 	return nil
 }

@@ -250,9 +250,9 @@ func entrySource(id string, e sourceEntry, producer bool) domain.Source {
 	}
 	if producer {
 		s.Kind, s.TrustTier = "publisher_endpoint", tierProducer
-		s.Origin = Site + "/pds-source/" + id + " (Open Food Facts producer platform)"
+		s.Origin = "Open Food Facts producer platform: " + id
 	} else {
-		s.Origin = Site + "/pds-source/" + id + " (import into Open Food Facts)"
+		s.Origin = "import into Open Food Facts: " + id
 	}
 	if u, err := url.Parse(strings.TrimSpace(e.URL.S)); err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" {
 		s.Origin = u.Scheme + "://" + u.Host // the site, not the one product's page
