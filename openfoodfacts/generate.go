@@ -3,6 +3,7 @@ package openfoodfacts
 import (
 	"bufio"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -23,6 +24,8 @@ type GenOptions struct {
 	Out string
 	// Progress gets a line about once a second and a summary; nil for none.
 	Progress io.Writer
+	// Context, when set, stops the run (the file is then removed).
+	Context context.Context
 }
 
 // GenSummary counts what Generate wrote, messy lines included.
@@ -55,6 +58,13 @@ func Generate(opts GenOptions) (GenSummary, error) {
 	g := &gen{rng: rand.New(rand.NewPCG(uint64(opts.Seed), 0x0ff)), sum: &sum}
 	start, last := time.Now(), time.Now()
 	for i := 0; i < opts.Records; i++ {
+		if opts.Context != nil && i%1024 == 0 {
+			if err := opts.Context.Err(); err != nil {
+				f.Close()
+				os.Remove(opts.Out)
+				return sum, err
+			}
+		}
 		line := g.record(i)
 		bw.Write(line)
 		bw.WriteByte('\n')

@@ -44,7 +44,7 @@ func runGen(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if *showcase {
 			return fmt.Errorf("%w: --showcase is for --format pds", errUsage)
 		}
-		opts := openfoodfacts.GenOptions{Records: *products, Seed: *seed, Out: *out}
+		opts := openfoodfacts.GenOptions{Records: *products, Seed: *seed, Out: *out, Context: ctx}
 		if !*quiet {
 			opts.Progress = stderr
 		}
