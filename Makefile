@@ -13,7 +13,7 @@ TOOLS := .tools
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(TOOLS)/staticcheck-$(STATICCHECK_VERSION)
 
-.PHONY: help build run test lint fmt load image-test bench bench-go bench-http bench-resolve bench-search fuzz conformance sample clean
+.PHONY: help build run test lint fmt load image-test bench bench-go bench-http bench-resolve bench-search bench-off fuzz conformance sample clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -57,7 +57,7 @@ sample: build ## regenerate the bundled sample input (snapshots/sample) with pds
 	rm -rf $(SAMPLE_IN)
 	$(BIN) gen --products 300 --seed 1 --showcase --out $(SAMPLE_IN)
 
-bench: bench-go bench-http bench-resolve bench-search ## every benchmark; figures go to BENCHMARKS.md
+bench: bench-go bench-http bench-resolve bench-search bench-off ## every benchmark; figures go to BENCHMARKS.md
 
 bench-go: ## in-process Go benchmarks (GS1 syntax and more)
 	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 ./gs1/
@@ -76,6 +76,9 @@ load: build ## 60 s at twice saturation on identity and resolve with a slow-clie
 
 image-test: ## build the deploy/Dockerfile image with podman and run it against the sample (not in make test)
 	bash scripts/image-test.sh
+
+bench-off: build ## import + ingest of a synthetic 1M-record Open Food Facts dump: records/s, peak RSS, 3M projection
+	bash scripts/bench-off.sh
 
 fuzz: ## run every fuzz target for FUZZTIME each (default 10m)
 	bash scripts/fuzz.sh $${FUZZTIME:-10m}

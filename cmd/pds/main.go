@@ -31,6 +31,7 @@ func commands() []command {
 		{"keys", "manage API keys (add, list, revoke, rotate)", runKeys},
 		{"gen", "write a synthetic input directory", runGen},
 		{"version", "print the version and commit of this build", runVersion},
+		{"import", "turn an Open Food Facts dump into an input directory", runImport},
 	}
 }
 

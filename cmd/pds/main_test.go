@@ -68,6 +68,13 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"keys", "add", "-h"}, 0, "usage: pds keys add"},
 		{[]string{"gen", "-h"}, 0, ""},
 		{[]string{"gen", "--bogus"}, 2, "flag provided but not defined"},
+		{[]string{"gen", "--format", "csv", "--products", "1", "--out", "x"}, 2, "--format"},
+		{[]string{"import"}, 2, "usage: pds import off"},
+		{[]string{"import", "-h"}, 0, "usage: pds import off"},
+		{[]string{"import", "csv"}, 2, "unknown format"},
+		{[]string{"import", "off", "-h"}, 0, "usage: pds import off"},
+		{[]string{"import", "off", "--in", "x"}, 2, "--out is required"},
+		{[]string{"import", "off", "--in", "x", "--out", "y", "--retrieved-at", "today"}, 2, "--retrieved-at"},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
