@@ -456,5 +456,3 @@ func flipByte(t testing.TB, path string) {
 		t.Fatal(err)
 	}
 }
-
-
