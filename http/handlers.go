@@ -1,15 +1,21 @@
 package http
 
 import (
+	"context"
+	"maps"
 	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
 
 	"github.com/julienschmidt/httprouter"
 	"github.com/productdata/pds/domain"
+	"github.com/productdata/pds/httpwire"
 	"github.com/productdata/pds/service"
 )
 
 func (s *Server) whoami(r *http.Request, _ httprouter.Params, c service.Caller) (*service.Result, error) {
-	return s.svc.Whoami(r.Context(), c)
+	return s.svc.Whoami(r.Context(), c, service.WhoamiArgs{})
 }
 
 func (s *Server) validate(r *http.Request, _ httprouter.Params, c service.Caller) (*service.Result, error) {
@@ -36,9 +42,9 @@ func (s *Server) getProduct(r *http.Request, ps httprouter.Params, c service.Cal
 	case "search":
 		return s.search(r, c)
 	case "resolve":
-		return nil, &domain.Error{Code: domain.CodeMethodNotAllowed, Detail: "resolve takes POST with a JSON body {\"identifiers\": [...]}", Allow: "POST"}
+		return nil, httpwire.MethodNotAllowed("POST", "resolve takes POST with a JSON body {\"identifiers\": [...]}")
 	default:
-		return s.svc.Product(r.Context(), c, service.ViewIdentity, id)
+		return s.svc.Identity(r.Context(), c, service.ProductArgs{Identifier: &id})
 	}
 }
 
@@ -51,22 +57,73 @@ func (s *Server) postProduct(r *http.Request, ps httprouter.Params, c service.Ca
 		}
 		return s.svc.Resolve(r.Context(), c, a)
 	case "search":
-		return nil, &domain.Error{Code: domain.CodeMethodNotAllowed, Detail: "search takes GET with query parameters", Allow: "GET"}
+		return nil, httpwire.MethodNotAllowed("GET", "search takes GET with query parameters")
 	default:
-		return nil, &domain.Error{Code: domain.CodeMethodNotAllowed, Detail: "a product is read with GET", Allow: "GET"}
+		return nil, httpwire.MethodNotAllowed("GET", "a product is read with GET")
 	}
 }
 
-func (s *Server) view(v service.View) handler {
+// product serves a product operation on the identifier of the path.
+func product(op func(context.Context, service.Caller, service.ProductArgs) (*service.Result, error)) handler {
 	return func(r *http.Request, ps httprouter.Params, c service.Caller) (*service.Result, error) {
-		return s.svc.Product(r.Context(), c, v, ps.ByName("identifier"))
+		id := ps.ByName("identifier")
+		return op(r.Context(), c, service.ProductArgs{Identifier: &id})
 	}
 }
 
 func (s *Server) source(r *http.Request, ps httprouter.Params, c service.Caller) (*service.Result, error) {
-	return s.svc.Source(r.Context(), c, ps.ByName("source_id"))
+	id := ps.ByName("source_id")
+	return s.svc.Source(r.Context(), c, service.SourceArgs{SourceID: &id})
 }
 
 func (s *Server) search(r *http.Request, c service.Caller) (*service.Result, error) {
-	return s.svc.Search(r.Context(), c, r.URL.Query())
+	a, err := searchArgs(r.URL.Query())
+	if err != nil {
+		return nil, err
+	}
+	return s.svc.Search(r.Context(), c, a)
+}
+
+// searchArgs decodes the query string of a search. Parameters search does
+// not know go into Other, for the service to refuse; a known one given
+// twice, or whose text is not its type (has_passport true or false, limit a
+// whole number), is INVALID_FILTER.
+func searchArgs(q url.Values) (service.SearchArgs, error) {
+	var a service.SearchArgs
+	for name := range q {
+		if !slices.Contains(service.SearchParams, name) {
+			a.Other = append(a.Other, name)
+		}
+	}
+	if len(a.Other) > 0 {
+		return a, nil
+	}
+	for _, name := range slices.Sorted(maps.Keys(q)) {
+		if n := len(q[name]); n != 1 {
+			return a, domain.Errorf(domain.CodeInvalidFilter, "parameter %s is given %d times; give it once", name, n)
+		}
+	}
+	str := func(name string) *string {
+		if v, ok := q[name]; ok {
+			return &v[0]
+		}
+		return nil
+	}
+	a.Manufacturer, a.TrustLevelMin, a.UpdatedSince = str("manufacturer"), str("trust_level_min"), str("updated_since")
+	a.Sort, a.Cursor = str("sort"), str("cursor")
+	if v := str("has_passport"); v != nil {
+		if *v != "true" && *v != "false" {
+			return a, service.SearchTextError("has_passport", *v)
+		}
+		b := *v == "true"
+		a.HasPassport = &b
+	}
+	if v := str("limit"); v != nil {
+		n, err := strconv.Atoi(*v)
+		if err != nil {
+			return a, service.SearchTextError("limit", *v)
+		}
+		a.Limit = &n
+	}
+	return a, nil
 }

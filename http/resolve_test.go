@@ -88,45 +88,45 @@ func TestResolve(t *testing.T) {
 			if r.json["status"] != c.envelope {
 				t.Errorf("envelope status %v, want %s", r.json["status"], c.envelope)
 			}
-			if get(r.json, "meta.coverage.sources_consulted") == nil {
+			if fixture.Get(r.json, "meta.coverage.sources_consulted") == nil {
 				t.Error("meta.coverage missing")
 			}
-			items, _ := get(r.json, "data.items").([]any)
+			items, _ := fixture.Get(r.json, "data.items").([]any)
 			var ids struct{ Identifiers []string }
 			json.Unmarshal([]byte(c.body), &ids)
 			if len(items) != len(ids.Identifiers) {
 				t.Fatalf("%d items for %d inputs", len(items), len(ids.Identifiers))
 			}
 			for i, it := range items {
-				if get(it, "input") != ids.Identifiers[i] {
-					t.Errorf("item %d input %v, want %s (input order)", i, get(it, "input"), ids.Identifiers[i])
+				if fixture.Get(it, "input") != ids.Identifiers[i] {
+					t.Errorf("item %d input %v, want %s (input order)", i, fixture.Get(it, "input"), ids.Identifiers[i])
 				}
-				if get(it, "status") == "found" && get(it, "product.subject") != get(it, "subject") {
+				if fixture.Get(it, "status") == "found" && fixture.Get(it, "product.subject") != fixture.Get(it, "subject") {
 					t.Errorf("item %d: found without its identity: %v", i, it)
 				}
 			}
 			for i, w := range c.items {
 				it := items[i]
-				if get(it, "status") != w.status {
-					t.Errorf("item %d status %v, want %s", i, get(it, "status"), w.status)
+				if fixture.Get(it, "status") != w.status {
+					t.Errorf("item %d status %v, want %s", i, fixture.Get(it, "status"), w.status)
 				}
-				if w.subject != "" && get(it, "subject") != w.subject {
-					t.Errorf("item %d subject %v, want %s", i, get(it, "subject"), w.subject)
+				if w.subject != "" && fixture.Get(it, "subject") != w.subject {
+					t.Errorf("item %d subject %v, want %s", i, fixture.Get(it, "subject"), w.subject)
 				}
-				if w.reason != "" && get(it, "reason") != w.reason {
-					t.Errorf("item %d reason %v, want %s", i, get(it, "reason"), w.reason)
+				if w.reason != "" && fixture.Get(it, "reason") != w.reason {
+					t.Errorf("item %d reason %v, want %s", i, fixture.Get(it, "reason"), w.reason)
 				}
-				if w.code != "" && get(it, "error.code") != w.code {
-					t.Errorf("item %d error.code %v, want %s", i, get(it, "error.code"), w.code)
+				if w.code != "" && fixture.Get(it, "error.code") != w.code {
+					t.Errorf("item %d error.code %v, want %s", i, fixture.Get(it, "error.code"), w.code)
 				}
 				if w.candidates > 0 {
-					if cs, _ := get(it, "candidates").([]any); len(cs) != w.candidates {
-						t.Errorf("item %d candidates %v", i, get(it, "candidates"))
+					if cs, _ := fixture.Get(it, "candidates").([]any); len(cs) != w.candidates {
+						t.Errorf("item %d candidates %v", i, fixture.Get(it, "candidates"))
 					}
 				}
 			}
 			for k, n := range c.counts {
-				if got := get(r.json, "data.counts."+k); fmt.Sprint(got) != fmt.Sprint(n) {
+				if got := fixture.Get(r.json, "data.counts."+k); fmt.Sprint(got) != fmt.Sprint(n) {
 					t.Errorf("counts.%s = %v, want %d", k, got, n)
 				}
 			}

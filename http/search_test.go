@@ -23,7 +23,7 @@ func newSearchEnv(t *testing.T) *env {
 }
 
 func items(r response) []map[string]any {
-	raw, _ := get(r.json, "data.items").([]any)
+	raw, _ := fixture.Get(r.json, "data.items").([]any)
 	out := make([]map[string]any, 0, len(raw))
 	for _, x := range raw {
 		out = append(out, x.(map[string]any))
@@ -49,7 +49,7 @@ func walk(t *testing.T, e *env, key, query string) []string {
 		for _, it := range items(r) {
 			subjects = append(subjects, it["subject"].(string))
 		}
-		next, _ := get(r.json, "meta.next_cursor").(string)
+		next, _ := fixture.Get(r.json, "meta.next_cursor").(string)
 		if next == "" {
 			return subjects
 		}
@@ -122,10 +122,10 @@ func TestSearch(t *testing.T) {
 			}
 		}
 		r := e.do(t, "GET", "/v1/products/search?manufacturer=xylophone%20quartet", full, "")
-		if r.status != 200 || r.json["status"] != "not_found" || len(items(r)) != 0 || get(r.json, "data.items") == nil {
+		if r.status != 200 || r.json["status"] != "not_found" || len(items(r)) != 0 || fixture.Get(r.json, "data.items") == nil {
 			t.Errorf("no match: %d %s", r.status, r.body)
 		}
-		if _, ok := get(r.json, "meta.next_cursor").(string); ok {
+		if _, ok := fixture.Get(r.json, "meta.next_cursor").(string); ok {
 			t.Error("next_cursor on an empty result")
 		}
 	})
@@ -192,7 +192,7 @@ func TestSearch(t *testing.T) {
 
 	t.Run("cursor binding", func(t *testing.T) {
 		r := e.do(t, "GET", "/v1/products/search?manufacturer=acme&limit=2", full, "")
-		cur, _ := get(r.json, "meta.next_cursor").(string)
+		cur, _ := fixture.Get(r.json, "meta.next_cursor").(string)
 		if cur == "" {
 			t.Fatal("no next_cursor")
 		}

@@ -7,7 +7,6 @@ package http
 import (
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
 	"mime"
 	"net/http"
@@ -19,12 +18,9 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 	"github.com/productdata/pds/domain"
+	"github.com/productdata/pds/httpwire"
 	"github.com/productdata/pds/service"
 )
-
-// MaxBody is the largest request body accepted (1000 identifiers of 256
-// characters fit with room to spare).
-const MaxBody = 1 << 20
 
 // Server routes REST calls to the service.
 type Server struct {
@@ -46,7 +42,7 @@ func New(svc *service.Service, log *slog.Logger, mcp http.Handler) *Server {
 	})
 	r.MethodNotAllowed = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		allow := w.Header().Get("Allow")
-		s.writeError(w, req, &domain.Error{Code: domain.CodeMethodNotAllowed, Detail: req.Method + " is not allowed here; allowed: " + allow, Allow: allow})
+		s.writeError(w, req, httpwire.MethodNotAllowed(allow, req.Method+" is not allowed here; allowed: "+allow))
 	})
 	r.PanicHandler = func(w http.ResponseWriter, req *http.Request, v any) {
 		s.log.Error("panic", "request_id", requestID(req), "panic", v, "stack", string(debug.Stack()))
@@ -58,8 +54,8 @@ func New(svc *service.Service, log *slog.Logger, mcp http.Handler) *Server {
 	r.POST("/v1/digital-links/resolve", s.op(s.parseLink))
 	r.GET("/v1/products/:identifier", s.op(s.getProduct))
 	r.POST("/v1/products/:identifier", s.op(s.postProduct))
-	r.GET("/v1/products/:identifier/dpp", s.op(s.view(service.ViewPassport)))
-	r.GET("/v1/products/:identifier/evidence", s.op(s.view(service.ViewEvidence)))
+	r.GET("/v1/products/:identifier/dpp", s.op(product(svc.Passport)))
+	r.GET("/v1/products/:identifier/evidence", s.op(product(svc.Evidence)))
 	r.GET("/v1/sources/:source_id", s.op(s.source))
 	if mcp != nil {
 		for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD"} {
@@ -69,8 +65,6 @@ func New(svc *service.Service, log *slog.Logger, mcp http.Handler) *Server {
 	s.router = r
 	return s
 }
-
-type ridKey struct{}
 
 // ServeHTTP gives every request an id, logs it, and routes it.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -149,11 +143,7 @@ func (s *Server) op(h handler) httprouter.Handle {
 		}
 		service.NoteCaller(r.Context(), c)
 		res, err := h(r, ps, c)
-		if lim, ok := s.svc.Limits(c); ok {
-			for _, kv := range lim.Headers() {
-				w.Header().Set(kv[0], kv[1])
-			}
-		}
+		httpwire.SetRateLimit(w.Header(), s.svc, c)
 		if err != nil {
 			s.writeError(w, r, err)
 			return
@@ -184,24 +174,10 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if de.Code == domain.CodeInternal {
 		s.log.Error("internal error", "request_id", requestID(r), "error", err.Error())
 	}
-	p := domain.NewProblem(de, requestID(r))
+	p := httpwire.NewProblem(de, requestID(r))
 	h := w.Header()
 	h["Content-Type"] = problemType
-	switch de.Code {
-	case domain.CodeUnauthenticated:
-		h.Set("WWW-Authenticate", `Bearer realm="pds"`)
-	case domain.CodeMethodNotAllowed:
-		if de.Allow != "" {
-			h.Set("Allow", de.Allow)
-		}
-	}
-	if ci := domain.Info(de.Code); ci.Status == http.StatusTooManyRequests || ci.Status == http.StatusServiceUnavailable {
-		ra := de.RetryAfter
-		if ra <= 0 {
-			ra = 1
-		}
-		h.Set("Retry-After", strconv.Itoa(ra))
-	}
+	httpwire.SetProblemHeaders(h, err)
 	if rec, ok := w.(*recorder); ok {
 		rec.code = p.Code
 	}
@@ -211,8 +187,8 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 // decodeBody reads a JSON object body into v: 415 for another media type,
-// 413 past MaxBody, 400 for anything that is not a JSON object of the right
-// member types.
+// 413 past httpwire.MaxBody, 400 for anything that is not a JSON object of
+// the right member types.
 func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
@@ -220,13 +196,9 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
 			return domain.Errorf(domain.CodeUnsupportedMediaType, "send the body as application/json (got %q)", ct)
 		}
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	body, err := httpwire.ReadBody(w, r)
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return domain.Errorf(domain.CodePayloadTooLarge, "the body is larger than %d bytes", MaxBody)
-		}
-		return domain.Errorf(domain.CodeInvalidRequest, "the body could not be read")
+		return err
 	}
 	return service.DecodeArgs(body, v, false)
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -46,45 +45,13 @@ type response struct {
 
 func (e *env) do(t *testing.T, method, path, key, body string, hdr ...string) response {
 	t.Helper()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, e.url+path, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+e.keys[key])
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
+	req := fixture.NewRequest(t, method, e.url+path, e.keys[key], body)
 	for i := 0; i+1 < len(hdr); i += 2 {
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
 	var r response
 	r.status, r.header, r.body, r.json = fixture.Send(t, req)
 	return r
-}
-
-// get walks a dotted path ("data.items.0.status") through decoded JSON.
-func get(v any, path string) any {
-	for _, p := range strings.Split(path, ".") {
-		switch x := v.(type) {
-		case map[string]any:
-			v = x[p]
-		case []any:
-			var i int
-			if _, err := fmt.Sscan(p, &i); err != nil || i >= len(x) {
-				return nil
-			}
-			v = x[i]
-		default:
-			return nil
-		}
-	}
-	return v
 }
 
 var (
@@ -114,9 +81,9 @@ func checkEnvelope(t *testing.T, r response) {
 		if r.json["status"] == "unknown" && r.json["reason"] == nil {
 			t.Errorf("unknown without reason")
 		}
-		d, ok := get(r.json, "meta.duration_ms").(float64)
+		d, ok := fixture.Get(r.json, "meta.duration_ms").(float64)
 		if !ok || d != float64(int64(d)) {
-			t.Errorf("meta.duration_ms %v is not an integer", get(r.json, "meta.duration_ms"))
+			t.Errorf("meta.duration_ms %v is not an integer", fixture.Get(r.json, "meta.duration_ms"))
 		}
 		return
 	}
@@ -250,7 +217,7 @@ func TestREST(t *testing.T) {
 				t.Errorf("code %v, want %s: %s", r.json["code"], c.code, r.body)
 			}
 			for path, want := range c.want {
-				if got := get(r.json, path); fmt.Sprint(got) != fmt.Sprint(want) {
+				if got := fixture.Get(r.json, path); fmt.Sprint(got) != fmt.Sprint(want) {
 					t.Errorf("%s = %v, want %v", path, got, want)
 				}
 			}

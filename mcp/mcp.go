@@ -6,8 +6,8 @@
 // successful call's structuredContent is exactly the REST envelope. Nothing
 // here reads the snapshot or implements an operation.
 //
-// A request is checked in a fixed order, and the first failing check
-// answers (decisions section 9):
+// A request is checked in this fixed order, and the first failing check
+// answers; a later check never runs before an earlier one has passed:
 //
 //  1. not POST: 405 with Allow: POST (problem+json)
 //  2. an Origin that is neither loopback nor configured: 403 (problem+json)
@@ -34,7 +34,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -42,16 +41,13 @@ import (
 	"time"
 
 	"github.com/productdata/pds/domain"
+	"github.com/productdata/pds/httpwire"
 	"github.com/productdata/pds/keys"
 	"github.com/productdata/pds/service"
 )
 
 // ProtocolVersion is the one MCP revision this endpoint speaks.
 const ProtocolVersion = "2026-07-28"
-
-// maxBody is the largest request body read (a resolve_identifiers call with
-// 1000 identifiers of 256 characters fits with room to spare).
-const maxBody = 1 << 20
 
 // Keys of params._meta (SEP-2575).
 const (
@@ -107,8 +103,8 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Request-Id", rid)
 	}
 	if r.Method != http.MethodPost {
-		h.writeError(w, rid, nil, &domain.Error{Code: domain.CodeMethodNotAllowed, Allow: http.MethodPost,
-			Detail: r.Method + " is not allowed: the MCP endpoint takes each JSON-RPC message as its own POST (there is no GET stream and no session)"})
+		h.writeError(w, rid, nil, httpwire.MethodNotAllowed(http.MethodPost,
+			r.Method+" is not allowed: the MCP endpoint takes each JSON-RPC message as its own POST (there is no GET stream and no session)"))
 		return
 	}
 	if origin, ok := r.Header["Origin"]; ok && !h.origins.allowed(origin[0]) {
@@ -127,14 +123,9 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	service.NoteCaller(r.Context(), caller)
 	w = &limitWriter{ResponseWriter: w, svc: h.svc, caller: caller}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	body, err := httpwire.ReadBody(w, r)
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			h.writeError(w, rid, nil, domain.Errorf(domain.CodePayloadTooLarge, "the body is larger than %d bytes", maxBody))
-			return
-		}
-		h.writeError(w, rid, nil, domain.Errorf(domain.CodeInvalidRequest, "the body could not be read"))
+		h.writeError(w, rid, nil, err)
 		return
 	}
 	req, rerr := parseRequest(body)
@@ -346,11 +337,7 @@ type limitWriter struct {
 func (lw *limitWriter) WriteHeader(code int) {
 	if !lw.set {
 		lw.set = true
-		if lim, ok := lw.svc.Limits(lw.caller); ok {
-			for _, kv := range lim.Headers() {
-				lw.Header().Set(kv[0], kv[1])
-			}
-		}
+		httpwire.SetRateLimit(lw.Header(), lw.svc, lw.caller)
 	}
 	lw.ResponseWriter.WriteHeader(code)
 }

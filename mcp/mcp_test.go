@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
-	"io"
+	"flag"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
@@ -63,20 +64,7 @@ type response struct {
 // holds header name/value pairs set as given (a value of "-" deletes).
 func (e *env) do(t *testing.T, method, path, key, body string, hdr map[string]string) response {
 	t.Helper()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, e.url+path, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+e.keys[key])
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
+	req := fixture.NewRequest(t, method, e.url+path, e.keys[key], body)
 	for k, v := range hdr {
 		if v == "-" {
 			req.Header.Del(k)
@@ -143,25 +131,6 @@ func (e *env) post(t *testing.T, id any, method string, params map[string]any) r
 	return e.do(t, "POST", "/v1/mcp", fixture.KeyFull, rpc(id, method, params), headers(method, name, nil))
 }
 
-// get walks a dotted path through decoded JSON.
-func get(v any, path string) any {
-	for _, p := range strings.Split(path, ".") {
-		switch x := v.(type) {
-		case map[string]any:
-			v = x[p]
-		case []any:
-			var i int
-			if _, err := fmt.Sscan(p, &i); err != nil || i >= len(x) {
-				return nil
-			}
-			v = x[i]
-		default:
-			return nil
-		}
-	}
-	return v
-}
-
 // checkProblem holds a problem+json answer to spec 2.7.
 func checkProblem(t *testing.T, r response, code string) {
 	t.Helper()
@@ -188,10 +157,10 @@ func checkProblem(t *testing.T, r response, code string) {
 // (wantID is the id's JSON, or "" when none could be read).
 func checkRPCError(t *testing.T, r response, code int, wantID string) {
 	t.Helper()
-	if got, _ := get(r.json, "error.code").(float64); int(got) != code {
-		t.Errorf("error.code %v, want %d: %s", get(r.json, "error.code"), code, r.body)
+	if got, _ := fixture.Get(r.json, "error.code").(float64); int(got) != code {
+		t.Errorf("error.code %v, want %d: %s", fixture.Get(r.json, "error.code"), code, r.body)
 	}
-	if msg, _ := get(r.json, "error.message").(string); msg == "" {
+	if msg, _ := fixture.Get(r.json, "error.message").(string); msg == "" {
 		t.Errorf("error without message: %s", r.body)
 	}
 	if r.json["jsonrpc"] != "2.0" {
@@ -209,9 +178,9 @@ func checkRPCError(t *testing.T, r response, code int, wantID string) {
 	}
 }
 
-// TestErrorOrder has a row for each check of the order in decisions section
-// 9; each row breaks its own check and the checks after it, so that passing
-// rows also show the order.
+// TestErrorOrder has a row for each check of the fixed order in the package
+// comment (the first failing check answers); each row breaks its own check
+// and the checks after it, so that passing rows also show the order.
 func TestErrorOrder(t *testing.T) {
 	e := newEnv(t)
 	list := rpc(1, "tools/list", map[string]any{"_meta": meta()})
@@ -339,10 +308,10 @@ func TestErrorOrder(t *testing.T) {
 				if r.json["retryable"] != false || r.json["status"] != 400.0 {
 					t.Errorf("retryable %v, status %v", r.json["retryable"], r.json["status"])
 				}
-				if got := get(r.json, "error.data.supported"); !reflect.DeepEqual(got, []any{mcp.ProtocolVersion}) {
+				if got := fixture.Get(r.json, "error.data.supported"); !reflect.DeepEqual(got, []any{mcp.ProtocolVersion}) {
 					t.Errorf("error.data.supported %v", got)
 				}
-				if got := get(r.json, "error.data.requested"); got != c.hdr["Mcp-Protocol-Version"] {
+				if got := fixture.Get(r.json, "error.data.requested"); got != c.hdr["Mcp-Protocol-Version"] {
 					t.Errorf("error.data.requested %v", got)
 				}
 			case c.rpcCode != 0:
@@ -350,7 +319,7 @@ func TestErrorOrder(t *testing.T) {
 					t.Errorf("content-type %q", ct)
 				}
 				checkRPCError(t, r, c.rpcCode, c.id)
-				if c.rpcCode == -32601 && !reflect.DeepEqual(get(r.json, "error.data.supported"), []any{mcp.ProtocolVersion}) {
+				if c.rpcCode == -32601 && !reflect.DeepEqual(fixture.Get(r.json, "error.data.supported"), []any{mcp.ProtocolVersion}) {
 					t.Errorf("method not found does not name the supported version: %s", r.body)
 				}
 			case c.status == 202:
@@ -402,12 +371,12 @@ func TestDiscover(t *testing.T) {
 		"result.cacheScope":          "public",
 	}
 	for path, v := range want {
-		if got := get(r.json, path); got != v {
+		if got := fixture.Get(r.json, path); got != v {
 			t.Errorf("%s = %v, want %v", path, got, v)
 		}
 	}
 	res := r.json["result"].(map[string]any)
-	if _, ok := get(res, "capabilities.tools").(map[string]any); !ok {
+	if _, ok := fixture.Get(res, "capabilities.tools").(map[string]any); !ok {
 		t.Errorf("capabilities.tools missing: %s", r.body)
 	}
 	if ttl, ok := res["ttlMs"].(float64); !ok || ttl < 0 || ttl != float64(int64(ttl)) {
@@ -430,7 +399,7 @@ func listTools(t *testing.T, e *env) (map[string]map[string]any, []byte) {
 		t.Fatalf("tools/list: %d %s", r.status, r.body)
 	}
 	out := map[string]map[string]any{}
-	for _, tl := range get(r.json, "result.tools").([]any) {
+	for _, tl := range fixture.Get(r.json, "result.tools").([]any) {
 		m := tl.(map[string]any)
 		out[m["name"].(string)] = m
 	}
@@ -450,6 +419,7 @@ func TestToolsList(t *testing.T) {
 	if _, ok := res["nextCursor"]; ok {
 		t.Error("nextCursor present: every tool must be in one page")
 	}
+	checkToolsGolden(t, r.body)
 	tools := res["tools"].([]any)
 	var names []string
 	for _, tl := range tools {
@@ -518,4 +488,36 @@ func containsAny(list any, s string) bool {
 		}
 	}
 	return false
+}
+
+var update = flag.Bool("update", false, "rewrite testdata/tools-list.json")
+
+// checkToolsGolden holds the tools/list result, the contract agents see, to
+// testdata/tools-list.json (go test -update rewrites it).
+func checkToolsGolden(t *testing.T, body []byte) {
+	t.Helper()
+	var msg struct {
+		Result json.RawMessage `json:"result"`
+	}
+	if err := json.Unmarshal(body, &msg); err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	if err := json.Indent(&got, msg.Result, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	got.WriteByte('\n')
+	path := filepath.Join("testdata", "tools-list.json")
+	if *update {
+		if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if !bytes.Equal(got.Bytes(), want) {
+		t.Errorf("tools/list differs from %s (go test -update to accept the new contract):\n%s", path, got.Bytes())
+	}
 }

@@ -177,7 +177,7 @@ func TestSDKClientRenegotiates(t *testing.T) {
 	}
 	var combined map[string]any
 	json.Unmarshal(first.body, &combined)
-	if combined["code"] != "UNSUPPORTED_PROTOCOL_VERSION" || get(combined, "error.code") != -32022.0 {
+	if combined["code"] != "UNSUPPORTED_PROTOCOL_VERSION" || fixture.Get(combined, "error.code") != -32022.0 {
 		t.Errorf("first answer %s", first.body)
 	}
 	if second.method != "server/discover" || second.version != mcp.ProtocolVersion || second.status != 200 {

@@ -1,16 +1,13 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"net/url"
 	"runtime/debug"
-	"sort"
-	"strconv"
 	"time"
 
 	"github.com/productdata/pds/domain"
+	"github.com/productdata/pds/httpwire"
 	"github.com/productdata/pds/service"
 )
 
@@ -26,8 +23,11 @@ type tool struct {
 	InputSchema  obj         `json:"inputSchema"`
 	OutputSchema obj         `json:"outputSchema"`
 	Annotations  annotations `json:"annotations"`
-	run          func(ctx context.Context, c service.Caller, args json.RawMessage) (*service.Result, error)
+	run          runFunc
 }
+
+// runFunc runs a tool's operation on the call's arguments.
+type runFunc func(ctx context.Context, c service.Caller, args json.RawMessage) (*service.Result, error)
 
 type annotations struct {
 	ReadOnlyHint  bool `json:"readOnlyHint"`
@@ -47,23 +47,22 @@ func identifierInput() obj {
 const productStatusDesc = "found: the product is stored. not_found: a source covers the identifier but nothing is stored for it (absence is an answer, not an error). " +
 	"unknown: nothing can be said, see reason. ambiguous: the bare value names stored records in several namespaces; data.candidates lists them."
 
+// call makes a tool's run of an operation: it decodes the arguments into
+// the operation's Args type, refusing members the type does not name, and
+// calls it.
+func call[A any](op func(context.Context, service.Caller, A) (*service.Result, error)) runFunc {
+	return func(ctx context.Context, c service.Caller, args json.RawMessage) (*service.Result, error) {
+		var a A
+		if err := service.DecodeArgs(args, &a, true); err != nil {
+			return nil, err
+		}
+		return op(ctx, c, a)
+	}
+}
+
 // newTools returns the tools in their fixed order, each running one
 // operation of svc.
 func newTools(svc *service.Service) []*tool {
-	product := func(view service.View) func(ctx context.Context, c service.Caller, args json.RawMessage) (*service.Result, error) {
-		return func(ctx context.Context, c service.Caller, args json.RawMessage) (*service.Result, error) {
-			var a struct {
-				Identifier *string `json:"identifier"`
-			}
-			if err := service.DecodeArgs(args, &a, true); err != nil {
-				return nil, err
-			}
-			if a.Identifier == nil {
-				return nil, domain.Errorf(domain.CodeInvalidRequest, "the member 'identifier' (string) is required")
-			}
-			return svc.Product(ctx, c, view, *a.Identifier)
-		}
-	}
 	tools := []*tool{
 		{
 			Name:  "validate_identifier",
@@ -91,13 +90,7 @@ func newTools(svc *service.Service) []*tool {
 					"candidates":           array("With ambiguous: one entry per namespace that fits.", candidateSchema()),
 				}),
 				obj{"validation": validationSchema()}),
-			run: func(ctx context.Context, c service.Caller, args json.RawMessage) (*service.Result, error) {
-				var a service.ValidateArgs
-				if err := service.DecodeArgs(args, &a, true); err != nil {
-					return nil, err
-				}
-				return svc.Validate(ctx, c, a)
-			},
+			run: call(svc.Validate),
 		},
 		{
 			Name:  "resolve_identifiers",
@@ -136,13 +129,7 @@ func newTools(svc *service.Service) []*tool {
 						"total":     integer("All items.", 0),
 					}),
 				}), nil),
-			run: func(ctx context.Context, c service.Caller, args json.RawMessage) (*service.Result, error) {
-				var a service.ResolveArgs
-				if err := service.DecodeArgs(args, &a, true); err != nil {
-					return nil, err
-				}
-				return svc.Resolve(ctx, c, a)
-			},
+			run: call(svc.Resolve),
 		},
 		{
 			Name:  "get_product",
@@ -155,7 +142,7 @@ func newTools(svc *service.Service) []*tool {
 				"For the product's attributes call get_passport; for where a value came from, get_evidence.",
 			InputSchema:  identifierInput(),
 			OutputSchema: envelope(productStatusDesc, productData(identitySchema()), nil),
-			run:          product(service.ViewIdentity),
+			run:          call(svc.Identity),
 		},
 		{
 			Name:  "get_passport",
@@ -175,7 +162,7 @@ func newTools(svc *service.Service) []*tool {
 				"claims":     array("The current claims, one per predicate: the evidence-bearing truth behind data.attributes.", claimSchema()),
 				"validation": validationSchema(),
 			}, sourcesMember())),
-			run: product(service.ViewPassport),
+			run: call(svc.Passport),
 		},
 		{
 			Name:  "get_evidence",
@@ -197,7 +184,7 @@ func newTools(svc *service.Service) []*tool {
 					})),
 				})),
 			})), sourcesMember()),
-			run: product(service.ViewEvidence),
+			run: call(svc.Evidence),
 		},
 		{
 			Name:  "search_products",
@@ -229,13 +216,7 @@ func newTools(svc *service.Service) []*tool {
 						"score":        obj{"type": "number", "description": "Relevance score; higher is closer."},
 					})),
 				}), nil),
-			run: func(ctx context.Context, c service.Caller, args json.RawMessage) (*service.Result, error) {
-				params, err := searchParams(args)
-				if err != nil {
-					return nil, err
-				}
-				return svc.Search(ctx, c, params)
-			},
+			run: call(svc.Search),
 		},
 		{
 			Name:  "parse_digital_link",
@@ -257,13 +238,7 @@ func newTools(svc *service.Service) []*tool {
 				"element_string":       str("The GS1 element string, such as (01)09520123456788(10)ABC123."),
 				"canonical_uri":        str("The canonical URI on https://id.gs1.org."),
 			}), nil),
-			run: func(ctx context.Context, c service.Caller, args json.RawMessage) (*service.Result, error) {
-				var a service.ParseArgs
-				if err := service.DecodeArgs(args, &a, true); err != nil {
-					return nil, err
-				}
-				return svc.ParseDigitalLink(ctx, c, a)
-			},
+			run: call(svc.ParseDigitalLink),
 		},
 		{
 			Name:  "get_source",
@@ -281,18 +256,7 @@ func newTools(svc *service.Service) []*tool {
 						"id":   str("Party id."),
 						"name": str("Party name."),
 					}))}))), nil),
-			run: func(ctx context.Context, c service.Caller, args json.RawMessage) (*service.Result, error) {
-				var a struct {
-					SourceID *string `json:"source_id"`
-				}
-				if err := service.DecodeArgs(args, &a, true); err != nil {
-					return nil, err
-				}
-				if a.SourceID == nil {
-					return nil, domain.Errorf(domain.CodeInvalidRequest, "the member 'source_id' (string) is required")
-				}
-				return svc.Source(ctx, c, *a.SourceID)
-			},
+			run: call(svc.Source),
 		},
 		{
 			Name:  "whoami",
@@ -306,13 +270,7 @@ func newTools(svc *service.Service) []*tool {
 				"scopes": array("The scopes the key holds.", str("A scope.")),
 				"key_id": str("A public identifier of the key (never the key)."),
 			}), nil),
-			run: func(ctx context.Context, c service.Caller, args json.RawMessage) (*service.Result, error) {
-				var a struct{}
-				if err := service.DecodeArgs(args, &a, true); err != nil {
-					return nil, err
-				}
-				return svc.Whoami(ctx, c)
-			},
+			run: call(svc.Whoami),
 		},
 	}
 	for _, t := range tools {
@@ -339,61 +297,6 @@ func mergeObj(a, b obj) obj {
 		out[k] = v
 	}
 	return out
-}
-
-// searchParams turns search_products arguments into the query parameters of
-// the REST call: strings as they are, has_passport as "true" or "false",
-// limit in decimal. A member given as null counts as left out. Members the
-// schema does not name are passed on too, so that the operation answers
-// them as REST does (UNSUPPORTED_FILTER for brand, INVALID_FILTER for others).
-func searchParams(args json.RawMessage) (url.Values, error) {
-	var m map[string]json.RawMessage
-	if err := service.DecodeArgs(args, &m, false); err != nil {
-		return nil, err
-	}
-	names := make([]string, 0, len(m))
-	for k := range m {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	params := url.Values{}
-	for _, k := range names {
-		raw := bytes.TrimSpace(m[k])
-		if string(raw) == "null" {
-			continue
-		}
-		var v string
-		switch k {
-		case "has_passport":
-			var b bool
-			if json.Unmarshal(raw, &b) != nil {
-				return nil, domain.Errorf(domain.CodeInvalidRequest, "member 'has_passport' must be a boolean (true or false)")
-			}
-			v = strconv.FormatBool(b)
-		case "limit":
-			var f float64
-			if json.Unmarshal(raw, &f) != nil || f != float64(int64(f)) {
-				return nil, domain.Errorf(domain.CodeInvalidRequest, "member 'limit' must be an integer from 1 to %d", service.MaxSearchLimit)
-			}
-			v = strconv.FormatInt(int64(f), 10)
-		case "manufacturer", "trust_level_min", "updated_since", "sort", "cursor":
-			if json.Unmarshal(raw, &v) != nil {
-				return nil, domain.Errorf(domain.CodeInvalidRequest, "member '%s' must be a string", k)
-			}
-		default:
-			var s string
-			switch {
-			case json.Unmarshal(raw, &s) == nil:
-				v = s
-			case len(raw) > 0 && raw[0] != '{' && raw[0] != '[':
-				v = string(raw) // a number or boolean, as written
-			default:
-				return nil, domain.Errorf(domain.CodeInvalidRequest, "member '%s' must be a string", clip(k))
-			}
-		}
-		params.Set(k, v)
-	}
-	return params, nil
 }
 
 // callTool runs a tools/call: the protocol errors (unknown tool, arguments
@@ -451,7 +354,7 @@ func (h *handler) toolFailure(t *tool, err error, requestID string) callResult {
 	if de.Code == domain.CodeInternal {
 		h.log.Error("internal error", "request_id", requestID, "tool", t.Name, "error", err.Error())
 	}
-	p, _ := encode(domain.NewProblem(de, requestID))
+	p, _ := encode(httpwire.NewProblem(de, requestID))
 	text := string(p) + "\n\n" + advice(t.Name, de)
 	return callResult{ResultType: "complete", Content: []content{{Type: "text", Text: text}}, IsError: true}
 }

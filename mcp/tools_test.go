@@ -191,10 +191,10 @@ func TestTools(t *testing.T) {
 				t.Errorf("resultType %v", res["resultType"])
 			}
 			content, _ := res["content"].([]any)
-			if len(content) != 1 || get(content, "0.type") != "text" {
+			if len(content) != 1 || fixture.Get(content, "0.type") != "text" {
 				t.Fatalf("content %v", res["content"])
 			}
-			text := get(content, "0.text").(string)
+			text := fixture.Get(content, "0.text").(string)
 			rid := r.header.Get("X-Request-Id")
 			failed := res["isError"] == true
 
@@ -410,12 +410,12 @@ func TestBilling(t *testing.T) {
 
 	m.refuse = &domain.Error{Code: domain.CodeRateLimited, Detail: "slow down", RetryAfter: 7}
 	r := e.post(t, 1, "tools/call", callParams("get_product", map[string]any{"identifier": demo}))
-	text, _ := get(r.json, "result.content.0.text").(string)
-	if get(r.json, "result.isError") != true || !strings.Contains(text, `"code":"RATE_LIMITED"`) || !strings.Contains(text, "wait 7 seconds") {
+	text, _ := fixture.Get(r.json, "result.content.0.text").(string)
+	if fixture.Get(r.json, "result.isError") != true || !strings.Contains(text, `"code":"RATE_LIMITED"`) || !strings.Contains(text, "wait 7 seconds") {
 		t.Errorf("refused call: %s", r.body)
 	}
 	r = e.post(t, 1, "tools/call", callParams("whoami", map[string]any{}))
-	if get(r.json, "result.isError") != false {
+	if fixture.Get(r.json, "result.isError") != false {
 		t.Errorf("whoami is never quota- or rate-checked: %s", r.body)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/productdata/pds/domain"
+	"github.com/productdata/pds/httpwire"
 )
 
 // JSON-RPC error codes: JSON-RPC 2.0's own and those MCP 2026-07-28 adds.
@@ -65,7 +66,7 @@ type response struct {
 // versionProblem is the answer to an unsupported protocol version: a Problem
 // (RFC 9457, spec 2.7) and a JSON-RPC error response in one object.
 type versionProblem struct {
-	domain.Problem
+	httpwire.Problem
 	JSONRPC string          `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id,omitempty"`
 	Error   wireError       `json:"error"`
@@ -86,7 +87,7 @@ func (h *handler) writeError(w http.ResponseWriter, requestID string, id json.Ra
 		writeJSON(w, status, "application/json", response{JSONRPC: "2.0", ID: id,
 			Error: &wireError{Code: e.code, Message: e.message, Data: e.data}})
 	case *versionError:
-		p := domain.NewProblem(domain.Errorf(domain.CodeUnsupportedProtocolVersion,
+		p := httpwire.NewProblem(domain.Errorf(domain.CodeUnsupportedProtocolVersion,
 			"MCP protocol version %s is not supported; this endpoint speaks %s: send it in MCP-Protocol-Version and params._meta", quote(e.requested), ProtocolVersion), requestID)
 		writeJSON(w, p.Status, "application/problem+json", versionProblem{Problem: p, JSONRPC: "2.0", ID: id,
 			Error: wireError{Code: codeUnsupportedVer, Message: "unsupported protocol version",
@@ -96,16 +97,8 @@ func (h *handler) writeError(w http.ResponseWriter, requestID string, id json.Ra
 		if de.Code == domain.CodeInternal {
 			h.log.Error("internal error", "request_id", requestID, "error", err.Error())
 		}
-		p := domain.NewProblem(de, requestID)
-		switch de.Code {
-		case domain.CodeUnauthenticated:
-			w.Header().Set("WWW-Authenticate", `Bearer realm="pds"`)
-		case domain.CodeMethodNotAllowed:
-			w.Header().Set("Allow", de.Allow)
-		}
-		if p.Status == http.StatusTooManyRequests || p.Status == http.StatusServiceUnavailable {
-			w.Header().Set("Retry-After", strconv.Itoa(max(de.RetryAfter, 1)))
-		}
+		p := httpwire.NewProblem(de, requestID)
+		httpwire.SetProblemHeaders(w.Header(), err)
 		writeJSON(w, p.Status, "application/problem+json", p)
 	}
 }

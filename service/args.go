@@ -11,7 +11,7 @@ import (
 )
 
 // DecodeArgs decodes a JSON object of operation arguments into v (a pointer
-// to one of the *Args types). Anything but a JSON object, a member of the
+// to one of the *Args types); both transports decode JSON arguments with it. Anything but a JSON object, a member of the
 // wrong type, and (when strict) an unknown member is INVALID_REQUEST.
 func DecodeArgs(raw []byte, v any, strict bool) error {
 	raw = bytes.TrimSpace(raw)
@@ -28,7 +28,10 @@ func DecodeArgs(raw []byte, v any, strict bool) error {
 	if err := dec.Decode(v); err != nil {
 		var te *json.UnmarshalTypeError
 		var se *json.SyntaxError
+		var de *domain.Error
 		switch {
+		case errors.As(err, &de): // from an Args type's own UnmarshalJSON
+			return de
 		case errors.As(err, &te) && te.Field != "":
 			return domain.Errorf(domain.CodeInvalidRequest, "member '%s' has the wrong type: %s where %s is expected", te.Field, te.Value, jsonKind(te.Type.String()))
 		case errors.As(err, &se):

@@ -20,9 +20,12 @@ func fromGS1(err error, code string) error {
 	return &domain.Error{Code: code, Detail: err.Error()}
 }
 
+// WhoamiArgs are the arguments of Whoami: none.
+type WhoamiArgs struct{}
+
 // Whoami says which tenant and scopes the caller's key resolves to. It is
 // neither billed nor quota-checked.
-func (s *Service) Whoami(_ context.Context, c Caller) (*Result, error) {
+func (s *Service) Whoami(_ context.Context, c Caller, _ WhoamiArgs) (*Result, error) {
 	scopes := c.Scopes
 	if scopes == nil {
 		scopes = []string{}
@@ -98,8 +101,17 @@ func (s *Service) ParseDigitalLink(ctx context.Context, c Caller, a ParseArgs) (
 	return bodyResult(domain.Body{Status: domain.StatusFound, Data: link, Warnings: warnings(link.Warnings)}, nil)
 }
 
+// SourceArgs are the arguments of Source.
+type SourceArgs struct {
+	SourceID *string `json:"source_id"`
+}
+
 // Source describes a source and its licence.
-func (s *Service) Source(ctx context.Context, c Caller, id string) (*Result, error) {
+func (s *Service) Source(ctx context.Context, c Caller, a SourceArgs) (*Result, error) {
+	if a.SourceID == nil {
+		return nil, domain.Errorf(domain.CodeInvalidRequest, "the member 'source_id' (string) is required")
+	}
+	id := *a.SourceID
 	if err := s.authorize(ctx, c, "get_source", keys.ScopeSources, 1); err != nil {
 		return nil, err
 	}

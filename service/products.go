@@ -97,8 +97,32 @@ func cut(subject string) (ns, value string, ok bool) {
 	return "", subject, false
 }
 
-// Product answers the identity, passport or evidence of identifier.
-func (s *Service) Product(ctx context.Context, c Caller, view View, identifier string) (*Result, error) {
+// ProductArgs are the arguments of Identity, Passport and Evidence.
+type ProductArgs struct {
+	Identifier *string `json:"identifier"`
+}
+
+// Identity answers a product's identity.
+func (s *Service) Identity(ctx context.Context, c Caller, a ProductArgs) (*Result, error) {
+	return s.product(ctx, c, ViewIdentity, a)
+}
+
+// Passport answers a product's passport.
+func (s *Service) Passport(ctx context.Context, c Caller, a ProductArgs) (*Result, error) {
+	return s.product(ctx, c, ViewPassport, a)
+}
+
+// Evidence answers the evidence chains of a product's passport claims.
+func (s *Service) Evidence(ctx context.Context, c Caller, a ProductArgs) (*Result, error) {
+	return s.product(ctx, c, ViewEvidence, a)
+}
+
+// product answers one view of the product a.Identifier names.
+func (s *Service) product(ctx context.Context, c Caller, view View, a ProductArgs) (*Result, error) {
+	if a.Identifier == nil {
+		return nil, domain.Errorf(domain.CodeInvalidRequest, "the member 'identifier' (string) is required")
+	}
+	identifier := *a.Identifier
 	if err := s.authorize(ctx, c, view.op(), keys.ScopeRead, 1); err != nil {
 		return nil, err
 	}

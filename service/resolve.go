@@ -42,6 +42,39 @@ func (s *Service) Resolve(ctx context.Context, c Caller, a ResolveArgs) (*Result
 	if err := s.authorize(ctx, c, "resolve_identifiers", keys.ScopeResolve, 0); err != nil {
 		return nil, err
 	}
+	ids, err := batchInput(a)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.authorize(ctx, c, "resolve_identifiers", "", len(ids)); err != nil {
+		return nil, err
+	}
+	snap, err := s.snapshot()
+	if err != nil {
+		return nil, err
+	}
+	defer snap.release()
+	r, err := snap.store.NewReader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	b := &batch{snap: snap, r: r, tenant: c.Tenant, items: identifyAll(ids), cov: newCoverageUnion(snap, c.Tenant)}
+	if err := b.readDirect(); err != nil {
+		return nil, err
+	}
+	found, err := b.readAliases()
+	if err != nil {
+		return nil, err
+	}
+	if err := b.readIdentities(b.decide(found)); err != nil {
+		return nil, err
+	}
+	return encodeBatch(b.items, b.cov.result())
+}
+
+// batchInput checks the size of a batch and returns its identifiers.
+func batchInput(a ResolveArgs) ([]string, error) {
 	if a.Identifiers == nil {
 		return nil, domain.Errorf(domain.CodeInvalidRequest, "the member 'identifiers' (array of 1 to %d strings) is required", MaxBatch)
 	}
@@ -52,22 +85,13 @@ func (s *Service) Resolve(ctx context.Context, c Caller, a ResolveArgs) (*Result
 	if len(ids) > MaxBatch {
 		return nil, domain.Errorf(domain.CodeBatchTooLarge, "%d identifiers sent; at most %d fit in one call, so split the batch", len(ids), MaxBatch)
 	}
-	if err := s.authorize(ctx, c, "resolve_identifiers", "", len(ids)); err != nil {
-		return nil, err
-	}
-	snap, err := s.snapshot()
-	if err != nil {
-		return nil, err
-	}
-	defer snap.release()
+	return ids, nil
+}
 
+// identifyAll reads each input as identifiers; an input that is no
+// identifier in any namespace is marked invalid.
+func identifyAll(ids []string) []item {
 	items := make([]item, len(ids))
-	type want struct {
-		key string
-		at  int // item index
-		sub int // subject index within the item
-	}
-	var wants []want
 	for i, in := range ids {
 		it := &items[i]
 		it.input = in
@@ -83,80 +107,109 @@ func (s *Service) Resolve(ctx context.Context, c Caller, a ResolveArgs) (*Result
 		}
 		it.subjects = subs
 	}
-	r, err := snap.store.NewReader()
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	cov := newCoverageUnion(snap, c.Tenant)
-	// Fast path: an input that names one subject is looked up as a canonical
-	// subject, straight in the identity views, in key order.
+	return items
+}
+
+// batch is a Resolve call in progress: its items and what it has read.
+// Every phase reads its keys in key order.
+type batch struct {
+	snap   *Snapshot
+	r      *kv.Reader
+	tenant string
+	items  []item
+	cov    *coverageUnion
+	buf    []byte
+}
+
+// want is a key to read for an item.
+type want struct {
+	key string
+	at  int // item index
+}
+
+func sortWants(ws []want) {
+	sort.Slice(ws, func(i, j int) bool { return ws[i].key < ws[j].key })
+}
+
+// get reads key into b.buf; ok is false when nothing is stored under it.
+func (b *batch) get(key string) (ok bool, err error) {
+	b.buf, ok, err = b.r.Get([]byte(key), b.buf[:0])
+	return ok, err
+}
+
+// readDirect is the fast path: an input that names one subject is looked up
+// as a canonical subject, straight in the public identity views.
+func (b *batch) readDirect() error {
 	var direct []want
-	for i := range items {
-		if it := &items[i]; it.status == "" && len(it.subjects) == 1 {
+	for i := range b.items {
+		if it := &b.items[i]; it.status == "" && len(it.subjects) == 1 {
 			direct = append(direct, want{key: string(kv.AppendViewKey(nil, kv.TagIdentity, it.subjects[0].String(), "")), at: i})
 		}
 	}
-	sort.Slice(direct, func(i, j int) bool { return direct[i].key < direct[j].key })
-	var buf []byte
+	sortWants(direct)
 	for _, w := range direct {
-		var ok bool
-		if buf, ok, err = r.Get([]byte(w.key), buf[:0]); err != nil {
-			return nil, err
+		ok, err := b.get(w.key)
+		if err != nil {
+			return err
 		}
 		if !ok {
 			continue
 		}
-		v, err := kv.DecodeView(buf)
+		v, err := kv.DecodeView(b.buf)
 		if err != nil {
-			return nil, domain.Internal(err)
+			return domain.Internal(err)
 		}
-		if c.Tenant != "" && v.HasTenant(c.Tenant) {
+		if b.tenant != "" && v.HasTenant(b.tenant) {
 			continue // the caller has its own view: the alias path finds it
 		}
-		it := &items[w.at]
+		it := &b.items[w.at]
 		it.status, it.subject = domain.StatusFound, it.subjects[0].String()
 		it.identity = append([]byte(nil), v.Body...)
-		cov.add(it.subject)
+		b.cov.add(it.subject)
 	}
-	// Everything else goes through the aliases.
-	for i := range items {
-		it := &items[i]
+	return nil
+}
+
+// readAliases reads the aliases of every subject of the items not decided
+// yet and returns, per item, the distinct aliases visible to the caller.
+func (b *batch) readAliases() ([][]kv.Alias, error) {
+	var wants []want
+	for i := range b.items {
+		it := &b.items[i]
 		if it.status != "" {
 			continue
 		}
-		for j, sub := range it.subjects {
-			wants = append(wants, want{key: string(kv.Key(kv.TagAlias, sub.String())), at: i, sub: j})
+		for _, sub := range it.subjects {
+			wants = append(wants, want{key: string(kv.Key(kv.TagAlias, sub.String())), at: i})
 		}
 	}
-	sort.Slice(wants, func(i, j int) bool { return wants[i].key < wants[j].key })
-	found := make([][]kv.Alias, len(items))
+	sortWants(wants)
+	found := make([][]kv.Alias, len(b.items))
 	for _, w := range wants {
-		var ok bool
-		buf, ok, err = r.Get([]byte(w.key), buf[:0])
+		ok, err := b.get(w.key)
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
 			continue
 		}
-		al, err := kv.DecodeAlias(buf)
+		al, err := kv.DecodeAlias(b.buf)
 		if err != nil {
 			return nil, domain.Internal(err)
 		}
-		if al.VisibleTo(c.Tenant) && !slices.ContainsFunc(found[w.at], func(x kv.Alias) bool { return x.Subject == al.Subject }) {
+		if al.VisibleTo(b.tenant) && !slices.ContainsFunc(found[w.at], func(x kv.Alias) bool { return x.Subject == al.Subject }) {
 			found[w.at] = append(found[w.at], al)
 		}
 	}
-	// Decide each item; collect the identity views to read.
-	type view struct {
-		key string
-		at  int
-	}
-	var views []view
-	addCov := cov.add
-	for i := range items {
-		it := &items[i]
+	return found, nil
+}
+
+// decide gives each remaining item its status from the aliases found and
+// returns the identity views to read for those found.
+func (b *batch) decide(found [][]kv.Alias) []want {
+	var views []want
+	for i := range b.items {
+		it := &b.items[i]
 		if it.status == "invalid" || it.status == domain.StatusFound {
 			continue
 		}
@@ -164,20 +217,10 @@ func (s *Service) Resolve(ctx context.Context, c Caller, a ResolveArgs) (*Result
 		case 1:
 			al := found[i][0]
 			it.status, it.subject, it.alias = domain.StatusFound, al.Subject, al
-			views = append(views, view{key: string(kv.AppendViewKey(nil, kv.TagIdentity, al.Subject, al.ViewTenant(c.Tenant))), at: i})
-			addCov(al.Subject)
+			views = append(views, want{key: string(kv.AppendViewKey(nil, kv.TagIdentity, al.Subject, al.ViewTenant(b.tenant))), at: i})
+			b.cov.add(al.Subject)
 		case 0:
-			it.status, it.reason = domain.StatusUnknown, domain.ReasonOutOfScope
-			it.subject = it.subjects[0].String()
-			for _, sub := range it.subjects {
-				if isProductNamespace(sub.Namespace) {
-					c := domain.CoverageOf(sub.String(), c.Tenant, snap.sources)
-					it.status, it.reason = c.Absence()
-					it.subject = sub.String()
-					addCov(it.subject)
-					break
-				}
-			}
+			b.absent(it)
 		default:
 			it.status = domain.StatusAmbiguous
 			for _, al := range found[i] {
@@ -186,23 +229,43 @@ func (s *Service) Resolve(ctx context.Context, c Caller, a ResolveArgs) (*Result
 			}
 		}
 	}
-	sort.Slice(views, func(i, j int) bool { return views[i].key < views[j].key })
+	return views
+}
+
+// absent decides an item nothing is stored for: its first product subject's
+// coverage says not_found or unknown; without one it is out of scope.
+func (b *batch) absent(it *item) {
+	it.status, it.reason = domain.StatusUnknown, domain.ReasonOutOfScope
+	it.subject = it.subjects[0].String()
+	for _, sub := range it.subjects {
+		if isProductNamespace(sub.Namespace) {
+			c := domain.CoverageOf(sub.String(), b.tenant, b.snap.sources)
+			it.status, it.reason = c.Absence()
+			it.subject = sub.String()
+			b.cov.add(it.subject)
+			return
+		}
+	}
+}
+
+// readIdentities reads the identity views of the items found by alias.
+func (b *batch) readIdentities(views []want) error {
+	sortWants(views)
 	for _, v := range views {
-		var ok bool
-		buf, ok, err = r.Get([]byte(v.key), buf[:0])
+		ok, err := b.get(v.key)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if !ok {
-			return nil, domain.Internal(errMissingView(items[v.at].subject))
+			return domain.Internal(errMissingView(b.items[v.at].subject))
 		}
-		dv, err := kv.DecodeView(buf)
+		dv, err := kv.DecodeView(b.buf)
 		if err != nil {
-			return nil, domain.Internal(err)
+			return domain.Internal(err)
 		}
-		items[v.at].identity = append([]byte(nil), dv.Body...)
+		b.items[v.at].identity = append([]byte(nil), dv.Body...)
 	}
-	return encodeBatch(items, cov.result())
+	return nil
 }
 
 // coverageUnion gathers the sources a batch consulted. Subjects that share a

@@ -1,13 +1,14 @@
 package service
 
 import (
+	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,10 +27,94 @@ const (
 	maxManufacturer    = 200
 )
 
-// searchParams are the query parameters search knows.
-var searchParams = map[string]bool{
-	"manufacturer": true, "trust_level_min": true, "has_passport": true, "updated_since": true,
-	"sort": true, "cursor": true, "limit": true,
+// SearchArgs are the arguments of Search: the REST query parameters, or the
+// search_products members, of the same names. A nil member was not given.
+type SearchArgs struct {
+	Manufacturer  *string `json:"manufacturer"`
+	TrustLevelMin *string `json:"trust_level_min"`
+	HasPassport   *bool   `json:"has_passport"`
+	UpdatedSince  *string `json:"updated_since"`
+	Sort          *string `json:"sort"`
+	Cursor        *string `json:"cursor"`
+	Limit         *int    `json:"limit"`
+	// Other names the parameters given that search does not know, so that
+	// Search refuses them: UNSUPPORTED_FILTER for brand, category and
+	// market, INVALID_FILTER for the rest.
+	Other []string `json:"-"`
+}
+
+// SearchParams are the names of the parameters search knows.
+var SearchParams = []string{"manufacturer", "trust_level_min", "has_passport", "updated_since", "sort", "cursor", "limit"}
+
+// UnmarshalJSON reads the members of a JSON object: the strings as strings,
+// has_passport a boolean, limit an integer. A member given as null counts
+// as left out. A member search does not know goes into Other when it is a
+// string, number or boolean, so that Search answers it as REST does.
+func (a *SearchArgs) UnmarshalJSON(raw []byte) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return domain.Errorf(domain.CodeInvalidRequest, "the arguments are not a JSON object")
+	}
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	*a = SearchArgs{}
+	for _, k := range names {
+		raw := bytes.TrimSpace(m[k])
+		if string(raw) == "null" {
+			continue
+		}
+		if err := a.setMember(k, raw); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// setMember decodes one member of the JSON arguments.
+func (a *SearchArgs) setMember(k string, raw json.RawMessage) error {
+	str := func(dst **string) error {
+		var v string
+		if json.Unmarshal(raw, &v) != nil {
+			return domain.Errorf(domain.CodeInvalidRequest, "member '%s' must be a string", k)
+		}
+		*dst = &v
+		return nil
+	}
+	switch k {
+	case "manufacturer":
+		return str(&a.Manufacturer)
+	case "trust_level_min":
+		return str(&a.TrustLevelMin)
+	case "updated_since":
+		return str(&a.UpdatedSince)
+	case "sort":
+		return str(&a.Sort)
+	case "cursor":
+		return str(&a.Cursor)
+	case "has_passport":
+		var b bool
+		if json.Unmarshal(raw, &b) != nil {
+			return domain.Errorf(domain.CodeInvalidRequest, "member 'has_passport' must be a boolean (true or false)")
+		}
+		a.HasPassport = &b
+	case "limit":
+		// A JSON Schema integer may be written 20.0 or 2e1.
+		var f float64
+		if json.Unmarshal(raw, &f) != nil || f != float64(int64(f)) {
+			return domain.Errorf(domain.CodeInvalidRequest, "member 'limit' must be an integer from 1 to %d", MaxSearchLimit)
+		}
+		n := int(int64(f))
+		a.Limit = &n
+	default:
+		if len(raw) == 0 || raw[0] == '{' || raw[0] == '[' {
+			return domain.Errorf(domain.CodeInvalidRequest, "member '%s' must be a string", clipAt(k, 100))
+		}
+		a.Other = append(a.Other, k)
+	}
+	return nil
 }
 
 // unsupportedParams are filters the data does not back: refused, never ignored.
@@ -52,13 +137,12 @@ type cursorBody struct {
 	After *index.Position `json:"a"`
 }
 
-// Search finds products by manufacturer. params are the query parameters of
-// the REST call (MCP passes its arguments the same way, as strings).
-func (s *Service) Search(ctx context.Context, c Caller, params url.Values) (*Result, error) {
+// Search finds products by manufacturer.
+func (s *Service) Search(ctx context.Context, c Caller, a SearchArgs) (*Result, error) {
 	if err := s.authorize(ctx, c, "search_products", keys.ScopeSearch, 0); err != nil {
 		return nil, err
 	}
-	q, cursor, err := parseSearch(params, c.Tenant)
+	q, cursor, err := parseSearch(a, c.Tenant)
 	if err != nil {
 		return nil, err
 	}
@@ -121,99 +205,107 @@ func roundScore(f float64) float64 {
 	return v
 }
 
-// parseSearch checks every parameter and returns the index query and the
+// parseSearch checks every argument and returns the index query and the
 // cursor, if one was given.
-func parseSearch(params url.Values, tenant string) (index.Query, string, error) {
+func parseSearch(a SearchArgs, tenant string) (index.Query, string, error) {
 	q := index.Query{Tenant: tenant, TrustLevelMin: -1, Limit: DefaultSearchLimit}
-	names := make([]string, 0, len(params))
-	for name := range params {
-		names = append(names, name)
+	if err := checkOther(a.Other); err != nil {
+		return q, "", err
 	}
-	sort.Strings(names)
-	for _, name := range names {
-		if unsupportedParams[name] {
-			return q, "", domain.Errorf(domain.CodeUnsupportedFilter, "the %s filter is not backed by data in this revision; only manufacturer (with trust_level_min, has_passport, updated_since) can be searched", name)
-		}
-	}
-	for _, name := range names {
-		if !searchParams[name] {
-			return q, "", domain.Errorf(domain.CodeInvalidFilter, "unknown parameter %q; search takes manufacturer, trust_level_min, has_passport, updated_since, sort, cursor and limit (paging is by cursor only)", clip(name))
-		}
-		if len(params[name]) != 1 {
-			return q, "", domain.Errorf(domain.CodeInvalidFilter, "parameter %s is given %d times; give it once", name, len(params[name]))
-		}
-	}
-	one := func(name string) (string, bool) {
-		v, ok := params[name]
-		if !ok {
-			return "", false
-		}
-		return v[0], true
-	}
-	if v, ok := one("manufacturer"); ok {
-		v = strings.TrimSpace(v)
-		if v == "" || !utf8.ValidString(v) || utf8.RuneCountInString(v) > maxManufacturer {
+	if v := a.Manufacturer; v != nil {
+		m := strings.TrimSpace(*v)
+		if m == "" || !utf8.ValidString(m) || utf8.RuneCountInString(m) > maxManufacturer {
 			return q, "", domain.Errorf(domain.CodeInvalidFilter, "manufacturer must be 1 to %d characters of text", maxManufacturer)
 		}
-		q.Manufacturer = v
+		q.Manufacturer = m
 	}
-	if v, ok := one("trust_level_min"); ok {
-		r := domain.TrustRank(v)
+	if v := a.TrustLevelMin; v != nil {
+		r := domain.TrustRank(*v)
 		if r < 0 {
-			return q, "", domain.Errorf(domain.CodeInvalidFilter, "trust_level_min must be one of L0, L1, L2, L3, L4, L5 (got %q)", clip(v))
+			return q, "", domain.Errorf(domain.CodeInvalidFilter, "trust_level_min must be one of L0, L1, L2, L3, L4, L5 (got %q)", clip(*v))
 		}
 		q.TrustLevelMin = r
 	}
-	if v, ok := one("has_passport"); ok {
-		switch v {
-		case "true", "false":
-			b := v == "true"
-			q.HasPassport = &b
-		default:
-			return q, "", domain.Errorf(domain.CodeInvalidFilter, "has_passport must be true or false (got %q)", clip(v))
-		}
-	}
-	if v, ok := one("updated_since"); ok {
-		t, err := time.Parse(time.RFC3339Nano, v)
+	q.HasPassport = a.HasPassport
+	if v := a.UpdatedSince; v != nil {
+		t, err := time.Parse(time.RFC3339Nano, *v)
 		if err != nil {
-			return q, "", domain.Errorf(domain.CodeInvalidFilter, "updated_since must be an RFC 3339 date-time such as 2025-01-31T00:00:00Z (got %q)", clip(v))
+			return q, "", domain.Errorf(domain.CodeInvalidFilter, "updated_since must be an RFC 3339 date-time such as 2025-01-31T00:00:00Z (got %q)", clip(*v))
 		}
 		q.UpdatedSince = t
 	}
-	if v, ok := one("limit"); ok {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > MaxSearchLimit {
-			return q, "", domain.Errorf(domain.CodeInvalidFilter, "limit must be a whole number from 1 to %d (got %q)", MaxSearchLimit, clip(v))
+	if v := a.Limit; v != nil {
+		if *v < 1 || *v > MaxSearchLimit {
+			return q, "", SearchTextError("limit", strconv.Itoa(*v))
 		}
-		q.Limit = n
+		q.Limit = *v
 	}
-	q.Sort = index.SortUpdatedAt
-	if q.Manufacturer != "" {
-		q.Sort = index.SortRelevance
+	var err error
+	if q.Sort, err = searchSort(a.Sort, q.Manufacturer != ""); err != nil {
+		return q, "", err
 	}
-	if v, ok := one("sort"); ok {
-		switch v {
-		case index.SortRelevance:
-			if q.Manufacturer == "" {
-				return q, "", domain.Errorf(domain.CodeInvalidSort, "sort=relevance needs a manufacturer to be relevant to; use sort=updated_at")
-			}
-			q.Sort = v
-		case index.SortUpdatedAt:
-			q.Sort = v
-		default:
-			return q, "", domain.Errorf(domain.CodeInvalidSort, "sort must be relevance or updated_at (got %q)", clip(v))
-		}
-	}
-	cursor, _ := one("cursor")
-	if _, ok := params["cursor"]; ok && cursor == "" {
+	if a.Cursor != nil && *a.Cursor == "" {
 		return q, "", domain.Errorf(domain.CodeInvalidCursor, "the cursor is empty; pass meta.next_cursor from the previous page, or leave cursor out for the first page")
+	}
+	cursor := ""
+	if a.Cursor != nil {
+		cursor = *a.Cursor
 	}
 	return q, cursor, nil
 }
 
-func clip(s string) string {
-	if len(s) > 64 {
-		return s[:64] + "…"
+// checkOther refuses parameters search does not know: a filter the data
+// does not back first, then the first other name.
+func checkOther(other []string) error {
+	names := slices.Sorted(slices.Values(other))
+	for _, name := range names {
+		if unsupportedParams[name] {
+			return domain.Errorf(domain.CodeUnsupportedFilter, "the %s filter is not backed by data in this revision; only manufacturer (with trust_level_min, has_passport, updated_since) can be searched", name)
+		}
+	}
+	if len(names) > 0 {
+		return domain.Errorf(domain.CodeInvalidFilter, "unknown parameter %q; search takes manufacturer, trust_level_min, has_passport, updated_since, sort, cursor and limit (paging is by cursor only)", clip(names[0]))
+	}
+	return nil
+}
+
+// searchSort is the sort asked for, or the default: relevance with a
+// manufacturer, updated_at without one.
+func searchSort(v *string, hasManufacturer bool) (string, error) {
+	if v == nil {
+		if hasManufacturer {
+			return index.SortRelevance, nil
+		}
+		return index.SortUpdatedAt, nil
+	}
+	switch *v {
+	case index.SortRelevance:
+		if !hasManufacturer {
+			return "", domain.Errorf(domain.CodeInvalidSort, "sort=relevance needs a manufacturer to be relevant to; use sort=updated_at")
+		}
+		return *v, nil
+	case index.SortUpdatedAt:
+		return *v, nil
+	}
+	return "", domain.Errorf(domain.CodeInvalidSort, "sort must be relevance or updated_at (got %q)", clip(*v))
+}
+
+// SearchTextError refuses the value of has_passport or limit, given as
+// text, that is not true or false, or not a whole number from 1 to
+// MaxSearchLimit.
+func SearchTextError(param, given string) error {
+	if param == "has_passport" {
+		return domain.Errorf(domain.CodeInvalidFilter, "has_passport must be true or false (got %q)", clip(given))
+	}
+	return domain.Errorf(domain.CodeInvalidFilter, "limit must be a whole number from 1 to %d (got %q)", MaxSearchLimit, clip(given))
+}
+
+// clip shortens what a caller sent before it is echoed in a detail.
+func clip(s string) string { return clipAt(s, 64) }
+
+func clipAt(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
 	}
 	return s
 }

@@ -41,16 +41,6 @@ type Limits struct {
 	Reset            int64 // seconds
 }
 
-// Headers returns the RateLimit-Limit, RateLimit-Remaining and
-// RateLimit-Reset response headers.
-func (l Limits) Headers() [3][2]string {
-	return [3][2]string{
-		{"RateLimit-Limit", strconv.FormatInt(l.Limit, 10)},
-		{"RateLimit-Remaining", strconv.FormatInt(l.Remaining, 10)},
-		{"RateLimit-Reset", strconv.FormatInt(l.Reset, 10)},
-	}
-}
-
 // LimitReporter is implemented by a Meter that can say where a caller
 // stands.
 type LimitReporter interface {

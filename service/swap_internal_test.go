@@ -66,7 +66,8 @@ func TestSwapKeepsCallsInFlight(t *testing.T) {
 		t.Fatalf("old view: %q %v %v", v, ok, err)
 	}
 	// New calls see the new snapshot.
-	res, err := svc.Product(context.Background(), c, ViewIdentity, "09520123456788")
+	id := "09520123456788"
+	res, err := svc.Identity(context.Background(), c, ProductArgs{Identifier: &id})
 	if err != nil || !strings.Contains(string(res.Body), "New Maker") {
 		t.Fatalf("new call: %s %v", res.Body, err)
 	}

@@ -1,0 +1,165 @@
+// Package httpwire holds what the REST and MCP transports both put on, and
+// take off, the HTTP wire: the HTTP status, retryability and title of each
+// error code, the Problem (RFC 9457) built from an error, the headers a
+// problem carries (WWW-Authenticate, Allow, Retry-After), the size-limited
+// request body reader, and the RateLimit-* headers. domain says what went
+// wrong; this package says how HTTP shows it, once for both transports.
+package httpwire
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/productdata/pds/domain"
+	"github.com/productdata/pds/service"
+)
+
+// CodeInfo is what the wire shows of an error code.
+type CodeInfo struct {
+	Status    int
+	Retryable bool
+	Title     string
+}
+
+// codes maps every code of domain to its HTTP status, whether the caller may
+// retry the same call, and the Problem's title. Only RATE_LIMITED,
+// SERVICE_UNAVAILABLE and INTERNAL_ERROR are retryable.
+var codes = map[string]CodeInfo{
+	domain.CodeUnauthenticated:            {http.StatusUnauthorized, false, "Unauthenticated"},
+	domain.CodeForbidden:                  {http.StatusForbidden, false, "Forbidden"},
+	domain.CodeTenantQuotaExceeded:        {http.StatusTooManyRequests, false, "Tenant quota exceeded"},
+	domain.CodeRateLimited:                {http.StatusTooManyRequests, true, "Rate limited"},
+	domain.CodeBatchTooLarge:              {http.StatusBadRequest, false, "Batch too large"},
+	domain.CodeInvalidIdentifier:          {http.StatusBadRequest, false, "Invalid identifier"},
+	domain.CodeInvalidFilter:              {http.StatusBadRequest, false, "Invalid filter"},
+	domain.CodeUnsupportedFilter:          {http.StatusBadRequest, false, "Unsupported filter"},
+	domain.CodeInvalidSort:                {http.StatusBadRequest, false, "Invalid sort"},
+	domain.CodeInvalidCursor:              {http.StatusBadRequest, false, "Invalid cursor"},
+	domain.CodeMalformedURI:               {http.StatusBadRequest, false, "Malformed URI"},
+	domain.CodeUnsupportedURIForm:         {http.StatusBadRequest, false, "Unsupported URI form"},
+	domain.CodeNoPrimaryIdentifier:        {http.StatusBadRequest, false, "No primary identifier"},
+	domain.CodeUnsupportedNamespace:       {http.StatusBadRequest, false, "Unsupported namespace"},
+	domain.CodeUnsupportedProtocolVersion: {http.StatusBadRequest, false, "Unsupported protocol version"},
+	domain.CodeInvalidRequest:             {http.StatusBadRequest, false, "Invalid request"},
+	domain.CodePayloadTooLarge:            {http.StatusRequestEntityTooLarge, false, "Payload too large"},
+	domain.CodeUnsupportedMediaType:       {http.StatusUnsupportedMediaType, false, "Unsupported media type"},
+	domain.CodeMethodNotAllowed:           {http.StatusMethodNotAllowed, false, "Method not allowed"},
+	domain.CodeRouteNotFound:              {http.StatusNotFound, false, "Route not found"},
+	domain.CodeServiceUnavailable:         {http.StatusServiceUnavailable, true, "Service unavailable"},
+	domain.CodeInternal:                   {http.StatusInternalServerError, true, "Internal error"},
+}
+
+// Info returns the wire facts of a code; an unknown code is an internal error.
+func Info(code string) CodeInfo {
+	if ci, ok := codes[code]; ok {
+		return ci
+	}
+	return codes[domain.CodeInternal]
+}
+
+// MaxDetail is the longest Problem detail (spec 2.7).
+const MaxDetail = 512
+
+// Problem is the wire form of an error (spec 2.7, RFC 9457).
+type Problem struct {
+	Type      string `json:"type"`
+	Title     string `json:"title"`
+	Status    int    `json:"status"`
+	Code      string `json:"code"`
+	Detail    string `json:"detail,omitempty"`
+	RequestID string `json:"request_id,omitempty"`
+	Retryable bool   `json:"retryable"`
+	DocsURL   string `json:"docs_url,omitempty"`
+}
+
+// ProblemTypeBase prefixes a code to make a Problem type URI.
+const ProblemTypeBase = "https://pds.productdata.dev/problems/"
+
+// NewProblem builds the Problem for an error.
+func NewProblem(e *domain.Error, requestID string) Problem {
+	code := e.Code
+	if _, ok := codes[code]; !ok {
+		code = domain.CodeInternal
+	}
+	ci := codes[code]
+	detail := e.Detail
+	if len(detail) > MaxDetail {
+		detail = detail[:MaxDetail-3] + "..."
+	}
+	return Problem{
+		Type:      ProblemTypeBase + code,
+		Title:     ci.Title,
+		Status:    ci.Status,
+		Code:      code,
+		Detail:    detail,
+		RequestID: requestID,
+		Retryable: ci.Retryable,
+	}
+}
+
+// methodError is METHOD_NOT_ALLOWED with the methods the Allow header lists.
+type methodError struct {
+	err   *domain.Error
+	allow string
+}
+
+func (e *methodError) Error() string { return e.err.Error() }
+func (e *methodError) Unwrap() error { return e.err }
+
+// MethodNotAllowed refuses a method; allow lists the methods allowed
+// ("GET", or "GET, POST"), sent in the Allow header.
+func MethodNotAllowed(allow, detail string) error {
+	return &methodError{err: &domain.Error{Code: domain.CodeMethodNotAllowed, Detail: detail}, allow: allow}
+}
+
+// SetProblemHeaders sets the headers that the problem for err carries:
+// WWW-Authenticate on UNAUTHENTICATED, Allow on METHOD_NOT_ALLOWED, and
+// Retry-After (the error's RetryAfter, at least one second) on every 429
+// and 503.
+func SetProblemHeaders(h http.Header, err error) {
+	de := domain.AsError(err)
+	switch de.Code {
+	case domain.CodeUnauthenticated:
+		h.Set("WWW-Authenticate", `Bearer realm="pds"`)
+	case domain.CodeMethodNotAllowed:
+		var me *methodError
+		if errors.As(err, &me) && me.allow != "" {
+			h.Set("Allow", me.allow)
+		}
+	}
+	if s := Info(de.Code).Status; s == http.StatusTooManyRequests || s == http.StatusServiceUnavailable {
+		h.Set("Retry-After", strconv.Itoa(max(de.RetryAfter, 1)))
+	}
+}
+
+// MaxBody is the largest request body read (a resolve call with 1000
+// identifiers of 256 characters fits with room to spare).
+const MaxBody = 1 << 20
+
+// ReadBody reads the whole request body: PAYLOAD_TOO_LARGE past MaxBody,
+// INVALID_REQUEST when it cannot be read.
+func ReadBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, domain.Errorf(domain.CodePayloadTooLarge, "the body is larger than %d bytes", MaxBody)
+		}
+		return nil, domain.Errorf(domain.CodeInvalidRequest, "the body could not be read")
+	}
+	return body, nil
+}
+
+// SetRateLimit sets the caller's RateLimit-Limit, RateLimit-Remaining and
+// RateLimit-Reset headers as they stand now; an unlimited key gets none.
+func SetRateLimit(h http.Header, svc *service.Service, c service.Caller) {
+	lim, ok := svc.Limits(c)
+	if !ok {
+		return
+	}
+	h.Set("RateLimit-Limit", strconv.FormatInt(lim.Limit, 10))
+	h.Set("RateLimit-Remaining", strconv.FormatInt(lim.Remaining, 10))
+	h.Set("RateLimit-Reset", strconv.FormatInt(lim.Reset, 10))
+}
