@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"os"
 	"sync/atomic"
 	"time"
@@ -139,7 +138,8 @@ func SelfTest(ctx context.Context, dir string, o service.OpenOptions) error {
 	if _, err := svc.Resolve(ctx, c, service.ResolveArgs{Identifiers: &ids}); err != nil {
 		return fmt.Errorf("self-test resolve on %s: %v", dir, err)
 	}
-	if _, err := svc.Search(ctx, c, url.Values{"manufacturer": {"self test"}}); err != nil {
+	maker := "self test"
+	if _, err := svc.Search(ctx, c, service.SearchArgs{Manufacturer: &maker}); err != nil {
 		return fmt.Errorf("self-test search on %s: %v", dir, err)
 	}
 	return nil
