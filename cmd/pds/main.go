@@ -1,6 +1,6 @@
 // Command pds builds and serves product data snapshots.
 //
-// Subcommands: ingest, serve, keys, gen. Each has its own flags and -h.
+// Subcommands: ingest, serve, keys, gen, snapshot. Each has its own flags and -h.
 package main
 
 import (
@@ -28,6 +28,7 @@ func commands() []command {
 		{"serve", "serve a snapshot over HTTP", runServe},
 		{"keys", "manage API keys (keys add)", runKeys},
 		{"gen", "write a synthetic input directory", runGen},
+		{"snapshot", "sign, verify, publish, pull, follow and roll back snapshots", runSnapshot},
 	}
 }
 
