@@ -32,6 +32,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	watch := fs.Duration("watch", 2*time.Second, "how often to check the snapshot pointer for a change (0: only on SIGHUP)")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn, error")
 	debugAddr := fs.String("debug-addr", "", "if set, serve Go's /debug/pprof profiles on this (loopback) address")
+	pubKeyPath := fs.String("pubkey", "", "minisign public key every snapshot must be signed with, at start and at every swap (see pds snapshot)")
 	usagePath := fs.String("usage", "", "file that keeps quota usage across restarts (default: the keys file + \".usage\")")
 	if err := parseFlags(fs, args, "snapshot", "keys", "addr"); err != nil {
 		return err
@@ -44,7 +45,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer logOut.Close()
 	log := slog.New(slog.NewJSONHandler(logOut, &slog.HandlerOptions{Level: level}))
 
-	openOpts := service.OpenOptions{CacheBytes: int64(*cacheMB) << 20}
+	pubKey, err := optionalKey(*pubKeyPath)
+	if err != nil {
+		return err
+	}
+	openOpts := service.OpenOptions{CacheBytes: int64(*cacheMB) << 20, PublicKey: pubKey}
 	snap, err := service.OpenSnapshot(*snapDir, openOpts)
 	if err != nil {
 		return err

@@ -243,3 +243,71 @@ func TestPullKilledMidway(t *testing.T) {
 		t.Error("the staging directory is still there")
 	}
 }
+
+// TestServeRequiresSignature: with --pubkey, pds serve refuses an unsigned
+// snapshot at start, and at a swap refuses an unsigned or otherwise signed
+// one while it goes on serving the current one; a well signed one swaps in.
+func TestServeRequiresSignature(t *testing.T) {
+	dir := t.TempDir()
+	pub, key := filepath.Join(dir, "pds.pub"), filepath.Join(dir, "pds.key")
+	mustRun(t, "snapshot", "keygen", "--pub", pub, "--key", key)
+	otherPub, otherKey := filepath.Join(dir, "other.pub"), filepath.Join(dir, "other.key")
+	mustRun(t, "snapshot", "keygen", "--pub", otherPub, "--key", otherKey)
+	signed, unsigned, other := buildSigned(t, 1, key), buildSigned(t, 2, ""), buildSigned(t, 3, otherKey)
+	in := fixture.WriteCase(t, fixture.CaseFile("passport"))
+	products := filepath.Join(in, "products.ndjson")
+	raw, _ := os.ReadFile(products)
+	os.WriteFile(products, []byte(strings.ReplaceAll(string(raw), "Demo Foods GmbH", "Swapped Foods GmbH")), 0o644)
+	next := filepath.Join(dir, "next")
+	mustRun(t, "ingest", "--in", in, "--out", next, "--quiet", "--sequence", "4")
+	mustRun(t, "snapshot", "sign", "--key", key, next)
+
+	keysPath, secrets := fixture.Keys(t)
+	code, _, errOut := runCmd("serve", "--snapshot", unsigned, "--keys", keysPath, "--pubkey", pub, "--addr", "127.0.0.1:0")
+	if code != 1 || !strings.Contains(errOut, "the snapshot is not signed") {
+		t.Fatalf("serve of an unsigned snapshot: exit %d, %q", code, errOut)
+	}
+
+	current := filepath.Join(dir, "current")
+	point := func(target string) {
+		tmp := filepath.Join(dir, "current.tmp")
+		os.Remove(tmp)
+		os.Symlink(target, tmp)
+		if err := os.Rename(tmp, current); err != nil {
+			t.Fatal(err)
+		}
+	}
+	point(signed)
+	base, stderr := startServe(t, "--snapshot", current, "--keys", keysPath, "--pubkey", pub, "--watch", "50ms")
+	maker := func() string {
+		_, m := getJSON(t, base+"/v1/products/09520123456788", secrets[fixture.KeyFull])
+		data, _ := m["data"].(map[string]any)
+		return fmt.Sprint(data["manufacturer"])
+	}
+	for _, c := range []struct{ target, why string }{
+		{unsigned, "the snapshot is not signed"},
+		{other, "not by the trusted key"},
+	} {
+		point(c.target)
+		seen := false
+		for i := 0; i < 400 && !seen; i++ {
+			seen = strings.Contains(stderr.String(), c.why)
+			time.Sleep(25 * time.Millisecond)
+		}
+		if !seen {
+			t.Fatalf("swap to %s: no refusal saying %q in the log:\n%s", c.target, c.why, stderr.String())
+		}
+		if got := maker(); got != "Demo Foods GmbH" {
+			t.Fatalf("after a refused swap the served manufacturer is %q", got)
+		}
+	}
+	point(next)
+	swapped := false
+	for i := 0; i < 400 && !swapped; i++ {
+		swapped = maker() == "Swapped Foods GmbH"
+		time.Sleep(25 * time.Millisecond)
+	}
+	if !swapped {
+		t.Fatalf("a well signed snapshot was not swapped in:\n%s", stderr.String())
+	}
+}
