@@ -177,6 +177,7 @@ out=$(mktemp)
   echo "| bytes pulled by the 3 replicas (builds 1-3) | $pulled |"
   echo "| build size on disk (build 2) | $(du -sb "$W/build2" | cut -f1) bytes |"
   echo "| refusals logged by followers | $refused |"
+  echo "| whole run (3 builds, setup, load) | $SECONDS s |"
   echo "| identity p50 / p99 through nginx | $(field p50_us "$r1") µs / $(field p99_us "$r1") µs |"
   echo "| resolve (100 ids) p50 / p99 through nginx | $(field p50_us "$r2") µs / $(field p99_us "$r2") µs |"
   echo
