@@ -456,3 +456,40 @@ func flipByte(t testing.TB, path string) {
 		t.Fatal(err)
 	}
 }
+
+// TestUntrustedNames: a latest pointer that is not a build id, and a signed
+// manifest naming a path outside the build, are refused before anything is
+// written outside the snapshots directory.
+func TestUntrustedNames(t *testing.T) {
+	k := newKeys(t, t.TempDir())
+	root := t.TempDir()
+	o, err := fleet.OpenOrigin("file://"+root, fleet.S3Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snaps := filepath.Join(t.TempDir(), "snapshots")
+	os.WriteFile(filepath.Join(root, "latest"), []byte("../../etc\n"), 0o644)
+	if _, err := fleet.Fetch(context.Background(), o, snaps, fleet.PullOptions{PublicKey: k.pub}); err == nil || !strings.Contains(err.Error(), "not a build id") {
+		t.Fatalf("latest naming a path: %v", err)
+	}
+
+	b := signedCopy(t, 1, keyPair{})
+	mp := filepath.Join(b, manifest.Name)
+	raw, _ := os.ReadFile(mp)
+	os.WriteFile(mp, bytes.Replace(raw, []byte(`"path": "index/docs.dat"`), []byte(`"path": "../../escaped"`), 1), 0o644)
+	if err := manifest.Sign(b, k.sec); err != nil {
+		t.Fatal(err)
+	}
+	id := buildID(t, b)
+	if err := os.CopyFS(filepath.Join(root, id), os.DirFS(b)); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(root, "latest"), []byte(id+"\n"), 0o644)
+	_, err = fleet.Fetch(context.Background(), o, snaps, fleet.PullOptions{PublicKey: k.pub})
+	if !errors.Is(err, fleet.ErrRefused) || !strings.Contains(err.Error(), "not a file inside the build") {
+		t.Fatalf("manifest naming ../../escaped: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(snaps), "..", "escaped")); err == nil {
+		t.Fatal("a file was written outside the snapshots directory")
+	}
+}

@@ -116,30 +116,12 @@ func Fetch(ctx context.Context, o Origin, snapshots string, opts PullOptions) (P
 		p.Build, p.UpToDate = cur, true
 		return p, nil
 	}
-	refused, err := Refused(snapshots)
-	if err != nil {
+	if err := checkNotRolledBack(snapshots, id); err != nil {
 		return p, err
 	}
-	if slices.Contains(refused, id) {
-		return p, fmt.Errorf("%w: build %s was rolled back on this replica (listed in %s); it is not pulled again", ErrRefused, id, filepath.Join(snapshots, RefusedName))
-	}
-	mb, err := readSmall(ctx, o, id+"/"+manifest.Name, maxManifestBytes)
+	mb, sig, m, err := readSigned(ctx, o, id, opts.PublicKey)
 	if err != nil {
 		return p, err
-	}
-	sig, err := readSmall(ctx, o, id+"/"+manifest.SignatureName, maxManifestBytes)
-	if err != nil && !errors.Is(err, ErrNotFound) {
-		return p, err
-	}
-	if err := opts.PublicKey.CheckSignature(mb, sig); err != nil {
-		return p, fmt.Errorf("%w: %s/%s: %v", ErrRefused, o, id, err)
-	}
-	m, err := manifest.Decode(mb, fmt.Sprintf("%s/%s/%s", o, id, manifest.Name))
-	if err != nil {
-		return p, fmt.Errorf("%w: %v", ErrRefused, err)
-	}
-	if m.BuildID != id {
-		return p, fmt.Errorf("%w: %s/%s/%s names build %s", ErrRefused, o, id, manifest.Name, m.BuildID)
 	}
 	p.Manifest = m
 	if hasCur && !newer(m, cur.Manifest) && !opts.AllowDowngrade {
@@ -156,37 +138,76 @@ func Fetch(ctx context.Context, o Origin, snapshots string, opts PullOptions) (P
 		p.Dir = final
 		return p, nil
 	}
-	if err := checkPaths(m); err != nil {
-		return p, err
-	}
-	removeStaleStaging(snapshots, id)
-	staging := filepath.Join(snapshots, stagingPre+id)
-	if err := os.MkdirAll(staging, 0o755); err != nil {
-		return p, err
-	}
-	if err := writeSynced(filepath.Join(staging, manifest.Name), mb); err != nil {
-		return p, err
-	}
-	if err := checkSpace(staging, m, opts.FreeBytes); err != nil {
-		return p, err
-	}
-	if err := fetchFiles(ctx, o, staging, m, opts.Progress, &p); err != nil {
-		if errors.Is(err, ErrRefused) {
-			os.RemoveAll(staging)
-		}
-		return p, err
-	}
-	if err := writeSynced(filepath.Join(staging, manifest.SignatureName), sig); err != nil {
-		return p, err
-	}
-	if err := syncDir(staging); err != nil {
-		return p, err
-	}
-	if err := os.Rename(staging, final); err != nil {
+	if err := stage(ctx, o, snapshots, mb, sig, m, opts, &p); err != nil {
 		return p, err
 	}
 	p.Dir = final
-	return p, syncDir(snapshots)
+	return p, nil
+}
+
+func checkNotRolledBack(snapshots, id string) error {
+	refused, err := Refused(snapshots)
+	if err != nil {
+		return err
+	}
+	if slices.Contains(refused, id) {
+		return fmt.Errorf("%w: build %s was rolled back on this replica (listed in %s); it is not pulled again", ErrRefused, id, filepath.Join(snapshots, RefusedName))
+	}
+	return nil
+}
+
+// readSigned reads build id's manifest and signature from the origin and
+// checks them: the signature with pub, then the manifest's own sense.
+func readSigned(ctx context.Context, o Origin, id string, pub *manifest.PublicKey) (mb, sig []byte, m manifest.Manifest, err error) {
+	if mb, err = readSmall(ctx, o, id+"/"+manifest.Name, maxManifestBytes); err != nil {
+		return nil, nil, m, err
+	}
+	sig, err = readSmall(ctx, o, id+"/"+manifest.SignatureName, maxManifestBytes)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return nil, nil, m, err
+	}
+	if err := pub.CheckSignature(mb, sig); err != nil {
+		return nil, nil, m, fmt.Errorf("%w: %s/%s: %v", ErrRefused, o, id, err)
+	}
+	if m, err = manifest.Decode(mb, fmt.Sprintf("%s/%s/%s", o, id, manifest.Name)); err != nil {
+		return nil, nil, m, fmt.Errorf("%w: %v", ErrRefused, err)
+	}
+	if m.BuildID != id {
+		return nil, nil, m, fmt.Errorf("%w: %s/%s/%s names build %s", ErrRefused, o, id, manifest.Name, m.BuildID)
+	}
+	return mb, sig, m, checkPaths(m)
+}
+
+// stage fetches the build's files into snapshots/.staging-<id>/ and, when
+// every one matches, renames the directory to snapshots/<id>.
+func stage(ctx context.Context, o Origin, snapshots string, mb, sig []byte, m manifest.Manifest, opts PullOptions, p *Pulled) error {
+	removeStaleStaging(snapshots, m.BuildID)
+	staging := filepath.Join(snapshots, stagingPre+m.BuildID)
+	if err := os.MkdirAll(staging, 0o755); err != nil {
+		return err
+	}
+	if err := writeSynced(filepath.Join(staging, manifest.Name), mb); err != nil {
+		return err
+	}
+	if err := checkSpace(staging, m, opts.FreeBytes); err != nil {
+		return err
+	}
+	if err := fetchFiles(ctx, o, staging, m, opts.Progress, p); err != nil {
+		if errors.Is(err, ErrRefused) {
+			os.RemoveAll(staging)
+		}
+		return err
+	}
+	if err := writeSynced(filepath.Join(staging, manifest.SignatureName), sig); err != nil {
+		return err
+	}
+	if err := syncDir(staging); err != nil {
+		return err
+	}
+	if err := os.Rename(staging, filepath.Join(snapshots, m.BuildID)); err != nil {
+		return err
+	}
+	return syncDir(snapshots)
 }
 
 // removeStaleStaging removes staging directories of other builds: a pull
