@@ -122,12 +122,15 @@ func Activate(snapshots, id string) error {
 	return syncDir(snapshots)
 }
 
+// MinKeep is the fewest builds Prune keeps: the current one and the one
+// before it, which pds serve may still be reading until it notices the
+// changed link and swaps.
+const MinKeep = 2
+
 // Prune keeps the current build and the newest others up to keep builds in
-// all, and removes the rest. It returns the ids removed.
+// all (at least MinKeep), and removes the rest. It returns the ids removed.
 func Prune(snapshots string, keep int) ([]string, error) {
-	if keep < 1 {
-		keep = 1
-	}
+	keep = max(keep, MinKeep)
 	builds, err := Builds(snapshots)
 	if err != nil {
 		return nil, err
