@@ -311,3 +311,55 @@ func TestServeRequiresSignature(t *testing.T) {
 		t.Fatalf("a well signed snapshot was not swapped in:\n%s", stderr.String())
 	}
 }
+
+// TestSnapshotFollow: the follow command takes each newly published build,
+// refuses an older one, and logs its counters when stopped.
+func TestSnapshotFollow(t *testing.T) {
+	dir := t.TempDir()
+	pub, key := filepath.Join(dir, "pds.pub"), filepath.Join(dir, "pds.key")
+	mustRun(t, "snapshot", "keygen", "--pub", pub, "--key", key)
+	b1, b2, b0 := buildSigned(t, 2, key), buildSigned(t, 3, key), buildSigned(t, 1, key)
+	origin := "file://" + filepath.Join(dir, "origin")
+	mustRun(t, "snapshot", "publish", b1, origin)
+	snaps := filepath.Join(dir, "snapshots")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	stderr := &syncBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"snapshot", "follow", origin, "--snapshots", snaps, "--pubkey", pub, "--every", "50ms"}, &syncBuffer{}, stderr)
+	}()
+	waitCurrent := func(build string) {
+		t.Helper()
+		m, err := manifest.Read(build)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 400; i++ {
+			if target, err := os.Readlink(filepath.Join(snaps, "current")); err == nil && target == m.BuildID {
+				return
+			}
+			time.Sleep(25 * time.Millisecond)
+		}
+		t.Fatalf("current never became %s:\n%s", m.BuildID, stderr.String())
+	}
+	waitCurrent(b1)
+	mustRun(t, "snapshot", "publish", b2, origin)
+	waitCurrent(b2)
+	mustRun(t, "snapshot", "publish", "--allow-downgrade", b0, origin)
+	for i := 0; i < 400 && !strings.Contains(stderr.String(), "is not newer than the served build"); i++ {
+		time.Sleep(25 * time.Millisecond)
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("follow exited %d: %s", code, stderr.String())
+	}
+	waitCurrent(b2)
+	log := stderr.String()
+	for _, want := range []string{`"msg":"new build is current"`, `"msg":"build refused; still serving the current one"`,
+		"is not newer than the served build", `"msg":"follower stopped"`, `"swaps":2`, `"refused":1`} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the follower's log lacks %s:\n%s", want, log)
+		}
+	}
+}
