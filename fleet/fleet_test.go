@@ -493,3 +493,31 @@ func TestUntrustedNames(t *testing.T) {
 		t.Fatal("a file was written outside the snapshots directory")
 	}
 }
+
+// TestDamagedPartialRestarts: a staged partial file whose bytes are wrong
+// (a disk fault, say) fails the resumed pull without refusing the build; the
+// next pull fetches that file whole and succeeds.
+func TestDamagedPartialRestarts(t *testing.T) {
+	k := newKeys(t, t.TempDir())
+	b1 := signedCopy(t, 1, k)
+	root := t.TempDir()
+	o, err := fleet.OpenOrigin("file://"+root, fleet.S3Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	publish(t, o, b1)
+	big := largestFile(t, b1)
+	snaps := filepath.Join(t.TempDir(), "snapshots")
+	partial := filepath.Join(snaps, ".staging-"+buildID(t, b1), filepath.FromSlash(big.Path))
+	os.MkdirAll(filepath.Dir(partial), 0o755)
+	os.WriteFile(partial, bytes.Repeat([]byte{0x5a}, int(big.Size/2)), 0o644)
+	f := follower(t, o, snaps, k)
+	_, err = f.Poll(context.Background())
+	if err == nil || errors.Is(err, fleet.ErrRefused) || !strings.Contains(err.Error(), "fetched whole on the next pull") {
+		t.Fatalf("resume over a damaged partial file: %v", err)
+	}
+	if id, err := f.Poll(context.Background()); err != nil || id != buildID(t, b1) {
+		t.Fatalf("next poll: %q %v", id, err)
+	}
+	serves(t, snaps, buildID(t, b1), k)
+}

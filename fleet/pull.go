@@ -362,6 +362,11 @@ func fetchFile(ctx context.Context, o Origin, name, path string, f manifest.File
 			cerr = io.ErrUnexpectedEOF
 		}
 		return n, have, fmt.Errorf("download of %s/%s stopped at %d of %d bytes (%v); pull again to resume", o, name, have+n, f.Size, cerr)
+	case sum(h) != f.SHA256 && have > 0:
+		// The staged part may be what was wrong: fetch it whole next time
+		// before calling the build bad.
+		os.Remove(path)
+		return n, have, fmt.Errorf("%s/%s does not match its checksum after resuming at byte %d; it will be fetched whole on the next pull", o, name, have)
 	case sum(h) != f.SHA256:
 		os.Remove(path)
 		return n, have, fmt.Errorf("%w: %s/%s does not match the signed manifest's checksum; it was changed after signing or damaged on the way", ErrRefused, o, name)
