@@ -474,13 +474,13 @@ func TestUntrustedNames(t *testing.T) {
 	}
 
 	b := signedCopy(t, 1, keyPair{})
+	id := buildID(t, b)
 	mp := filepath.Join(b, manifest.Name)
 	raw, _ := os.ReadFile(mp)
 	os.WriteFile(mp, bytes.Replace(raw, []byte(`"path": "index/docs.dat"`), []byte(`"path": "../../escaped"`), 1), 0o644)
 	if err := manifest.Sign(b, k.sec); err != nil {
 		t.Fatal(err)
 	}
-	id := buildID(t, b)
 	if err := os.CopyFS(filepath.Join(root, id), os.DirFS(b)); err != nil {
 		t.Fatal(err)
 	}

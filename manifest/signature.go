@@ -120,7 +120,7 @@ func Sign(dir string, k *PrivateKey) error {
 	if err != nil {
 		return fmt.Errorf("sign: %v", err)
 	}
-	m, err := Read(dir)
+	m, err := Decode(b, filepath.Join(dir, Name))
 	if err != nil {
 		return err
 	}
