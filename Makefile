@@ -8,6 +8,10 @@ VAR := var
 SAMPLE_SNAP := $(VAR)/sample-snapshot
 DEMO_KEYS := $(VAR)/demo.keys
 DEMO_KEY := $(VAR)/demo.key
+# Lint tools are installed into .tools/ (ignored by git) on first use.
+TOOLS := .tools
+STATICCHECK_VERSION := v0.8.2
+STATICCHECK := $(TOOLS)/staticcheck-$(STATICCHECK_VERSION)
 
 .PHONY: help build tools fleet run test lint fmt bench bench-go bench-http bench-resolve bench-search fuzz conformance sample clean
 
@@ -39,9 +43,15 @@ test: tools ## go vet and every test with -race (what CI runs)
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 20m ./...
 
-lint: ## gofmt check and go vet
+lint: $(STATICCHECK) ## gofmt check, go vet and staticcheck (installed into .tools/ on first use; CI runs it)
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(STATICCHECK) ./...
+
+$(STATICCHECK):
+	@mkdir -p $(TOOLS)/bin
+	GOBIN=$(CURDIR)/$(TOOLS)/bin $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	mv $(TOOLS)/bin/staticcheck $@
 
 fmt: ## gofmt every Go file
 	gofmt -w $$(git ls-files '*.go')

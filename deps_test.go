@@ -6,52 +6,80 @@ import (
 	"testing"
 )
 
-// The layering rules: transports never import a storage engine themselves
-// (they reach storage only through service), nothing the server runs
-// depends on ingest, and domain and gs1 use only the standard library.
+// TestImports holds the layering rules, each with the reason it exists. A
+// rule names what a package may not import itself (direct) or may not have
+// anywhere among its dependencies (transitive, test files not counted), or
+// that it uses the standard library only.
 func TestImports(t *testing.T) {
 	const mod = "github.com/productdata/pds/"
 	engines := []string{"github.com/cockroachdb/pebble", "github.com/blevesearch/bleve"}
-	cases := []struct {
-		pkg        string
-		direct     []string // may not be imported by the package itself
-		transitive []string // may not be anywhere in its dependencies
+	rules := []struct {
+		pkgs       []string
+		direct     []string
+		transitive []string
 		stdOnly    bool
+		why        string
 	}{
-		{pkg: "http", direct: engines, transitive: []string{mod + "ingest"}},
-		{pkg: "mcp", direct: engines, transitive: []string{mod + "ingest"}},
-		{pkg: "service", transitive: []string{mod + "ingest", mod + "http", mod + "mcp"}},
-		{pkg: "domain", stdOnly: true},
-		{pkg: "gs1", stdOnly: true},
+		{pkgs: []string{"http", "mcp", "httpwire"}, direct: engines,
+			why: "a transport reaches storage only through service; kv and index turn Pebble and Bleve errors into domain errors, so a transport only maps those to its wire form"},
+		{pkgs: []string{"http", "mcp", "httpwire", "service"}, transitive: []string{mod + "ingest"},
+			why: "the server only reads snapshots; building them is the offline ingest's job, and none of its code belongs in what serves"},
+		{pkgs: []string{"service"}, transitive: []string{mod + "http", mod + "mcp"},
+			why: "every operation is implemented once, below both transports; an operation that knew a transport would let that transport's wire form leak into the other"},
+		{pkgs: []string{"domain"}, stdOnly: true,
+			why: "domain is the vocabulary every package shares, so it must not bring a storage engine or a transport into any of them"},
+		{pkgs: []string{"gs1"}, stdOnly: true,
+			why: "ingest and serving judge identifiers with this same code, which is pure syntax with nothing to open or configure"},
+		{pkgs: []string{"cmd/pds"}, transitive: []string{"testing", mod + "internal/fixture"},
+			why: "test code stays out of the binary that ships: test helpers belong in _test.go files and internal/fixture, which only tests import"},
 	}
-	list := func(t *testing.T, format, pkg string) []string {
-		out, err := exec.Command("go", "list", "-deps="+map[bool]string{true: "true", false: "false"}[format == "deps"],
-			"-f", map[bool]string{true: "{{if not .Standard}}{{.ImportPath}}{{end}}", false: `{{join .Imports "\n"}}`}[format == "deps"],
-			"./"+pkg).CombinedOutput()
-		if err != nil {
-			t.Fatalf("go list: %v\n%s", err, out)
+	for _, r := range rules {
+		for _, pkg := range r.pkgs {
+			for _, imp := range goList(t, pkg, false) {
+				for _, f := range r.direct {
+					if imp.path == f || strings.HasPrefix(imp.path, f+"/") {
+						t.Errorf("%s imports %s, but %s", pkg, imp.path, r.why)
+					}
+				}
+			}
+			for _, dep := range goList(t, pkg, true) {
+				if r.stdOnly && !dep.std && dep.path != mod+pkg {
+					t.Errorf("%s depends on %s and must use only the standard library: %s", pkg, dep.path, r.why)
+				}
+				for _, f := range r.transitive {
+					if dep.path == f || strings.HasPrefix(dep.path, f+"/") {
+						t.Errorf("%s depends on %s, but %s", pkg, dep.path, r.why)
+					}
+				}
+			}
 		}
-		return strings.Fields(string(out))
 	}
-	for _, c := range cases {
-		t.Run(c.pkg, func(t *testing.T) {
-			for _, dep := range list(t, "imports", c.pkg) {
-				for _, f := range c.direct {
-					if strings.HasPrefix(dep, f) {
-						t.Errorf("%s imports %s", c.pkg, dep)
-					}
-				}
-			}
-			for _, dep := range list(t, "deps", c.pkg) {
-				if c.stdOnly && dep != mod+c.pkg {
-					t.Errorf("%s depends on %s; it must use only the standard library", c.pkg, dep)
-				}
-				for _, f := range c.transitive {
-					if strings.HasPrefix(dep, f) {
-						t.Errorf("%s depends on %s", c.pkg, dep)
-					}
-				}
-			}
-		})
+}
+
+type goPkg struct {
+	path string
+	std  bool
+}
+
+// goList lists what package pkg (a path in this module) imports, or with
+// deps every package it depends on, itself included; test files are not
+// counted.
+func goList(t *testing.T, pkg string, deps bool) []goPkg {
+	t.Helper()
+	args := []string{"list", "-f", `{{range .Imports}}{{.}}{{"\n"}}{{end}}`, "./" + pkg}
+	if deps {
+		args = []string{"list", "-deps", "-f", "{{.ImportPath}} {{.Standard}}", "./" + pkg}
 	}
+	out, err := exec.Command("go", args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	var pkgs []goPkg
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		path, std, _ := strings.Cut(line, " ")
+		if path != "" {
+			pkgs = append(pkgs, goPkg{path: path, std: std == "true"})
+		}
+	}
+	return pkgs
 }

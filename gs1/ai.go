@@ -30,10 +30,21 @@ var aiIndex = func() (idx [3][]*aiDef) {
 	idx[2] = make([]*aiDef, 10000)
 	for i := range aiTable {
 		d := &aiTable[i]
+		if d.title == "" {
+			// The dictionary gives AIs 8110 and 8112 (North American
+			// coupons) no data title; name them after their content.
+			d.title = untitled[d.ai]
+		}
 		idx[len(d.ai)-2][num(d.ai)] = d
 	}
 	return idx
 }()
+
+// untitled names the AIs that have no data title in the dictionary.
+var untitled = map[string]string{
+	"8110": "COUPON CODE (NORTH AMERICA)",
+	"8112": "PAPERLESS COUPON CODE (NORTH AMERICA)",
+}
 
 // lookupAI returns the AI named s (2 to 4 ASCII digits), or nil.
 func lookupAI(s string) *aiDef {

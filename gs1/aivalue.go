@@ -118,6 +118,11 @@ func init() {
 
 // checkCSet reports the first character of s outside the component's set.
 func checkCSet(cset byte, s string) string {
+	if cset == 'Z' {
+		if msg := checkPadding(s); msg != "" {
+			return msg
+		}
+	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		ok := false
@@ -129,12 +134,26 @@ func checkCSet(cset byte, s string) string {
 		case 'Y':
 			ok = c < 128 && cset39[c]
 		case 'Z':
-			// base64url, with '=' padding only at the end.
+			// base64url, with '=' padding only at the end (checkPadding).
 			ok = c < 128 && cset64[c] || c == '=' && onlyPadding(s[i:])
 		}
 		if !ok {
 			return "has " + describeByte(s, i) + ", which is not allowed; " + csetRule(cset)
 		}
+	}
+	return ""
+}
+
+// checkPadding applies the reference engine's rule for '=' padding of a
+// base64url component (AI 8030): at most two '=' at the end, and a padded
+// value is a multiple of three characters long.
+func checkPadding(s string) string {
+	pads := 0
+	for pads < len(s) && s[len(s)-1-pads] == '=' {
+		pads++
+	}
+	if pads > 2 || pads > 0 && len(s)%3 != 0 {
+		return "has wrong base64url padding: at most two '=' at the end, and a padded value is a multiple of 3 characters long"
 	}
 	return ""
 }

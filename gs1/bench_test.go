@@ -73,3 +73,31 @@ func BenchmarkParseDigitalLinkInvalid(b *testing.B) {
 	}
 	perSecond(b)
 }
+
+var sinkES *ElementString
+
+// Element strings: a bracketed GTIN, expiry and lot; the same as a
+// GS1 DataMatrix scan; and a scan with an error.
+func BenchmarkParseElementString(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		sinkES, _ = ParseElementString("(01)09520123456788(17)261231(10)AB12")
+	}
+	perSecond(b)
+}
+
+func BenchmarkParseElementStringScan(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		sinkES, _ = ParseElementString("]d2010952012345678817261231" + "10AB12\x1d21S1")
+	}
+	perSecond(b)
+}
+
+func BenchmarkParseElementStringInvalid(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		sinkES, _ = ParseElementString("(01)09520123456789(10)AB12")
+	}
+	perSecond(b)
+}

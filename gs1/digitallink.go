@@ -83,7 +83,7 @@ func ParseDigitalLink(uri string) (*Link, error) {
 	// (the rightmost) starts the key path.
 	primary := -1
 	for p := len(segs) - 2; p >= 0; p -= 2 {
-		d := lookupAI(unescape(segs[p], false))
+		d := lookupAI(segs[p])
 		if d == nil {
 			break
 		}
@@ -102,7 +102,7 @@ func ParseDigitalLink(uri string) (*Link, error) {
 	}
 	for i := 0; i+1 < last; i++ {
 		if raw[i+1] == "" {
-			if d := lookupAI(unescape(raw[i], false)); d != nil && d.dlpkey {
+			if d := lookupAI(raw[i]); d != nil && d.dlpkey {
 				return nil, invalid(aiName(d) + " is followed by an empty path segment; its value is missing")
 			}
 		}
@@ -117,7 +117,7 @@ func ParseDigitalLink(uri string) (*Link, error) {
 
 	var elemBuf [8]element
 	elems := elemBuf[:0]
-	pd := lookupAI(unescape(segs[primary], false))
+	pd := lookupAI(segs[primary])
 	pv := unescape(segs[primary+1], false)
 	pv, w := zeroSuppressed(pd, pv)
 	if w != nil {
@@ -138,7 +138,7 @@ func ParseDigitalLink(uri string) (*Link, error) {
 		alive = append(alive, -1)
 	}
 	for p := primary + 2; p < len(segs); p += 2 {
-		d := lookupAI(unescape(segs[p], false))
+		d := lookupAI(segs[p])
 		v := unescape(segs[p+1], false)
 		if msg := qualifierFits(pd, d, elems, alive); msg != "" {
 			return nil, invalid(msg)
@@ -164,14 +164,22 @@ func ParseDigitalLink(uri string) (*Link, error) {
 			if param == "" {
 				continue
 			}
-			rawKey, rawVal, _ := strings.Cut(param, "=")
-			key := unescape(rawKey, true)
-			if !isDigits(key) {
+			rawKey, rawVal, hasValue := strings.Cut(param, "=")
+			// An AI is read from the name as written: a name that is not
+			// plain digits, or a parameter without '=', is not GS1 data
+			// and is ignored, as the reference engine does.
+			if !hasValue || !isDigits(rawKey) {
+				key := unescape(rawKey, true)
 				if key != "" && !contains(ignored, key) {
 					ignored = append(ignored, key)
 				}
+				if hasValue && rawKey != key && isDigits(key) && lookupAI(key) != nil {
+					warnings = append(warnings, Warning{Code: WarnEncodedAI, Severity: SeverityWarn,
+						Detail: "query parameter " + quote(rawKey) + " spells AI " + key + " with percent escapes; AI codes are read only as plain digits, so it was ignored"})
+				}
 				continue
 			}
+			key := rawKey
 			d := lookupAI(key)
 			if d == nil {
 				return nil, invalid("query parameter " + quote(key) + " is all digits but no GS1 AI " + key + " exists")
@@ -202,7 +210,10 @@ func ParseDigitalLink(uri string) (*Link, error) {
 	if msg := exclusions(elems); msg != "" {
 		return nil, invalid(msg)
 	}
-	warnings = append(warnings, requisites(elems)...)
+	if msg := digsigSerial(elems); msg != "" {
+		return nil, invalid(msg)
+	}
+	warnings = append(warnings, requisites(elems, "URI")...)
 	if trailing {
 		warnings = append(warnings, Warning{Code: WarnTrailingSlash, Severity: SeverityWarn,
 			Detail: "the path ends with '/'; a Digital Link URI should not"})
@@ -236,7 +247,7 @@ func buildLink(uri, stem string, elems []element, nq int, ignored []string, warn
 		b.WriteByte('(')
 		b.WriteString(e.def.ai)
 		b.WriteByte(')')
-		b.WriteString(e.value)
+		writeBracketValue(&b, e.value)
 	}
 	esEnd := b.Len()
 	b.WriteString(CanonicalHost)
@@ -429,9 +440,44 @@ func exclusions(elems []element) string {
 	return ""
 }
 
+// digsigSerial checks the rule the reference engine always applies: a
+// digital signature (AI 8030) signs a serialised key, so AIs 253, 255 and
+// 8003 beside it must carry their optional serial component.
+func digsigSerial(elems []element) string {
+	sig := false
+	for _, e := range elems {
+		if e.def.ai == "8030" {
+			sig = true
+		}
+	}
+	if !sig {
+		return ""
+	}
+	for _, e := range elems {
+		switch e.def.ai {
+		case "253", "255", "8003":
+			if len(e.value) == minLength(e.def) {
+				return aiName(e.def) + " has no serial component, but AI 8030 (DIGSIG) signs only a serialised key; add the serial part of the value"
+			}
+		}
+	}
+	return ""
+}
+
+// minLength is the shortest value of an AI: its mandatory components.
+func minLength(d *aiDef) int {
+	n := 0
+	for _, c := range d.comps {
+		if !c.optional {
+			n += int(c.min)
+		}
+	}
+	return n
+}
+
 // requisites checks the req= attributes over all elements and gives a
 // warning for each one unmet.
-func requisites(elems []element) []Warning {
+func requisites(elems []element, where string) []Warning {
 	var ws []Warning
 	for _, e := range elems {
 		for _, alts := range e.def.req {
@@ -458,7 +504,7 @@ func requisites(elems []element) []Warning {
 			}
 			if !met {
 				ws = append(ws, Warning{Code: WarnRequisiteAIMissing, Severity: SeverityWarn,
-					Detail: aiName(e.def) + " is normally accompanied by " + reqText(alts) + " on the item; none is in this URI"})
+					Detail: aiName(e.def) + " is normally accompanied by " + reqText(alts) + " on the item; none is in this " + where})
 			}
 		}
 	}
@@ -522,10 +568,20 @@ func noKeyPath(segs []string, u rawURI) *Error {
 			return newError(CodeUnsupportedURIForm, "convenience alpha /"+segs[j]+"/ (for AI "+ai+") was removed from GS1 Digital Link in 1.3.0; write /"+ai+"/ instead")
 		}
 	}
+	// A primary key spelled with percent escapes (/%30%31/…) is not read as
+	// an AI, as in the reference engine; say so rather than guess a form.
+	for j := 0; j+1 < len(segs); j++ {
+		if k := unescape(segs[j], false); k != segs[j] && isDigits(k) {
+			if d := lookupAI(k); d != nil && d.dlpkey {
+				return newError(CodeNoPrimaryIdentifier, "no GS1 primary key was found in the path: /"+segs[j]+"/ spells AI "+k+
+					" with percent escapes, but AI codes are read only as plain digits; write /"+k+"/")
+			}
+		}
+	}
 	// The valid primary keys in the path, rightmost first.
 	validKey := -1
 	for j := len(segs) - 2; j >= 0; j-- {
-		d := lookupAI(unescape(segs[j], false))
+		d := lookupAI(segs[j])
 		if d == nil || !d.dlpkey {
 			continue
 		}
@@ -546,7 +602,7 @@ func noKeyPath(segs []string, u rawURI) *Error {
 		return newError(CodeUnsupportedURIForm, detail)
 	}
 	if validKey >= 0 {
-		d := lookupAI(unescape(segs[validKey], false))
+		d := lookupAI(segs[validKey])
 		if validKey+2 < len(segs) {
 			if ai, ok := qualifierAlphas[strings.ToLower(segs[validKey+2])]; ok {
 				return newError(CodeUnsupportedURIForm, "convenience alpha /"+segs[validKey+2]+"/ (for AI "+ai+") was removed from GS1 Digital Link in 1.3.0; write /"+ai+"/ instead")
@@ -558,7 +614,7 @@ func noKeyPath(segs []string, u rawURI) *Error {
 	detail := "no GS1 primary key (such as /01/ for a GTIN, /414/ for a GLN, /00/ for an SSCC) followed by its value was found in the path"
 	for _, param := range strings.Split(u.query, "&") {
 		key, _, _ := strings.Cut(param, "=")
-		if d := lookupAI(unescape(key, true)); d != nil && d.dlpkey {
+		if d := lookupAI(key); d != nil && d.dlpkey {
 			detail += "; " + aiName(d) + " in the query is a data attribute, not a key path"
 			break
 		}

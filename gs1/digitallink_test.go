@@ -104,7 +104,10 @@ var dlCases = []dlCase{
 	{rule: "qualifiers: ITIP sequence", uri: idg + "/8006/" + g14 + "0102/22/A/10/B/21/C", primary: "8006=" + g14 + "0102", quals: "22=A 10=B 21=C", warns: WarnRequisiteAIMissing},
 	{rule: "qualifiers: CPID serial 8011", uri: idg + "/8010/9520123ABC/8011/123", primary: "8010=9520123ABC", quals: "8011=123"},
 	{rule: "nozeroprefix: CPID serial may not start with 0", uri: idg + "/8010/9520123ABC/8011/0123", err: CodeInvalidIdentifier, inErr: "starts with 0"},
-	{rule: "nozeroprefix: CPID serial 0 alone is fine", uri: idg + "/8010/9520123ABC/8011/0", primary: "8010=9520123ABC", quals: "8011=0"},
+	{rule: "nozeroprefix: CPID serial 0 alone is refused too (as the reference engine does)", uri: idg + "/8010/9520123ABC/8011/0", err: CodeInvalidIdentifier, inErr: "starts with 0"},
+	{rule: "gcppos1: a GIAI starts with four digits of a company prefix", uri: idg + "/8004/ABC123", err: CodeInvalidIdentifier, inErr: "Company Prefix"},
+	{rule: "gcppos1: a CPID starts with four digits of a company prefix", uri: idg + "/8010/952A", err: CodeInvalidIdentifier, inErr: "Company Prefix"},
+	{rule: "gcppos1: a GMN starts with four digits of a company prefix", uri: idg + "/8013/ABCD1234XY", err: CodeInvalidIdentifier},
 	{rule: "qualifiers: GSRN with SRIN 8019", uri: idg + "/8018/952012345678901233/8019/42", primary: "8018=952012345678901233", quals: "8019=42"},
 	{rule: "qualifiers: provider GSRN with SRIN 8019", uri: idg + "/8017/952012345678901233/8019/42", primary: "8017=952012345678901233", quals: "8019=42"},
 	{rule: "format: serial longer than 20", uri: idg + "/01/" + g14 + "/21/" + strings.Repeat("A", 21), err: CodeInvalidIdentifier, inErr: "too long"},
@@ -126,7 +129,10 @@ var dlCases = []dlCase{
 	{rule: "attributes: a qualifier again in the query", uri: idg + "/01/" + g14 + "/235/T?235=T", err: CodeInvalidIdentifier},
 	{rule: "attributes: value checked against its format", uri: idg + "/01/" + g14 + "?3103=12", err: CodeInvalidIdentifier, inErr: "too short"},
 	{rule: "attributes: empty value", uri: idg + "/01/" + g14 + "?17=", err: CodeInvalidIdentifier, inErr: "empty"},
-	{rule: "attributes: key without =", uri: idg + "/01/" + g14 + "?17", err: CodeInvalidIdentifier},
+	{rule: "query: a parameter without = is ignored, as the reference engine does", uri: idg + "/01/" + g14 + "?17", primary: "01=" + g14, ignored: "17"},
+	{rule: "query: ?93=x&99, the 99 without = is ignored", uri: idg + "/01/" + g14 + "?93=x&99", primary: "01=" + g14, attrs: "93=x", ignored: "99"},
+	{rule: "query: a trailing &17 is not a second 17", uri: idg + "/01/" + g14 + "?17=261231&17", primary: "01=" + g14, attrs: "17=261231", ignored: "17"},
+	{rule: "query: a bare word is ignored", uri: idg + "/01/" + g14 + "?debug", primary: "01=" + g14, ignored: "debug"},
 	{rule: "yymmd0: day 00 is the end of the month", uri: idg + "/01/" + g14 + "?15=261200", primary: "01=" + g14, attrs: "15=261200"},
 	{rule: "yymmd0: month 13 does not exist", uri: idg + "/01/" + g14 + "?17=261301", err: CodeInvalidIdentifier, inErr: "month"},
 	{rule: "yymmd0: 30 February does not exist", uri: idg + "/01/" + g14 + "?17=260230", err: CodeInvalidIdentifier, inErr: "day"},
@@ -143,6 +149,24 @@ var dlCases = []dlCase{
 	{rule: "iso3166: an optional component left incomplete", uri: idg + "/01/" + g14 + "?423=27625", err: CodeInvalidIdentifier, inErr: "too short"},
 	{rule: "iso4217: amount payable with currency", uri: idg + "/415/" + gln + "/8020/R1?3912=978123", primary: "415=" + gln, quals: "8020=R1", attrs: "3912=978123"},
 	{rule: "iso4217: unknown currency", uri: idg + "/415/" + gln + "/8020/R1?3912=000123", err: CodeInvalidIdentifier, inErr: "ISO 4217"},
+	{rule: "iso4217: 396 (XAD) is current", uri: idg + "/415/" + gln + "/8020/R1?3912=396123", primary: "415=" + gln, quals: "8020=R1", attrs: "3912=396123"},
+	{rule: "iso4217: 191 (HRK) was withdrawn in 2023", uri: idg + "/415/" + gln + "/8020/R1?3912=191123", err: CodeInvalidIdentifier, inErr: "ISO 4217"},
+	{rule: "iso4217: 932 (ZWL) was withdrawn in 2024", uri: idg + "/415/" + gln + "/8020/R1?3912=932123", err: CodeInvalidIdentifier, inErr: "ISO 4217"},
+	{rule: "iso4217: 924 (ZWG) is current", uri: idg + "/415/" + gln + "/8020/R1?3912=924123", primary: "415=" + gln, quals: "8020=R1", attrs: "3912=924123"},
+	{rule: "mediatype: AIDC media type 7241", uri: idg + "/8018/952012345678901233?7241=01", primary: "8018=952012345678901233", attrs: "7241=01"},
+	{rule: "mediatype: reserved media type 50", uri: idg + "/8018/952012345678901233?7241=50", err: CodeInvalidIdentifier, inErr: "media type"},
+	{rule: "couponcode: a valid 8110", uri: idg + "/01/" + g14 + "?8110=095201212345615110123", primary: "01=" + g14, attrs: "8110=095201212345615110123"},
+	{rule: "couponcode: a truncated 8110", uri: idg + "/01/" + g14 + "?8110=0952012123456", err: CodeInvalidIdentifier, inErr: "coupon"},
+	{rule: "couponposoffer: a valid 8112", uri: idg + "/01/" + g14 + "?8112=009520121234560123456", primary: "01=" + g14, attrs: "8112=009520121234560123456"},
+	{rule: "couponposoffer: format code 2", uri: idg + "/01/" + g14 + "?8112=209520121234560123456", err: CodeInvalidIdentifier, inErr: "format code"},
+	{rule: "digsig: 8030 with a serialised GDTI", uri: idg + "/253/9520123456788DOC1?8030=abcd", primary: "253=9520123456788DOC1", attrs: "8030=abcd"},
+	{rule: "digsig: 8030 with a GDTI without serial", uri: idg + "/253/9520123456788?8030=abcd", err: CodeInvalidIdentifier, inErr: "serial"},
+	{rule: "digsig: 8030 with a GCN without serial", uri: idg + "/255/9520123456788?8030=abcd", err: CodeInvalidIdentifier, inErr: "serial"},
+	{rule: "digsig: 8030 with a GRAI without serial", uri: idg + "/8003/09520123456788?8030=abcd", err: CodeInvalidIdentifier, inErr: "serial"},
+	{rule: "digsig: 8030 with a serialised GRAI", uri: idg + "/8003/09520123456788A1?8030=abcd", primary: "8003=09520123456788A1", attrs: "8030=abcd"},
+	{rule: "digsig: 8030 with a GTIN and serial (req met)", uri: idg + "/01/" + g14 + "/21/S1?8030=ab%3D", primary: "01=" + g14, quals: "21=S1", attrs: "8030=ab="},
+	{rule: "digsig: 8030 on a GTIN without serial is a requisite warning", uri: idg + "/01/" + g14 + "?8030=abcd", primary: "01=" + g14, attrs: "8030=abcd", warns: WarnRequisiteAIMissing},
+	{rule: "digsig: 8030 padding must make a multiple of 3", uri: idg + "/253/9520123456788DOC1?8030=abc%3D", err: CodeInvalidIdentifier, inErr: "padding"},
 	{rule: "iso3166alpha2: ship-to country", uri: idg + "/00/095201234567891235?4307=DE", primary: "00=095201234567891235", attrs: "4307=DE"},
 	{rule: "iso3166alpha2: unknown country", uri: idg + "/00/095201234567891235?4307=XX", err: CodeInvalidIdentifier},
 	{rule: "csum: GTIN as an attribute is checked", uri: idg + "/414/" + gln + "?01=09520123456789", err: CodeInvalidIdentifier},
@@ -175,7 +199,11 @@ var dlCases = []dlCase{
 	{rule: "go trap: %2B is a literal + in the query", uri: idg + "/414/" + gln + "?10=A%2BB", primary: "414=" + gln, attrs: "10=A+B", warns: WarnRequisiteAIMissing},
 	{rule: "go trap: + in an ignored key is a space", uri: idg + "/01/" + g14 + "?utm+source=1", primary: "01=" + g14, ignored: "utm source"},
 	{rule: "percent: lower-case escapes", uri: idg + "/01/" + g14 + "/10/a%2fb", primary: "01=" + g14, quals: "10=a/b"},
-	{rule: "percent: an escaped AI segment is still the AI", uri: idg + "/%30%31/" + g14, primary: "01=" + g14},
+	{rule: "percent: an escaped AI in the path is not an AI (as the reference engine reads it)", uri: idg + "/%30%31/" + g14, err: CodeNoPrimaryIdentifier, inErr: "write /01/"},
+	{rule: "percent: an escaped AI in the stem position leaves the real key path", uri: idg + "/%30%31/x/01/" + g14, primary: "01=" + g14, stem: idg + "/%30%31/x"},
+	{rule: "percent: an escaped qualifier AI is junk after the key", uri: idg + "/01/" + g14 + "/%31%30/L", err: CodeInvalidIdentifier},
+	{rule: "percent: an escaped AI in the query is ignored with a warning", uri: idg + "/01/" + g14 + "?%39%36=W", primary: "01=" + g14, ignored: "96", warns: WarnEncodedAI},
+	{rule: "percent: an escaped non-AI query name is just ignored", uri: idg + "/01/" + g14 + "?%41=1", primary: "01=" + g14, ignored: "A"},
 	{rule: "percent: decoded value outside CSET 82", uri: idg + "/01/" + g14 + "/10/%C3%A9", err: CodeInvalidIdentifier, inErr: "CSET 82"},
 	{rule: "percent: decoded NUL", uri: idg + "/01/" + g14 + "/10/A%00", err: CodeInvalidIdentifier},
 	{rule: "percent: escaped digits of a GTIN", uri: idg + "/01/%30952012345678%38", primary: "01=" + g14},
@@ -314,9 +342,9 @@ func checkLinkShape(t *testing.T, l *Link) {
 	if !strings.HasPrefix(l.URI, l.Stem) {
 		t.Errorf("stem %q is not a prefix of %q", l.Stem, l.URI)
 	}
-	want := "(" + l.Primary.AI + ")" + l.Primary.Value
+	want := "(" + l.Primary.AI + ")" + strings.ReplaceAll(l.Primary.Value, "(", `\(`)
 	for _, e := range append(append([]Element{}, l.Qualifiers...), l.Attributes...) {
-		want += "(" + e.AI + ")" + e.Value
+		want += "(" + e.AI + ")" + strings.ReplaceAll(e.Value, "(", `\(`)
 	}
 	if l.ElementString != want {
 		t.Errorf("element string %q, want %q", l.ElementString, want)

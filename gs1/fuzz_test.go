@@ -87,7 +87,7 @@ func FuzzValidate(f *testing.F) {
 				t.Fatalf("ValidGTIN(%q) = %q, %v; Validate says %v %q", value, c[:], ok, r.Data.Valid, r.Data.Normalized)
 			}
 		}
-		if ns == "" && strings.IndexByte(value, ':') < 0 {
+		if ns == "" && (strings.IndexByte(value, ':') < 0 || LooksLikeElementString(value)) && (r.Ambiguous || *r.Data.Namespace != NSElementString) {
 			subs, err := Identify(value)
 			if (err == nil) != r.Data.Valid {
 				t.Fatalf("Identify(%q) = %v, %v; Validate valid=%v", value, subs, err, r.Data.Valid)

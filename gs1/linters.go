@@ -3,15 +3,10 @@ package gs1
 import "strconv"
 
 // Linters from the Barcode Syntax Dictionary that pds does not apply, with
-// the reason. Every other linter named in aitable.go is checked by lint.
-var unappliedLinters = map[string]string{
-	"gcppos1":        "needs the GS1 Company Prefix length table",
-	"gcppos2":        "needs the GS1 Company Prefix length table",
-	"couponcode":     "North American coupon codes are out of scope",
-	"couponposoffer": "North American coupon codes are out of scope",
-	"mediatype":      "the AIDC media type code list is not bundled",
-	"packagetype":    "the package type code list is not bundled",
-}
+// the reason. Empty: pds applies every linter of the 2026-01-27 dictionary.
+// TestEveryLinterAccountedFor fails when a new release names one pds
+// neither applies nor lists here.
+var unappliedLinters = map[string]string{}
 
 // lint applies the named linter to one component s (already of the right
 // length and character set) and says what is wrong, or "". A linter pds
@@ -74,9 +69,27 @@ func lintKnown(name, s string) (msg string, known bool) {
 			msg = "is not a piece number of a total (piece 01 up to the total, total at least 01)"
 		}
 	case "nozeroprefix":
-		if len(s) > 1 && s[0] == '0' {
-			msg = "starts with 0 (only the value 0 itself may)"
+		// As the reference engine reads it: no leading zero, so "0" alone
+		// is refused too.
+		if len(s) > 0 && s[0] == '0' {
+			msg = "starts with 0; a CPID serial has no leading zero (0 alone included)"
 		}
+	case "gcppos1":
+		msg = lintGCP(s, 0)
+	case "gcppos2":
+		msg = lintGCP(s, 1)
+	case "mediatype":
+		if len(s) != 2 || !isDigits(s) || !mediaType(num(s)) {
+			msg = "is not an AIDC media type (01-10, or 80-99 for national use)"
+		}
+	case "packagetype":
+		if !packageType(s) {
+			msg = "is not a package type code of the GS1 PackageTypeCode list (UN/ECE Recommendation 21 codes and GS1's own)"
+		}
+	case "couponcode":
+		msg = lintCouponCode(s)
+	case "couponposoffer":
+		msg = lintCouponPOSOffer(s)
 	case "importeridx":
 		if len(s) != 1 || !importerIndexChar(s[0]) {
 			msg = "is not an importer index (0-9, A-Z, a-z, - or _)"
@@ -248,20 +261,16 @@ func lintPosInSeq(s string) string {
 	return ""
 }
 
-// lintIBAN checks the shape and the mod-97 check of an IBAN.
+// lintIBAN checks an IBAN as the reference engine does: an ISO 3166-1
+// alpha-2 country code, 11 to 34 characters of 0-9 and A-Z, and the mod-97
+// check.
 func lintIBAN(s string) string {
-	const msg = "is not an IBAN (country letters, two check digits, up to 30 letters or digits, mod-97 check)"
-	if len(s) < 5 || len(s) > 34 {
+	const msg = "is not an IBAN (ISO 3166 country code, check digits, 11 to 34 letters A-Z or digits, mod-97 check)"
+	if len(s) < 11 || len(s) > 34 || !iso3166Alpha2(s[:2]) {
 		return msg
 	}
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case i < 2 && !(c >= 'A' && c <= 'Z'):
-			return msg
-		case i >= 2 && i < 4 && !(c >= '0' && c <= '9'):
-			return msg
-		case !(c >= '0' && c <= '9' || c >= 'A' && c <= 'Z'):
+		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'A' && c <= 'Z') {
 			return msg
 		}
 	}

@@ -1,6 +1,8 @@
 package gs1
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -47,7 +49,60 @@ func TestLinters(t *testing.T) {
 		{"pieceoftotal", "0202", true},
 		{"pieceoftotal", "0302", false},
 		{"pieceoftotal", "0100", false},
-		{"nozeroprefix", "0", true},
+		{"nozeroprefix", "0", false},
+		{"nozeroprefix", "1", true},
+		{"gcppos1", "9520", true},
+		{"gcppos1", "9520ABC", true},
+		{"gcppos1", "952", false},
+		{"gcppos1", "952A123", false},
+		{"gcppos1", "A9520123", false},
+		{"gcppos2", "09520", true},
+		{"gcppos2", "X9520", true},
+		{"gcppos2", "0952", false},
+		{"gcppos2", "0952X", false},
+		{"mediatype", "01", true},
+		{"mediatype", "10", true},
+		{"mediatype", "80", true},
+		{"mediatype", "99", true},
+		{"mediatype", "00", false},
+		{"mediatype", "11", false},
+		{"mediatype", "79", false},
+		{"packagetype", "BX", true},
+		{"packagetype", "8", true},
+		{"packagetype", "RB1", true},
+		{"packagetype", "X20", true},
+		{"packagetype", "bx", false},
+		{"packagetype", "QE", false},
+		{"packagetype", "", false},
+		// couponcode: company prefix VLI 0 (6 digits), offer code, save value, first purchase.
+		{"couponcode", "0952012" + "123456" + "15" + "11" + "0" + "123", true},
+		{"couponcode", "6952012345678" + "123456" + "3123" + "1" + "1" + "9" + "999", true},
+		{"couponcode", "7952012123456" + "123456" + "15" + "11" + "0" + "123", false},      // company prefix VLI 7
+		{"couponcode", "0952012" + "123456" + "05" + "11" + "0" + "123", false},            // save value VLI 0
+		{"couponcode", "0952012" + "123456" + "15" + "11" + "5" + "123", false},            // requirement code 5
+		{"couponcode", "0952012" + "123456" + "15" + "11" + "0" + "12", false},             // family code short
+		{"couponcode", "0952A12" + "123456" + "15" + "11" + "0" + "123", false},            // not digits
+		{"couponcode", "0" + "95A012", false},                                              // not digits
+		{"couponcode", "0952012" + "123456" + "15" + "11" + "0" + "123" + "3261231", true}, // expiry
+		{"couponcode", "0952012" + "123456" + "15" + "11" + "0" + "123" + "3261331", false},
+		{"couponcode", "0952012" + "123456" + "15" + "11" + "0" + "123" + "3261231" + "4260101", true},
+		{"couponcode", "0952012" + "123456" + "15" + "11" + "0" + "123" + "3260101" + "4261231", false}, // start after expiry
+		{"couponcode", "0952012" + "123456" + "15" + "11" + "0" + "123" + "1" + "2" + "15" + "0" + "123" + "9", true},
+		{"couponcode", "0952012" + "123456" + "15" + "11" + "0" + "123" + "1" + "4" + "15" + "0" + "123" + "9", false}, // rules code 4
+		{"couponcode", "0952012" + "123456" + "15" + "11" + "0" + "123" + "2" + "15" + "0" + "123" + "0952012", true},
+		{"couponcode", "0952012" + "123456" + "15" + "11" + "0" + "123" + "5" + "0" + "123456", true},
+		{"couponcode", "0952012" + "123456" + "15" + "11" + "0" + "123" + "6" + "1" + "9520123", true},
+		{"couponcode", "0952012" + "123456" + "15" + "11" + "0" + "123" + "6" + "8" + "9520123", false},
+		{"couponcode", "0952012" + "123456" + "15" + "11" + "0" + "123" + "9" + "1" + "2" + "7" + "1", true},
+		{"couponcode", "0952012" + "123456" + "15" + "11" + "0" + "123" + "9" + "3" + "2" + "7" + "1", false},
+		{"couponcode", "0952012" + "123456" + "15" + "11" + "0" + "123" + "7", false},                              // no optional field 7
+		{"couponcode", "0952012" + "123456" + "15" + "11" + "0" + "123" + "5" + "0" + "123456" + "3261231", false}, // out of order
+		{"couponposoffer", "0" + "0" + "952012" + "123456" + "0" + "123456", true},
+		{"couponposoffer", "1" + "6" + "952012345678" + "123456" + "9" + "123456789012345", true},
+		{"couponposoffer", "2" + "0" + "952012" + "123456" + "0" + "123456", false},  // format code 2
+		{"couponposoffer", "0" + "7" + "952012" + "123456" + "0" + "123456", false},  // funder VLI 7
+		{"couponposoffer", "0" + "0" + "952012" + "123456" + "1" + "123456", false},  // serial short
+		{"couponposoffer", "0" + "0" + "952012" + "123456" + "0" + "1234567", false}, // left over
 		{"nozeroprefix", "10", true},
 		{"nozeroprefix", "01", false},
 		{"importeridx", "_", true},
@@ -81,6 +136,8 @@ func TestLinters(t *testing.T) {
 		{"iban", "GB82WEST12345698765432", true},
 		{"iban", "GB82WEST12345698765433", false},
 		{"iban", "gb82WEST12345698765432", false},
+		{"iban", "XX82WEST12345698765432", false}, // not an ISO 3166 country
+		{"iban", "GB82WEST12", false},             // 10 characters
 	}
 	for _, tc := range tests {
 		t.Run("linter "+tc.linter+" "+tc.value, func(t *testing.T) {
@@ -157,6 +214,16 @@ func TestCheckAIValue(t *testing.T) {
 		{"format: CSET 39 allows # - /", "8010", "9520123#-/", true},
 		{"format: base64url signature", "8030", "abc-_XYZ09==", true},
 		{"format: base64url padding only at the end", "8030", "ab=c", false},
+		{"format: base64url unpadded of any length", "8030", "abcd", true},
+		{"format: base64url one = on 3 characters", "8030", "ab=", true},
+		{"format: base64url two = on 6 characters", "8030", "abcd==", true},
+		{"format: base64url padded length not a multiple of 3", "8030", "abc=", false},
+		{"format: base64url three =", "8030", "abc===", false},
+		{"gcppos1: GINC starts with a company prefix", "401", "ABC123", false},
+		{"gcppos1: GINC with 4 leading digits", "401", "9520X", true},
+		{"mediatype: AI 7241", "7241", "11", false},
+		{"packagetype: AI 7041", "7041", "BX", true},
+		{"packagetype: AI 7041 unknown", "7041", "ZZZZ", false},
 		{"format: N..8 count", "30", "12345678", true},
 		{"format: N..8 count too long", "30", "123456789", false},
 		{"format: variable-length second component", "421", "276ABC123", true},
@@ -170,5 +237,38 @@ func TestCheckAIValue(t *testing.T) {
 				t.Errorf("AI %s %q: %q", tc.ai, tc.value, msg)
 			}
 		})
+	}
+}
+
+func TestEveryAINamed(t *testing.T) {
+	for _, d := range aiTable {
+		if d.title == "" {
+			t.Errorf("AI %s has no name", d.ai)
+		}
+	}
+}
+
+// TestLintersDocumented checks that docs/gs1.md's table of linters names
+// every linter of the dictionary.
+func TestLintersDocumented(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "docs", "gs1.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	start := strings.Index(doc, "### Every linter of the dictionary")
+	end := strings.Index(doc, "### Syntax rules")
+	if start < 0 || end < start {
+		t.Fatal("docs/gs1.md has no linter table")
+	}
+	table := doc[start:end]
+	for _, d := range aiTable {
+		for _, c := range d.comps {
+			for _, name := range c.linters {
+				if !strings.Contains(table, "`"+name+"`") {
+					t.Errorf("linter %s (AI %s) is not in the table of docs/gs1.md", name, d.ai)
+				}
+			}
+		}
 	}
 }

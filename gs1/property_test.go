@@ -192,9 +192,15 @@ func randComp(r *rand.Rand, c aiComp) string {
 		if n < 3 {
 			n = 3
 		}
+		if n < 7 {
+			n = 7
+		}
 		body := randChars(r, cset82Chars, n-2)
+		if has("gcppos1") {
+			body = randDigits(r, 4) + body[4:]
+		}
 		if has("hasnondigit") {
-			body = "A" + body[1:]
+			body = body[:4] + "A" + body[5:]
 		}
 		p, _ := CheckPairAlpha(body)
 		return body + string(p[:])
@@ -241,6 +247,23 @@ func randComp(r *rand.Rand, c aiComp) string {
 		return "1/2"
 	case has("iban"):
 		return "GB82WEST12345698765432"
+	case has("mediatype"):
+		return []string{"01", "10", "80", "99"}[r.IntN(4)]
+	case has("packagetype"):
+		return []string{"BX", "PX", "RB1", "8"}[r.IntN(4)]
+	case has("couponcode"):
+		return "0952012" + "123456" + "15" + "11" + "0" + "123"
+	case has("couponposoffer"):
+		return "0" + "0" + "952012" + "123456" + "0" + "123456"
+	case has("gcppos1") && c.cset != 'N':
+		if n < 4 {
+			n = 4
+		}
+		set := cset82Chars
+		if c.cset == 'Y' {
+			set = "#-/0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		}
+		return randDigits(r, 4) + randChars(r, set, n-4)
 	case has("pcenc"):
 		return randChars(r, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-.", n)
 	}

@@ -13,6 +13,10 @@ const (
 	NSSSCC        = "sscc"
 	NSInternalSKU = "internal_sku"
 	NSAuto        = "auto"
+	// NSElementString is the namespace reported for an element string whose
+	// primary key pds has no namespace for (or that has none). It is not a
+	// namespace a caller names: auto recognises element strings.
+	NSElementString = "element_string"
 )
 
 // Warning severities.
@@ -42,6 +46,7 @@ const (
 	WarnZeroSuppressedGTIN       = "ZERO_SUPPRESSED_GTIN"
 	WarnTrailingSlash            = "TRAILING_SLASH"
 	WarnRequisiteAIMissing       = "REQUISITE_AI_MISSING"
+	WarnEncodedAI                = "PERCENT_ENCODED_AI"
 )
 
 // Formats reported in ValidationData.Format.
@@ -90,6 +95,14 @@ type ValidationData struct {
 	Format             string      `json:"format,omitempty"`
 	ExpectedCheckDigit string      `json:"expected_check_digit,omitempty"`
 	Candidates         []Candidate `json:"candidates,omitempty"`
+	// For an element string: its primary key (the identifier judged), the
+	// other AIs in order, the bracketed form, the Digital Link on
+	// https://id.gs1.org and the scanner's symbology identifier.
+	Primary             *Element  `json:"primary,omitempty"`
+	Elements            []Element `json:"elements,omitempty"`
+	ElementString       string    `json:"element_string,omitempty"`
+	DigitalLink         string    `json:"digital_link,omitempty"`
+	SymbologyIdentifier string    `json:"symbology_identifier,omitempty"`
 }
 
 // Report is the whole verdict of Validate.
@@ -107,6 +120,7 @@ var (
 	nsGLN         = NSGLN
 	nsSSCC        = NSSSCC
 	nsInternalSKU = NSInternalSKU
+	nsElement     = NSElementString
 )
 
 // Validate judges value in namespace ("" means auto). An unknown namespace is
@@ -171,6 +185,9 @@ func (v verdict) report() Report {
 }
 
 func validateAuto(value string) Report {
+	if LooksLikeElementString(value) {
+		return validateElementString(value)
+	}
 	if isDigits(value) {
 		switch len(value) {
 		case 8, 12, 14:
@@ -185,6 +202,50 @@ func validateAuto(value string) Report {
 		}
 	}
 	return judgeSKU(value).report()
+}
+
+// validateElementString judges a GS1 element string (auto, when the value
+// is written like one). Its primary key is the identifier: a GTIN, GLN or
+// SSCC is judged in its namespace, with its advisories; other keys are
+// reported in the namespace element_string. The other AIs are listed in
+// Elements. An element string that does not parse, or that holds no
+// primary key, is invalid.
+func validateElementString(value string) Report {
+	es, err := ParseElementString(value)
+	if err != nil {
+		return verdict{input: value, ns: &nsElement, normalized: value,
+			warnings: failure(WarnInvalidFormat, "the GS1 element string is not valid: "+err.(*Error).Detail)}.report()
+	}
+	var v verdict
+	if es.Primary == nil {
+		v = verdict{input: value, ns: &nsElement, normalized: es.ElementString,
+			warnings: failure(WarnInvalidFormat, "the GS1 element string holds no primary key (such as 00, 01 or 414), so it names no identifier")}
+	} else {
+		switch es.Primary.AI {
+		case "01":
+			v = judgeGTIN(es.Primary.Value)
+		case "414":
+			v = judgeGLN(es.Primary.Value)
+		case "00":
+			v = judgeSSCC(es.Primary.Value)
+		default:
+			v = verdict{ns: &nsElement, valid: true, normalized: es.Primary.Value}
+		}
+		v.input = value
+		v.warnings = append(es.Warnings[:len(es.Warnings):len(es.Warnings)], v.warnings...)
+	}
+	r := v.report()
+	r.Data.Primary = es.Primary
+	r.Data.Elements = []Element{}
+	for i := range es.Elements {
+		if es.Primary == nil || &es.Elements[i] != es.Primary {
+			r.Data.Elements = append(r.Data.Elements, es.Elements[i])
+		}
+	}
+	r.Data.ElementString = es.ElementString
+	r.Data.DigitalLink = es.DigitalLink
+	r.Data.SymbologyIdentifier = es.SymbologyIdentifier
+	return r
 }
 
 // ambiguous13 answers a 13-digit value with a right check digit, which is a

@@ -27,6 +27,16 @@ var validateCases = []validateCase{
 	{rule: "namespace: unknown namespace is UNSUPPORTED_NAMESPACE", ns: "isbn", value: "9781234567897", err: CodeUnsupportedNamespace},
 	{rule: "namespace: namespaces are lower case", ns: "GTIN", value: "09520123456788", err: CodeUnsupportedNamespace},
 	{rule: "namespace: empty namespace means auto", ns: "", value: "012345678905", valid: true, judgedNS: NSGTIN, norm: "00012345678905", format: FormatGTIN12, technical: TechnicalPass},
+	// Element strings under auto: the primary key is the identifier.
+	{rule: "element string: bracketed GTIN with expiry and lot", ns: NSAuto, value: "(01)09520123456788(17)261231(10)AB12", valid: true, judgedNS: NSGTIN, norm: "09520123456788", format: FormatGTIN14, warns: WarnDemoPrefix, technical: TechnicalWarn},
+	{rule: "element string: scanner data with ]d2 and GS", ns: "", value: "]d2010400638133393110AB\x1d17261231", valid: true, judgedNS: NSGTIN, norm: "04006381333931", format: FormatGTIN14, technical: TechnicalPass},
+	{rule: "element string: GLN key", ns: NSAuto, value: "(414)4006381333931(254)1", valid: true, judgedNS: NSGLN, norm: "4006381333931", format: FormatGLN, technical: TechnicalPass},
+	{rule: "element string: SSCC key with content", ns: NSAuto, value: "(00)140063810000000007(02)04006381333931(37)10", valid: true, judgedNS: NSSSCC, norm: "140063810000000007", format: FormatSSCC, technical: TechnicalPass},
+	{rule: "element string: a key pds has no namespace for", ns: NSAuto, value: "(8004)4006ABC", valid: true, judgedNS: NSElementString, norm: "4006ABC", technical: TechnicalPass},
+	{rule: "element string: wrong check digit", ns: NSAuto, value: "(01)04006381333938", judgedNS: NSElementString, norm: "(01)04006381333938", warns: WarnInvalidFormat, technical: TechnicalFail},
+	{rule: "element string: no primary key", ns: NSAuto, value: "(02)04006381333931(37)10", judgedNS: NSElementString, norm: "(02)04006381333931(37)10", warns: WarnInvalidFormat, technical: TechnicalFail},
+	{rule: "element string: a missing requisite is a warning", ns: NSAuto, value: "(414)4006381333931(10)L", valid: true, judgedNS: NSGLN, norm: "4006381333931", format: FormatGLN, warns: WarnRequisiteAIMissing, technical: TechnicalWarn},
+	{rule: "element string: only under auto; gtin judges the text as a GTIN", ns: NSGTIN, value: "(01)04006381333931", judgedNS: NSGTIN, norm: "(01)04006381333931", warns: WarnInvalidCharacters, technical: TechnicalFail},
 	{rule: "namespace: auto spelled out", ns: NSAuto, value: "012345678905", valid: true, judgedNS: NSGTIN, norm: "00012345678905", format: FormatGTIN12, technical: TechnicalPass},
 
 	// GTIN lengths and normalisation.
@@ -187,7 +197,10 @@ func checkReportShape(t *testing.T, r Report) {
 		if d.Namespace == nil || len(d.Candidates) != 0 {
 			t.Errorf("single verdict shape: %+v", r)
 		}
-		if d.Valid && d.Subject != *d.Namespace+":"+d.Normalized {
+		if *d.Namespace == NSElementString && d.Subject != "" {
+			t.Errorf("element string without a pds namespace has a subject %q", d.Subject)
+		}
+		if d.Valid && *d.Namespace != NSElementString && d.Subject != *d.Namespace+":"+d.Normalized {
 			t.Errorf("subject %q does not match normalized %q", d.Subject, d.Normalized)
 		}
 		if !d.Valid && d.Subject != "" {
@@ -290,6 +303,13 @@ var identifyCases = []subjectCase{
 	{rule: "identify: bare invalid SKU", in: "a..b", err: CodeInvalidIdentifier},
 	{rule: "identify: invalid subject", in: "sscc:1", err: CodeInvalidIdentifier},
 	{rule: "identify: empty", in: "", err: CodeInvalidIdentifier},
+	{rule: "identify: element string, its GTIN is the identifier", in: "(01)09520123456788(17)261231(10)AB12", want: "gtin:09520123456788"},
+	{rule: "identify: scanner data", in: "]C1010952012345678810AB\x1d21S1", want: "gtin:09520123456788"},
+	{rule: "identify: element string with a GLN key", in: "(414)9520123456788", want: "gln:9520123456788"},
+	{rule: "identify: element string with a ':' in a value is not a subject string", in: "(01)09520123456788(10)A:B", want: "gtin:09520123456788"},
+	{rule: "identify: invalid element string", in: "(01)09520123456789", err: CodeInvalidIdentifier, inErr: "check digit"},
+	{rule: "identify: element string without a key", in: "(17)261231", err: CodeInvalidIdentifier, inErr: "no primary key"},
+	{rule: "identify: element string with a key pds has no namespace for", in: "(8004)9520ABC", err: CodeInvalidIdentifier, inErr: "GIAI"},
 }
 
 func TestIdentify(t *testing.T) {

@@ -14,15 +14,6 @@ import (
 	"github.com/productdata/pds/kv"
 )
 
-// subjectOf returns the subject part of a scratch key "t\x00<subject>\x00…".
-func subjectOf(key []byte) []byte {
-	rest := key[2:]
-	if i := bytes.IndexByte(rest, 0); i >= 0 {
-		return rest[:i]
-	}
-	return rest
-}
-
 // cursor walks one scratch table in subject order alongside the products.
 type cursor struct {
 	it *kv.Iter
@@ -58,11 +49,11 @@ func (c *cursor) each(subject []byte, fn func(v []byte) error) error {
 	return nil
 }
 
-// buildViews walks the products in subject order and writes their views:
+// writeViews walks the products in subject order and writes their views:
 // one goroutine gathers each product's records from the scratch store,
 // workers compute the views in parallel, and this goroutine writes them in
 // subject order.
-func (b *builder) buildViews(ctx context.Context) error {
+func (b *builder) writeViews(ctx context.Context) error {
 	b.current.Store("views")
 	b.count.Store(0)
 	compute := func(bt []*subjectData) []subjectOut {
@@ -105,22 +96,22 @@ type kvEntry struct{ key, value []byte }
 // only committed scratch data, so the writer may add to the scratch batch
 // meanwhile.
 func (b *builder) gather(ctx context.Context, emit func([]*subjectData) error) error {
-	products, err := b.scratch.NewIter([]byte{'P', 0})
+	products, err := b.scratch.NewIter([]byte{tagProduct, 0})
 	if err != nil {
 		return err
 	}
 	defer products.Close()
-	claims, err := b.newCursor('c')
+	claims, err := b.newCursor(tagClaim)
 	if err != nil {
 		return err
 	}
 	defer claims.it.Close()
-	evidence, err := b.newCursor('e')
+	evidence, err := b.newCursor(tagEvidence)
 	if err != nil {
 		return err
 	}
 	defer evidence.it.Close()
-	verdicts, err := b.newCursor('v')
+	verdicts, err := b.newCursor(tagVerdict)
 	if err != nil {
 		return err
 	}
@@ -176,7 +167,7 @@ func (b *builder) gatherOne(products *kv.Iter, claims, evidence, verdicts *curso
 		}
 		sd.evidence[er.ev.ClaimID] = append(sd.evidence[er.ev.ClaimID], er)
 		if sd.docs[er.ev.DocumentID] == nil {
-			dv, ok, err := b.scratch.GetCommitted(kv.Key('D', er.ev.DocumentID), nil)
+			dv, ok, err := b.scratch.GetCommitted(kv.Key(tagDocument, er.ev.DocumentID), nil)
 			if err != nil || !ok {
 				return fmt.Errorf("document %s vanished from scratch store: %v", er.ev.DocumentID, err)
 			}
@@ -252,7 +243,7 @@ func (b *builder) write(o *subjectOut) error {
 		}
 	}
 	if len(o.tenants) > 0 {
-		if err := b.scratch.Set(kv.Key('T', o.subject), []byte(strings.Join(o.tenants, "\x00"))); err != nil {
+		if err := b.scratch.Set(kv.Key(tagViewTenants, o.subject), []byte(strings.Join(o.tenants, "\x00"))); err != nil {
 			return err
 		}
 	}
@@ -274,7 +265,7 @@ func (b *builder) write(o *subjectOut) error {
 
 // writeAliases writes one alias per product identifier, in identifier order.
 func (b *builder) writeAliases() error {
-	it, err := b.scratch.NewIter([]byte{'A', 0})
+	it, err := b.scratch.NewIter([]byte{tagAlias, 0})
 	if err != nil {
 		return err
 	}
@@ -285,7 +276,7 @@ func (b *builder) writeAliases() error {
 		a := kv.Alias{Subject: string(c), Owner: string(owner)}
 		if a.Owner == "" {
 			var found bool
-			tv, found, err = b.scratch.Get(kv.Key('T', a.Subject), tv)
+			tv, found, err = b.scratch.Get(kv.Key(tagViewTenants, a.Subject), tv)
 			if err != nil {
 				return err
 			}

@@ -17,7 +17,10 @@ func FuzzParseLine(f *testing.F) {
 	src := "11111111-0000-4000-8000-000000000001"
 	b := &builder{parties: map[string]*domain.Party{"aaaaaaaa-0000-4000-8000-000000000001": {ID: "aaaaaaaa-0000-4000-8000-000000000001", Name: "P"}},
 		cat: catalog{sources: map[string]*domain.Source{src: {ID: src, Kind: "registry", Origin: "x", LicenceName: "x"}}}}
-	parsers := []parseFunc{parseParty, b.parseSource, parseProduct, b.parseClaim, b.parseDocument, parseEvidence, parseVerdict}
+	var parsers []parseFunc
+	for _, ph := range b.phases() {
+		parsers = append(parsers, ph.parse)
+	}
 	seeds := []string{
 		`{"id":"aaaaaaaa-0000-4000-8000-000000000002","name":"Op","gln":"9520000000028"}`,
 		`{"id":"` + src + `","kind":"web","origin":"https://x","trust_tier":2,"licence_name":"x","covers":{"namespaces":["gtin"],"gtin_prefixes":["0952"]}}`,

@@ -7,8 +7,9 @@
 // (one per visibility) as sorted tables of the snapshot's store. Memory holds
 // one product's records at a time, plus the sources and parties.
 //
-// A snapshot is built in a temporary directory beside --out and renamed into
-// place only when it is whole.
+// A snapshot is built in a temporary directory beside --out, synced, and
+// renamed into place only when it is whole; temporaries that killed builds
+// left beside --out are removed by the next build (see tempdir.go).
 package ingest
 
 import (
@@ -59,8 +60,11 @@ type Summary struct {
 	Accepted    map[string]int64 // per input file
 	Rejected    map[string]int64 // per input file
 	Ignored     []string         // files in the input directory that are not input
-	Views       int64
-	Duration    time.Duration
+	// RemovedStale lists the temporary folders of earlier, killed builds
+	// that this build removed from beside Out.
+	RemovedStale []string
+	Views        int64
+	Duration     time.Duration
 }
 
 // maxRejectLines is how many rejects of one file are printed; all are counted.
@@ -112,11 +116,15 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	}
 	id := ulid.MustNew(ulid.Timestamp(opts.Now()), rand.Reader).String()
 	b.summary.BuildID = id
-	tmp := filepath.Join(filepath.Dir(filepath.Clean(opts.Out)), "."+filepath.Base(opts.Out)+".tmp-"+id)
-	if err := os.MkdirAll(tmp, 0o755); err != nil {
-		return b.summary, fmt.Errorf("output: %w", err)
+	if b.summary.RemovedStale, err = removeStale(opts.Out); err != nil {
+		return b.summary, err
 	}
-	defer os.RemoveAll(tmp)
+	td, err := claimTemp(opts.Out, id)
+	if err != nil {
+		return b.summary, err
+	}
+	defer td.release()
+	tmp := td.path
 
 	stop := b.startProgress()
 	defer stop()
@@ -135,12 +143,28 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		return b.summary, err
 	}
 	delete(m.Counts, "views")
-	if err := os.Rename(tmp, opts.Out); err != nil {
-		return b.summary, fmt.Errorf("publish snapshot: %w", err)
+	if err := publish(tmp, opts.Out); err != nil {
+		return b.summary, err
 	}
 	b.summary.InputDigest = m.InputDigest
 	b.summary.Duration = time.Since(start)
 	return b.summary, nil
+}
+
+// publish makes the finished build at tmp the snapshot out: every file and
+// folder synced, then one rename, then the parent folder synced so that the
+// rename itself survives a power loss.
+func publish(tmp, out string) error {
+	if err := syncTree(tmp); err != nil {
+		return fmt.Errorf("publish snapshot: %w", err)
+	}
+	if err := os.Rename(tmp, out); err != nil {
+		return fmt.Errorf("publish snapshot: %w", err)
+	}
+	if err := syncPath(filepath.Dir(filepath.Clean(out))); err != nil {
+		return fmt.Errorf("publish snapshot: %w", err)
+	}
+	return nil
 }
 
 func (b *builder) build(ctx context.Context, tmp string) (err error) {
@@ -170,20 +194,7 @@ func (b *builder) build(ctx context.Context, tmp string) (err error) {
 			b.index.Close()
 		}
 	}()
-	phases := []struct {
-		file  string
-		parse parseFunc
-		apply applyFunc
-	}{
-		{FileParties, parseParty, b.applyParty},
-		{FileSources, b.parseSource, b.applySource},
-		{FileProducts, parseProduct, b.applyProduct},
-		{FileClaims, b.parseClaim, b.applyClaim},
-		{FileDocuments, b.parseDocument, b.applyDocument},
-		{FileEvidence, parseEvidence, b.applyEvidence},
-		{FileVerdicts, parseVerdict, b.applyVerdict},
-	}
-	for _, ph := range phases {
+	for _, ph := range b.phases() {
 		b.readingProducts = ph.file == FileProducts
 		if err := b.readFile(ctx, ph.file, ph.parse, ph.apply); err != nil {
 			return err
@@ -197,7 +208,7 @@ func (b *builder) build(ctx context.Context, tmp string) (err error) {
 			return err
 		}
 	}
-	if err := b.buildViews(ctx); err != nil {
+	if err := b.writeViews(ctx); err != nil {
 		return err
 	}
 	if err := b.writeAliases(); err != nil {
@@ -220,6 +231,43 @@ func (b *builder) build(ctx context.Context, tmp string) (err error) {
 	err = b.scratch.Close()
 	b.scratch = nil
 	return err
+}
+
+// phase is one input file: how its lines are parsed and applied.
+type phase struct {
+	file  string
+	parse parseFunc
+	apply applyFunc
+}
+
+// phases lists the input files in the order they are read: each may refer
+// to the ones before it.
+func (b *builder) phases() []phase {
+	return []phase{
+		{FileParties, parseRecord(checkParty), b.applyParty},
+		{FileSources, parseRecord(func(s *domain.Source) *reject { return checkSource(s, b.parties) }), b.applySource},
+		{FileProducts, parseRecord(checkProduct), b.applyProduct},
+		{FileClaims, parseRecord(func(c *domain.Claim) *reject { return checkClaim(c, b.cat.sources) }), b.applyClaim},
+		{FileDocuments, parseRecord(func(d *domain.Document) *reject { return checkDocument(d, b.cat.sources) }), b.applyDocument},
+		{FileEvidence, parseRecord(checkEvidence), b.applyEvidence},
+		{FileVerdicts, parseRecord(checkVerdict), b.applyVerdict},
+	}
+}
+
+// parseRecord returns the parser of one input file: a line is decoded into
+// a new T, judged (and normalised) by check, and encoded for the scratch
+// store.
+func parseRecord[T any](check func(*T) *reject) parseFunc {
+	return func(line []byte) (parsed, *reject) {
+		v := new(T)
+		if r := unmarshal(line, v); r != nil {
+			return parsed{}, r
+		}
+		if r := check(v); r != nil {
+			return parsed{}, r
+		}
+		return encoded(v)
+	}
 }
 
 func (b *builder) rejectLine(logical, name string, line int, reason string) error {
@@ -265,49 +313,13 @@ func encoded(v any) (parsed, *reject) {
 	return parsed{v: v, enc: enc}, nil
 }
 
-// recordJSON returns a copy of the JSON part of a scratch record.
-func recordJSON(b []byte) []byte {
-	_, n := binary.Uvarint(b)
-	if n <= 0 {
-		return nil
-	}
-	return append([]byte(nil), b[n:]...)
-}
-
-func decodeRecord(b []byte, v any) (int, error) {
-	line, n := binary.Uvarint(b)
-	if n <= 0 {
-		return 0, errors.New("corrupt scratch record")
-	}
-	return int(line), json.Unmarshal(b[n:], v)
-}
-
-func parseParty(line []byte) (parsed, *reject) {
-	p := &domain.Party{}
-	if r := unmarshal(line, p); r != nil {
-		return parsed{}, r
-	}
-	return parsed{v: p}, nil
-}
-
 func (b *builder) applyParty(p parsed, _ int) *reject {
 	party := p.v.(*domain.Party)
-	if r := checkParty(party); r != nil {
-		return r
-	}
 	if b.parties[party.ID] != nil {
 		return rejectf("id %s is used by an earlier line", party.ID)
 	}
 	b.parties[party.ID] = party
 	return nil
-}
-
-func (b *builder) parseSource(line []byte) (parsed, *reject) {
-	s := &domain.Source{}
-	if r := unmarshal(line, s); r != nil {
-		return parsed{}, r
-	}
-	return parsed{v: s}, checkSource(s, b.parties)
 }
 
 func (b *builder) applySource(p parsed, _ int) *reject {
@@ -327,22 +339,6 @@ func (b *builder) finishSources() error {
 	return b.cat.prepareSources()
 }
 
-// scratch key helpers
-func (b *builder) skey(tag byte, parts ...string) []byte {
-	b.key = kv.AppendKey(b.key[:0], tag, parts...)
-	return b.key
-}
-
-// put writes a scratch record: the line number, then the encoded record.
-func (b *builder) put(key []byte, line int, enc []byte) *reject {
-	b.rec = binary.AppendUvarint(b.rec[:0], uint64(line))
-	b.rec = append(b.rec, enc...)
-	if err := b.scratch.Set(key, b.rec); err != nil {
-		return rejectf("scratch store: %v", err)
-	}
-	return nil
-}
-
 // lookupProduct returns the canonical subject and owner of a product
 // identifier. Once products.ndjson is read (committed), later files look
 // products up without the pending batch, which is cheaper.
@@ -351,24 +347,13 @@ func (b *builder) lookupProduct(subject string) (canonical, owner string, ok boo
 	if b.readingProducts {
 		get = b.scratch.Get
 	}
-	v, ok, err := get(b.skey('A', subject), b.buf)
+	v, ok, err := get(b.skey(tagAlias, subject), b.buf)
 	if err != nil || !ok {
 		return "", "", false
 	}
 	b.buf = v
 	c, o, _ := bytes.Cut(v, []byte{0})
 	return string(c), string(o), true
-}
-
-func parseProduct(line []byte) (parsed, *reject) {
-	p := &domain.Product{}
-	if r := unmarshal(line, p); r != nil {
-		return parsed{}, r
-	}
-	if r := checkProduct(p); r != nil {
-		return parsed{}, r
-	}
-	return encoded(p)
 }
 
 func (b *builder) applyProduct(p parsed, n int) *reject {
@@ -380,22 +365,11 @@ func (b *builder) applyProduct(p parsed, n int) *reject {
 	}
 	canonical := prod.Identifiers[0]
 	for _, id := range prod.Identifiers {
-		if err := b.scratch.Set(b.skey('A', id), []byte(canonical+"\x00"+prod.Tenant)); err != nil {
+		if err := b.scratch.Set(b.skey(tagAlias, id), []byte(canonical+"\x00"+prod.Tenant)); err != nil {
 			return rejectf("scratch store: %v", err)
 		}
 	}
-	return b.put(b.skey('P', canonical), n, p.enc)
-}
-
-func (b *builder) parseClaim(line []byte) (parsed, *reject) {
-	c := &domain.Claim{}
-	if r := unmarshal(line, c); r != nil {
-		return parsed{}, r
-	}
-	if r := checkClaim(c, b.cat.sources); r != nil {
-		return parsed{}, r
-	}
-	return encoded(c)
+	return b.put(b.skey(tagProduct, canonical), n, p.enc)
 }
 
 func (b *builder) applyClaim(p parsed, n int) *reject {
@@ -407,68 +381,40 @@ func (b *builder) applyClaim(p parsed, n int) *reject {
 	if t := b.cat.tenantOfClaim(c); t != "" && owner != "" && t != owner {
 		return rejectf("source_ref %s belongs to tenant %q but product %s belongs to tenant %q", domain.Str(c.SourceRef), t, canonical, owner)
 	}
-	if _, dup, _ := b.scratch.Get(b.skey('C', c.ID), nil); dup {
+	if _, dup, _ := b.scratch.Get(b.skey(tagClaimID, c.ID), nil); dup {
 		return rejectf("id %s is used by an earlier line", c.ID)
 	}
-	if err := b.scratch.Set(b.skey('C', c.ID), []byte(canonical+"\x00"+owner)); err != nil {
+	if err := b.scratch.Set(b.skey(tagClaimID, c.ID), []byte(canonical+"\x00"+owner)); err != nil {
 		return rejectf("scratch store: %v", err)
 	}
-	return b.put(b.skey('c', canonical, c.ID), n, p.enc)
-}
-
-func (b *builder) parseDocument(line []byte) (parsed, *reject) {
-	d := &domain.Document{}
-	if r := unmarshal(line, d); r != nil {
-		return parsed{}, r
-	}
-	if r := checkDocument(d, b.cat.sources); r != nil {
-		return parsed{}, r
-	}
-	return encoded(d)
+	return b.put(b.skey(tagClaim, canonical, c.ID), n, p.enc)
 }
 
 // A document's scratch value is its source's tenant, a zero byte, then the
 // record, so evidence can check visibility without decoding it.
 func (b *builder) applyDocument(p parsed, n int) *reject {
 	d := p.v.(*domain.Document)
-	if _, dup, _ := b.scratch.Get(b.skey('D', d.ID), nil); dup {
+	if _, dup, _ := b.scratch.Get(b.skey(tagDocument, d.ID), nil); dup {
 		return rejectf("id %s is used by an earlier line", d.ID)
 	}
 	tenant := b.cat.sources[d.SourceID].Tenant
 	rec := binary.AppendUvarint(append(append(make([]byte, 0, len(tenant)+len(p.enc)+5), tenant...), 0), uint64(n))
-	if err := b.scratch.Set(b.skey('D', d.ID), append(rec, p.enc...)); err != nil {
+	if err := b.scratch.Set(b.skey(tagDocument, d.ID), append(rec, p.enc...)); err != nil {
 		return rejectf("scratch store: %v", err)
 	}
 	return nil
 }
 
-// splitDocument splits a document's scratch value into tenant and record.
-func splitDocument(v []byte) (tenant, rec []byte) {
-	t, r, _ := bytes.Cut(v, []byte{0})
-	return t, r
-}
-
-func parseEvidence(line []byte) (parsed, *reject) {
-	e := &domain.Evidence{}
-	if r := unmarshal(line, e); r != nil {
-		return parsed{}, r
-	}
-	if r := checkEvidence(e); r != nil {
-		return parsed{}, r
-	}
-	return encoded(e)
-}
-
 func (b *builder) applyEvidence(p parsed, n int) *reject {
 	e := p.v.(*domain.Evidence)
-	cv, ok, err := b.scratch.GetCommitted(b.skey('C', e.ClaimID), b.buf)
+	cv, ok, err := b.scratch.GetCommitted(b.skey(tagClaimID, e.ClaimID), b.buf)
 	if err != nil || !ok {
 		return rejectf("claim_id %s names no claim in %s", e.ClaimID, FileClaims)
 	}
 	b.buf = cv
 	canonical, owner, _ := bytes.Cut(cv, []byte{0})
 	canonicalS, ownerS := string(canonical), string(owner)
-	dv, ok, err := b.scratch.GetCommitted(b.skey('D', e.DocumentID), b.buf)
+	dv, ok, err := b.scratch.GetCommitted(b.skey(tagDocument, e.DocumentID), b.buf)
 	if err != nil || !ok {
 		return rejectf("document_id %s names no document in %s", e.DocumentID, FileDocuments)
 	}
@@ -476,24 +422,13 @@ func (b *builder) applyEvidence(p parsed, n int) *reject {
 	if t, _ := splitDocument(dv); len(t) > 0 && ownerS != "" && string(t) != ownerS {
 		return rejectf("document %s belongs to tenant %q but the claim's product belongs to tenant %q", e.DocumentID, t, ownerS)
 	}
-	if _, dup, _ := b.scratch.Get(b.skey('E', e.ID), b.buf); dup {
+	if _, dup, _ := b.scratch.Get(b.skey(tagEvidenceID, e.ID), b.buf); dup {
 		return rejectf("id %s is used by an earlier line", e.ID)
 	}
-	if err := b.scratch.Set(b.skey('E', e.ID), nil); err != nil {
+	if err := b.scratch.Set(b.skey(tagEvidenceID, e.ID), nil); err != nil {
 		return rejectf("scratch store: %v", err)
 	}
-	return b.put(b.skey('e', canonicalS, e.ClaimID, e.ID), n, p.enc)
-}
-
-func parseVerdict(line []byte) (parsed, *reject) {
-	v := &domain.Verdict{}
-	if r := unmarshal(line, v); r != nil {
-		return parsed{}, r
-	}
-	if r := checkVerdict(v); r != nil {
-		return parsed{}, r
-	}
-	return encoded(v)
+	return b.put(b.skey(tagEvidence, canonicalS, e.ClaimID, e.ID), n, p.enc)
 }
 
 func (b *builder) applyVerdict(p parsed, n int) *reject {
@@ -504,5 +439,5 @@ func (b *builder) applyVerdict(p parsed, n int) *reject {
 	}
 	var seq [8]byte
 	binary.BigEndian.PutUint64(seq[:], uint64(n))
-	return b.put(b.skey('v', canonical, string(seq[:])), n, p.enc)
+	return b.put(b.skey(tagVerdict, canonical, string(seq[:])), n, p.enc)
 }

@@ -3,6 +3,7 @@ package ingest
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -130,126 +131,144 @@ func laterVerdict(a, b *domain.Verdict) bool {
 }
 
 // buildViews computes the identity, passport and evidence answers of sd for
-// a caller of tenant ("" = public).
+// a caller of tenant ("" = public): it selects what that caller is shown,
+// then assembles the three answers from the selection.
 func (c *catalog) buildViews(sd *subjectData, tenant string) (views, error) {
 	var v views
-	visible := func(cl *domain.Claim) bool {
-		t := c.tenantOfClaim(cl)
-		return t == "" || t == tenant
+	sel := c.selectClaims(sd, tenant)
+	verdicts := latestVerdicts(sd)
+	cov, err := c.coverageJSON(sd.subject, tenant, sel)
+	if err != nil {
+		return v, err
 	}
-	byID := map[string]*domain.Claim{}
+	var absent domain.Body
+	switch {
+	case len(sel.latest) > 0 || len(verdicts) > 0:
+		v.hasPassport = true
+		v.passport.Body, v.evidence.Body, err = c.foundBodies(sd, tenant, sel, verdicts)
+	case sel.current > 0:
+		absent = domain.Body{Status: domain.StatusUnknown, Reason: domain.ReasonLicenceRestricted, Data: nil, Warnings: sel.warnings()}
+	default:
+		absent = domain.Body{Status: domain.StatusNotFound, Data: nil}
+	}
+	if !v.hasPassport {
+		v.passport.Body, err = absent.Members()
+		v.evidence.Body = v.passport.Body
+	}
+	if err != nil {
+		return v, err
+	}
+	v.passport.Coverage, v.evidence.Coverage = cov, cov
+	v.identity.Body, err = identityJSON(sd, v.hasPassport)
+	return v, err
+}
+
+// selection is what one caller is shown of a product's claims.
+type selection struct {
+	latest     map[string]*domain.Claim // predicate -> the claim shown
+	latestAny  map[string]*domain.Claim // predicate -> the latest current claim, withheld or not
+	withheldBy map[string]int           // source id -> current claims withheld for its licence
+	current    int                      // current claims, withheld or not
+}
+
+// selectClaims picks, per predicate, the latest claim a caller of tenant is
+// shown. A claim is current when the caller may see it and no claim the
+// caller may see supersedes it; a current claim whose source permits no
+// redistribution is withheld, so an older one may be shown in its place.
+func (c *catalog) selectClaims(sd *subjectData, tenant string) selection {
+	sel := selection{latest: map[string]*domain.Claim{}, latestAny: map[string]*domain.Claim{}, withheldBy: map[string]int{}}
+	visible := map[string]bool{}
 	for _, cr := range sd.claims {
-		if visible(&cr.claim) {
-			byID[cr.claim.ID] = &cr.claim
+		if t := c.tenantOfClaim(&cr.claim); t == "" || t == tenant {
+			visible[cr.claim.ID] = true
 		}
 	}
-	// Current: visible, and not superseded by a claim this caller can see.
-	latest := map[string]*domain.Claim{}    // predicate -> chosen shown claim
-	latestAny := map[string]*domain.Claim{} // predicate -> latest current claim, withheld or not
-	withheldBy := map[string]int{}          // source id -> withheld claims
-	currentCount := 0
 	for _, cr := range sd.claims {
 		cl := &cr.claim
-		if byID[cl.ID] == nil {
+		if !visible[cl.ID] || cl.SupersededBy != nil && visible[*cl.SupersededBy] {
 			continue
 		}
-		if cl.SupersededBy != nil && byID[*cl.SupersededBy] != nil {
-			continue
-		}
-		currentCount++
-		if prev := latestAny[cl.Predicate]; prev == nil || newer(cl, prev) {
-			latestAny[cl.Predicate] = cl
+		sel.current++
+		if prev := sel.latestAny[cl.Predicate]; prev == nil || newer(cl, prev) {
+			sel.latestAny[cl.Predicate] = cl
 		}
 		if src := c.claimSource(cl); src != nil && !src.Redistributable() {
-			withheldBy[src.ID]++
+			sel.withheldBy[src.ID]++
 			continue
 		}
-		if prev := latest[cl.Predicate]; prev == nil || newer(cl, prev) {
-			latest[cl.Predicate] = cl
+		if prev := sel.latest[cl.Predicate]; prev == nil || newer(cl, prev) {
+			sel.latest[cl.Predicate] = cl
 		}
 	}
-	var val domain.Validation
-	var chosen = map[string]*domain.Verdict{}
+	return sel
+}
+
+// shown returns the claims shown, in predicate order.
+func (sel selection) shown() []*domain.Claim {
+	predicates := slices.Sorted(maps.Keys(sel.latest))
+	claims := make([]*domain.Claim, 0, len(predicates))
+	for _, p := range predicates {
+		claims = append(claims, sel.latest[p])
+	}
+	return claims
+}
+
+// sources returns the ids of the sources of the claims shown.
+func (sel selection) sources() map[string]bool {
+	ids := map[string]bool{}
+	for _, cl := range sel.latest {
+		if cl.SourceRef != nil {
+			ids[*cl.SourceRef] = true
+		}
+	}
+	return ids
+}
+
+// warnings says what was withheld: CLAIMS_WITHHELD with the count, then a
+// NEWER_CLAIM_WITHHELD per predicate (in order) whose latest claim was
+// withheld while an older one is shown.
+func (sel selection) warnings() []domain.Warning {
+	var warnings []domain.Warning
+	withheld := 0
+	for _, n := range sel.withheldBy {
+		withheld += n
+	}
+	if withheld > 0 {
+		warnings = append(warnings, domain.Warning{Code: "CLAIMS_WITHHELD", Severity: domain.SeverityWarn,
+			Detail: fmt.Sprintf("%d current claim(s) withheld because their source's licence permits neither verbatim nor derived redistribution", withheld)})
+	}
+	for _, p := range slices.Sorted(maps.Keys(sel.latestAny)) {
+		if shown := sel.latest[p]; shown != nil && shown != sel.latestAny[p] {
+			warnings = append(warnings, domain.Warning{Code: "NEWER_CLAIM_WITHHELD", Severity: domain.SeverityWarn,
+				Detail: fmt.Sprintf("a newer claim for %q was withheld because its source's licence does not permit redistribution; an older one is shown", p)})
+		}
+	}
+	return warnings
+}
+
+// latestVerdicts picks the latest verdict of each validation class.
+func latestVerdicts(sd *subjectData) map[string]*domain.Verdict {
+	chosen := map[string]*domain.Verdict{}
 	for i := range sd.verdicts {
 		vd := &sd.verdicts[i].verdict
 		if prev := chosen[vd.Class]; prev == nil || laterVerdict(vd, prev) {
 			chosen[vd.Class] = vd
 		}
 	}
-	updated := ""
-	var updatedT time.Time
-	bump := func(s string) {
-		if t := parseTime(s); updated == "" || t.After(updatedT) {
-			updated, updatedT = s, t
-		}
-	}
-	for class, vd := range chosen {
-		val.Set(class, vd.Value)
-		bump(vd.EvaluatedAt)
-	}
+	return chosen
+}
 
-	predicates := make([]string, 0, len(latest))
-	for p := range latest {
-		predicates = append(predicates, p)
-	}
-	sort.Strings(predicates)
-	rawOf := make(map[*domain.Claim][]byte, len(sd.claims))
-	for _, cr := range sd.claims {
-		if cr.raw == nil {
-			raw, err := json.Marshal(&cr.claim)
-			if err != nil {
-				return v, err
-			}
-			cr.raw = raw
-		}
-		rawOf[&cr.claim] = cr.raw
-	}
-	claims := make([]*domain.Claim, 0, len(predicates))
-	claimsJSON := make([]json.RawMessage, 0, len(predicates))
-	attrs := map[string]json.RawMessage{}
-	var warnings []domain.Warning
-	srcIDs := map[string]bool{}
-	for _, p := range predicates {
-		cl := latest[p]
-		claims = append(claims, cl)
-		claimsJSON = append(claimsJSON, rawOf[cl])
-		attrs[p] = cl.Object.Value
-		bump(cl.RetrievedAt)
-		if cl.SourceRef != nil {
-			srcIDs[*cl.SourceRef] = true
-		}
-	}
-	withheldTotal := 0
-	for _, n := range withheldBy {
-		withheldTotal += n
-	}
-	allPredicates := make([]string, 0, len(latestAny))
-	for p := range latestAny {
-		allPredicates = append(allPredicates, p)
-	}
-	sort.Strings(allPredicates)
-	for _, p := range allPredicates {
-		if any := latestAny[p]; latest[p] != any {
-			if latest[p] != nil {
-				warnings = append(warnings, domain.Warning{Code: "NEWER_CLAIM_WITHHELD", Severity: domain.SeverityWarn,
-					Detail: fmt.Sprintf("a newer claim for %q was withheld because its source's licence does not permit redistribution; an older one is shown", p)})
-			}
-		}
-	}
-	if withheldTotal > 0 {
-		warnings = append([]domain.Warning{{Code: "CLAIMS_WITHHELD", Severity: domain.SeverityWarn,
-			Detail: fmt.Sprintf("%d current claim(s) withheld because their source's licence permits neither verbatim nor derived redistribution", withheldTotal)}}, warnings...)
-	}
-
-	// Coverage: the covering sources, plus every contributor; licence-restricted
-	// contributors are skipped, not consulted.
-	cov := domain.CoverageOf(sd.subject, tenant, c.sourceList)
-	for id := range srcIDs {
+// coverageJSON is meta.coverage: the sources covering the subject, plus
+// every source of a claim shown; the sources of withheld claims are skipped
+// as licence-restricted, not consulted.
+func (c *catalog) coverageJSON(subject, tenant string, sel selection) ([]byte, error) {
+	cov := domain.CoverageOf(subject, tenant, c.sourceList)
+	for id := range sel.sources() {
 		if !slices.Contains(cov.SourcesConsulted, id) {
 			cov.SourcesConsulted = append(cov.SourcesConsulted, id)
 		}
 	}
-	for id := range withheldBy {
+	for id := range sel.withheldBy {
 		cov.SourcesConsulted = slices.DeleteFunc(cov.SourcesConsulted, func(s string) bool { return s == id })
 		cov.SourcesSkipped = append(cov.SourcesSkipped, domain.Skipped{ID: id, Reason: domain.SkipLicenceRestricted})
 	}
@@ -258,67 +277,92 @@ func (c *catalog) buildViews(sd *subjectData, tenant string) (views, error) {
 		a, b := cov.SourcesSkipped[i], cov.SourcesSkipped[j]
 		return a.ID < b.ID || a.ID == b.ID && a.Reason < b.Reason
 	})
-	covJSON, err := json.Marshal(cov)
+	return json.Marshal(cov)
+}
+
+// foundBodies assembles the found passport and evidence answers from the
+// stored JSON of their claims, documents and sources rather than encoding
+// them again.
+func (c *catalog) foundBodies(sd *subjectData, tenant string, sel selection, verdicts map[string]*domain.Verdict) (passport, evidence []byte, err error) {
+	rawOf, err := claimJSON(sd)
 	if err != nil {
-		return v, err
+		return nil, nil, err
 	}
+	var updated newest
+	var val domain.Validation
+	for class, vd := range verdicts {
+		val.Set(class, vd.Value)
+		updated.add(vd.EvaluatedAt)
+	}
+	var validation *domain.Validation
+	if !val.Empty() {
+		validation = &val
+	}
+	claims := sel.shown()
+	claimsJSON := make([]json.RawMessage, 0, len(claims))
+	attrs := map[string]json.RawMessage{}
+	for _, cl := range claims {
+		claimsJSON = append(claimsJSON, rawOf[cl])
+		attrs[cl.Predicate] = cl.Object.Value
+		updated.add(cl.RetrievedAt)
+	}
+	if updated.s == "" {
+		updated.s = sd.product.UpdatedAt
+	}
+	warnings := sel.warnings()
+	data, err := json.Marshal(domain.PassportData{Subject: sd.subject, Attributes: attrs, UpdatedAt: updated.s})
+	if err != nil {
+		return nil, nil, err
+	}
+	srcIDs := sel.sources()
+	if passport, err = foundBody(data, claimsJSON, c.servedSources(srcIDs), validation, warnings); err != nil {
+		return nil, nil, err
+	}
+	if data, err = c.evidenceData(sd, claims, rawOf, tenant, srcIDs); err != nil {
+		return nil, nil, err
+	}
+	evidence, err = foundBody(data, nil, c.servedSources(srcIDs), nil, warnings)
+	return passport, evidence, err
+}
 
-	var passport, evidence domain.Body
-	switch {
-	case len(claims) > 0 || len(chosen) > 0:
-		// The found answers are assembled from the stored JSON of their
-		// claims, documents and sources rather than encoded again.
-		v.hasPassport = true
-		if updated == "" {
-			updated = sd.product.UpdatedAt
-		}
-		var validation *domain.Validation
-		if !val.Empty() {
-			validation = &val
-		}
-		data, err := json.Marshal(domain.PassportData{Subject: sd.subject, Attributes: attrs, UpdatedAt: updated})
-		if err != nil {
-			return v, err
-		}
-		if v.passport.Body, err = foundBody(data, claimsJSON, c.servedSources(srcIDs), validation, warnings); err != nil {
-			return v, err
-		}
-		evSources := map[string]bool{}
-		for id := range srcIDs {
-			evSources[id] = true
-		}
-		if data, err = c.evidenceData(sd, claims, rawOf, tenant, evSources); err != nil {
-			return v, err
-		}
-		if v.evidence.Body, err = foundBody(data, nil, c.servedSources(evSources), nil, warnings); err != nil {
-			return v, err
-		}
-		v.passport.Coverage, v.evidence.Coverage = covJSON, covJSON
-	case currentCount > 0:
-		passport = domain.Body{Status: domain.StatusUnknown, Reason: domain.ReasonLicenceRestricted, Data: nil, Warnings: warnings}
-		evidence = passport
-	default:
-		passport = domain.Body{Status: domain.StatusNotFound, Data: nil}
-		evidence = passport
-	}
-	if !v.hasPassport {
-		if v.passport.Body, err = passport.Members(); err != nil {
-			return v, err
-		}
-		if v.evidence.Body, err = evidence.Members(); err != nil {
-			return v, err
-		}
-		v.passport.Coverage, v.evidence.Coverage = covJSON, covJSON
-	}
+// newest keeps the newest of several RFC 3339 date-times, as written.
+type newest struct {
+	s string
+	t time.Time
+}
 
+func (n *newest) add(s string) {
+	if t := parseTime(s); n.s == "" || t.After(n.t) {
+		n.s, n.t = s, t
+	}
+}
+
+// claimJSON returns each claim's JSON as served, encoding those whose
+// stored JSON no longer holds.
+func claimJSON(sd *subjectData) (map[*domain.Claim][]byte, error) {
+	rawOf := make(map[*domain.Claim][]byte, len(sd.claims))
+	for _, cr := range sd.claims {
+		if cr.raw == nil {
+			raw, err := json.Marshal(&cr.claim)
+			if err != nil {
+				return nil, err
+			}
+			cr.raw = raw
+		}
+		rawOf[&cr.claim] = cr.raw
+	}
+	return rawOf, nil
+}
+
+// identityJSON is the identity view: only the data, which resolve copies into
+// batch items and the identity endpoint puts after "status":"found","data":.
+func identityJSON(sd *subjectData, hasPassport bool) ([]byte, error) {
 	var brand *string
 	if sd.product.Brand != "" {
 		b := sd.product.Brand
 		brand = &b
 	}
-	// The identity view holds only the data: resolve copies it into batch items
-	// and the identity endpoint puts it after "status":"found","data":.
-	v.identity.Body, err = json.Marshal(domain.Identity{
+	return json.Marshal(domain.Identity{
 		Subject:         sd.subject,
 		Identifiers:     sd.product.Identifiers,
 		TrustLevel:      sd.product.TrustLevel,
@@ -327,12 +371,8 @@ func (c *catalog) buildViews(sd *subjectData, tenant string) (views, error) {
 		ManufacturerGLN: sd.product.ManufacturerGLN,
 		Brand:           brand,
 		UpdatedAt:       sd.product.UpdatedAt,
-		HasPassport:     v.hasPassport,
+		HasPassport:     hasPassport,
 	})
-	if err != nil {
-		return v, err
-	}
-	return v, nil
 }
 
 func (c *catalog) claimSource(cl *domain.Claim) *domain.Source {

@@ -1,11 +1,17 @@
 // Package keys holds API keys: the keys file (hashes only, never a key), key
-// creation, and the in-memory set the server authenticates against.
+// creation, listing, revocation and rotation, the in-memory set the server
+// authenticates against, and a watcher that notices when the file changes.
+//
+// Every change to the keys file is made under an exclusive flock on a side
+// file (FILE.lock), so that parallel 'pds keys' commands never lose one
+// another's changes, and is written to a temporary file, synced and renamed
+// into place, so that a reader (the server) sees the old file or the new one,
+// never a part.
 package keys
 
 import (
 	"crypto/rand"
 	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/base32"
 	"encoding/hex"
 	"encoding/json"
@@ -15,6 +21,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -44,6 +51,19 @@ type Key struct {
 	Rate        float64  `json:"rate,omitempty"`
 	Burst       int      `json:"burst,omitempty"`
 	CreatedAt   string   `json:"created_at"`
+	// RevokedAt is set when the key was revoked; a revoked key is refused.
+	RevokedAt string `json:"revoked_at,omitempty"`
+	// RotatedAt is when the secret was last replaced.
+	RotatedAt string `json:"rotated_at,omitempty"`
+	// Previous holds the hashes of rotated-out secrets that are still
+	// accepted until their grace period ends.
+	Previous []Previous `json:"previous,omitempty"`
+}
+
+// Previous is a rotated-out secret of a key, accepted until Until.
+type Previous struct {
+	Hash  string `json:"sha256"`
+	Until string `json:"until"`
 }
 
 // HasScope reports whether the key holds scope.
@@ -93,52 +113,195 @@ func Hash(secret string) string {
 
 var b32 = base32.StdEncoding.WithPadding(base32.NoPadding)
 
+// newSecret returns a fresh key and a fresh public key id.
+func newSecret() (secret, id string, err error) {
+	raw := make([]byte, 25)
+	if _, err := rand.Read(raw); err != nil {
+		return "", "", err
+	}
+	return "pds_" + strings.ToLower(b32.EncodeToString(raw[:20])), "key_" + strings.ToLower(b32.EncodeToString(raw[20:])), nil
+}
+
 // Add creates a key, appends its hash to the keys file at path (created when
-// missing, written atomically, mode 0600) and returns the key itself.
+// missing, mode 0600) and returns the key itself.
 func Add(path string, n New, now time.Time) (string, Key, error) {
 	if err := n.Check(); err != nil {
 		return "", Key{}, err
 	}
-	f, err := readFile(path, true)
+	secret, id, err := newSecret()
 	if err != nil {
 		return "", Key{}, err
 	}
-	raw := make([]byte, 25)
-	if _, err := rand.Read(raw); err != nil {
-		return "", Key{}, err
-	}
-	secret := "pds_" + strings.ToLower(b32.EncodeToString(raw[:20]))
-	id := "key_" + strings.ToLower(b32.EncodeToString(raw[20:]))
 	k := Key{ID: id, Hash: Hash(secret), Tenant: n.Tenant, Scopes: n.Scopes, Quota: n.Quota, QuotaPeriod: n.QuotaPeriod,
 		Rate: n.Rate, Burst: n.Burst, CreatedAt: now.UTC().Format(time.RFC3339)}
 	if n.Quota == 0 {
 		k.QuotaPeriod = ""
 	}
-	f.Keys = append(f.Keys, k)
-	b, err := json.MarshalIndent(f, "", "  ")
+	err = update(path, true, func(f *file) error {
+		f.Keys = append(f.Keys, k)
+		return nil
+	})
 	if err != nil {
-		return "", Key{}, err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".keys-*")
-	if err != nil {
-		return "", Key{}, err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		return "", Key{}, err
-	}
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return "", Key{}, err
-	}
-	if err := tmp.Close(); err != nil {
-		return "", Key{}, err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
 		return "", Key{}, err
 	}
 	return secret, k, nil
+}
+
+// List returns the keys of the keys file at path, in file order.
+func List(path string) ([]Key, error) {
+	f, err := readFile(path, false)
+	return f.Keys, err
+}
+
+// ErrNoKey is returned by Revoke and Rotate for an id the file does not hold.
+var ErrNoKey = errors.New("no such key")
+
+// Revoke marks the key id revoked: from the server's next reload of the file
+// it is refused, and so are its rotated-out secrets.
+func Revoke(path, id string, now time.Time) (Key, error) {
+	var out Key
+	err := update(path, false, func(f *file) error {
+		k, err := f.find(path, id)
+		if err != nil {
+			return err
+		}
+		if k.RevokedAt != "" {
+			return fmt.Errorf("key %s was already revoked at %s", id, k.RevokedAt)
+		}
+		k.RevokedAt = now.UTC().Format(time.RFC3339)
+		k.Previous = nil
+		out = *k
+		return nil
+	})
+	return out, err
+}
+
+// Rotate gives the key id a new secret, keeping its id, tenant, scopes and
+// limits, and returns the new secret. The old secret stays valid for grace
+// (not at all when grace is 0); rotated-out secrets whose grace has ended are
+// dropped from the file.
+func Rotate(path, id string, grace time.Duration, now time.Time) (string, Key, error) {
+	if grace < 0 {
+		return "", Key{}, errors.New("the grace period must not be negative")
+	}
+	secret, _, err := newSecret()
+	if err != nil {
+		return "", Key{}, err
+	}
+	var out Key
+	err = update(path, false, func(f *file) error {
+		k, err := f.find(path, id)
+		if err != nil {
+			return err
+		}
+		if k.RevokedAt != "" {
+			return fmt.Errorf("key %s was revoked at %s; add a new key instead", id, k.RevokedAt)
+		}
+		var keep []Previous
+		for _, p := range k.Previous {
+			if until, err := time.Parse(time.RFC3339, p.Until); err == nil && now.Before(until) {
+				keep = append(keep, p)
+			}
+		}
+		if grace > 0 {
+			keep = append(keep, Previous{Hash: k.Hash, Until: now.Add(grace).UTC().Format(time.RFC3339)})
+		}
+		k.Previous = keep
+		k.Hash = Hash(secret)
+		k.RotatedAt = now.UTC().Format(time.RFC3339)
+		out = *k
+		return nil
+	})
+	if err != nil {
+		return "", Key{}, err
+	}
+	return secret, out, nil
+}
+
+func (f *file) find(path, id string) (*Key, error) {
+	for i := range f.Keys {
+		if f.Keys[i].ID == id {
+			return &f.Keys[i], nil
+		}
+	}
+	return nil, fmt.Errorf("%w: %s is not in %s", ErrNoKey, id, path)
+}
+
+// update changes the keys file at path under an exclusive lock on path.lock:
+// it reads the file (an absent one is empty when missingOK), lets change
+// edit it, and writes the result to a temporary file beside it that is
+// synced, made mode 0600 and renamed over path; then the directory is synced.
+func update(path string, missingOK bool, change func(*file) error) error {
+	unlock, err := lockFile(path + ".lock")
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	f, err := readFile(path, missingOK)
+	if err != nil {
+		return err
+	}
+	if err := change(&f); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeAtomic(path, append(b, '\n'))
+}
+
+// lockFile takes an exclusive flock on name (created when missing) and
+// returns its release. The kernel releases it when the process dies.
+func lockFile(name string) (func(), error) {
+	lf, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("keys file lock: %w", err)
+	}
+	if err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX); err != nil {
+		lf.Close()
+		return nil, fmt.Errorf("keys file lock %s: %w", name, err)
+	}
+	return func() {
+		syscall.Flock(int(lf.Fd()), syscall.LOCK_UN)
+		lf.Close()
+	}, nil
+}
+
+// writeAtomic replaces path with b: a synced temporary file renamed into
+// place, then the directory synced so that the rename is durable.
+func writeAtomic(path string, b []byte) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, ".keys-*")
+	if err != nil {
+		return fmt.Errorf("keys file: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(b)
+	if err == nil {
+		err = tmp.Chmod(0o600)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		return fmt.Errorf("keys file: %w", err)
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("keys file: %w", err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("keys file: sync %s: %w", dir, err)
+	}
+	return nil
 }
 
 func readFile(path string, missingOK bool) (file, error) {
@@ -156,9 +319,16 @@ func readFile(path string, missingOK bool) (file, error) {
 	return f, nil
 }
 
-// Set is the keys the server accepts, by hash.
+// Set is the keys the server accepts, by hash: every key that is not revoked,
+// and the rotated-out secrets of those keys until their grace ends.
 type Set struct {
-	byHash map[string]*Key
+	byHash map[string]entry
+	n      int
+}
+
+type entry struct {
+	key   *Key
+	until time.Time // zero: no end
 }
 
 // Load reads the keys file.
@@ -167,29 +337,45 @@ func Load(path string) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Set{byHash: map[string]*Key{}}
+	s := &Set{byHash: map[string]entry{}}
 	for i := range f.Keys {
 		k := &f.Keys[i]
 		if len(k.Hash) != 64 || k.Tenant == "" {
 			return nil, fmt.Errorf("keys file %s: entry %d has no valid sha256 or tenant", path, i+1)
 		}
-		s.byHash[strings.ToLower(k.Hash)] = k
+		if k.RevokedAt != "" {
+			continue
+		}
+		s.n++
+		s.byHash[strings.ToLower(k.Hash)] = entry{key: k}
+		for _, p := range k.Previous {
+			until, err := time.Parse(time.RFC3339, p.Until)
+			if len(p.Hash) != 64 || err != nil {
+				return nil, fmt.Errorf("keys file %s: entry %d has a previous secret without a valid sha256 or until", path, i+1)
+			}
+			s.byHash[strings.ToLower(p.Hash)] = entry{key: k, until: until}
+		}
 	}
 	return s, nil
 }
 
-// Len is the number of keys.
-func (s *Set) Len() int { return len(s.byHash) }
+// Len is the number of keys in force (revoked ones are not counted).
+func (s *Set) Len() int { return s.n }
 
-// Lookup returns the key whose hash matches secret.
-func (s *Set) Lookup(secret string) (*Key, bool) {
+// Lookup returns the key whose current secret, or rotated-out secret still
+// in its grace period, is secret.
+func (s *Set) Lookup(secret string) (*Key, bool) { return s.LookupAt(secret, time.Now()) }
+
+// LookupAt is Lookup at time now.
+func (s *Set) LookupAt(secret string, now time.Time) (*Key, bool) {
 	if secret == "" {
 		return nil, false
 	}
-	h := Hash(secret)
-	k, ok := s.byHash[h]
-	if !ok || subtle.ConstantTimeCompare([]byte(h), []byte(k.Hash)) != 1 {
+	// The map is keyed by the SHA-256 of the secret, so a lookup's timing
+	// tells nothing about the secrets it is compared with.
+	e, ok := s.byHash[Hash(secret)]
+	if !ok || (!e.until.IsZero() && !now.Before(e.until)) {
 		return nil, false
 	}
-	return k, true
+	return e.key, true
 }

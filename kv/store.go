@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"syscall"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/productdata/pds/domain"
@@ -16,18 +19,44 @@ type Store struct {
 }
 
 // Open opens the store at dir read-only with a block cache of cacheBytes.
-func Open(dir string, cacheBytes int64) (*Store, error) {
+// files names the files in dir that may be read (those the snapshot's
+// manifest lists); nil allows every file. It takes no lock: any number of
+// processes may serve one snapshot at once (see servedFS).
+func Open(dir string, cacheBytes int64, files []string) (*Store, error) {
 	opts := storeOptions()
 	opts.ReadOnly = true
 	opts.ErrorIfNotExists = true
+	opts.FS = newServedFS(dir, files)
 	c := pebble.NewCache(cacheBytes)
 	opts.Cache = c
 	db, err := pebble.Open(dir, opts)
 	if err != nil {
 		c.Unref()
-		return nil, fmt.Errorf("kv: open store: %w", err)
+		return nil, openError(dir, err)
 	}
 	return &Store{db: db, cache: c}, nil
+}
+
+// openError says why a store could not be opened in words an operator can
+// act on, without Pebble's types.
+func openError(dir string, err error) error {
+	var why string
+	_, serr := os.Stat(dir)
+	switch {
+	case errors.Is(serr, fs.ErrNotExist):
+		why = "there is no such folder"
+	case errors.Is(err, syscall.EAGAIN), errors.Is(err, syscall.EWOULDBLOCK):
+		why = "it is locked by another process that opened it for writing (an older pds, or a program other than pds serve)"
+	case errors.Is(err, errReadOnly):
+		why = "opening it would need a write, and a served store is read-only (is it a store built by this version's pds ingest?)"
+	case errors.Is(err, fs.ErrPermission):
+		why = "this process may not read it (permission denied)"
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, pebble.ErrDBDoesNotExist):
+		why = "it is missing or incomplete"
+	default:
+		return fmt.Errorf("kv: cannot open the store %s: %v", dir, err)
+	}
+	return fmt.Errorf("kv: cannot open the store %s: %s: %v", dir, why, err)
 }
 
 // Close closes the store.

@@ -5,6 +5,7 @@
 package manifest
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -95,34 +96,17 @@ func Read(dir string) (Manifest, error) {
 	if len(m.Files) == 0 || m.BuildID == "" {
 		return m, fmt.Errorf("%w: %s: %s lists no files or no build id", ErrInvalid, dir, Name)
 	}
+	if err := checkPaths(dir, m.Files); err != nil {
+		return m, err
+	}
 	return m, nil
 }
 
 // Verify reads the manifest and checks that every file it lists is present
-// with the same size and checksum.
+// with the same size and checksum, and that the snapshot holds nothing else;
+// see VerifyContext.
 func Verify(dir string) (Manifest, error) {
-	m, err := Read(dir)
-	if err != nil {
-		return m, err
-	}
-	for _, f := range m.Files {
-		path := filepath.Join(dir, filepath.FromSlash(f.Path))
-		st, err := os.Stat(path)
-		if err != nil {
-			return m, fmt.Errorf("%w: %s: file %s is missing", ErrInvalid, dir, f.Path)
-		}
-		if st.Size() != f.Size {
-			return m, fmt.Errorf("%w: %s: file %s has size %d, the manifest says %d (truncated or changed)", ErrInvalid, dir, f.Path, st.Size(), f.Size)
-		}
-		_, sum, err := checksum(path)
-		if err != nil {
-			return m, fmt.Errorf("%w: %s: %v", ErrInvalid, dir, err)
-		}
-		if sum != f.SHA256 {
-			return m, fmt.Errorf("%w: %s: file %s does not match its checksum (changed or damaged)", ErrInvalid, dir, f.Path)
-		}
-	}
-	return m, nil
+	return VerifyContext(context.Background(), dir)
 }
 
 func checksum(path string) (int64, string, error) {

@@ -36,7 +36,8 @@ type annotations struct {
 
 const identifierDesc = "The product identifier: a subject string namespace:value (gtin:09520123456788, internal_sku:SKU-1) or a bare value " +
 	"(09520123456788, 9520123456788, SKU-1), read like validate_identifier with namespace auto. GTIN-8/12/13 are zero-padded to 14 digits; " +
-	"internal SKUs are case-sensitive and at most 64 characters."
+	"internal SKUs are case-sensitive and at most 64 characters. A GS1 element string ((01)09520123456788(10)AB12, or scanner data with ]C1, ]d2, ]Q3 " +
+	"and GS separators) is looked up by its primary key (the GTIN, GLN or SSCC)."
 
 func identifierInput() obj {
 	return input([]string{"identifier"}, obj{
@@ -68,6 +69,8 @@ func newTools(svc *service.Service) []*tool {
 			Name:  "validate_identifier",
 			Title: "Validate an identifier's syntax",
 			Description: "Checks the syntax of an identifier (GTIN-8/12/13/14, GLN, SSCC or internal SKU): check digit, length, characters, namespace. " +
+				"With namespace auto it also reads a GS1 element string ((01)09520123456788(17)261231(10)AB12, or scanner data): its primary key is judged " +
+				"as the identifier, the other AIs are in data.elements, with data.element_string and data.digital_link. " +
 				"Pure syntax: it never reads stored data and never says whether a product exists (use get_product for that). " +
 				"Answers status found with data.valid true or false, data.subject (the canonical namespace:value, when valid), data.format, " +
 				"data.expected_check_digit when the check digit is wrong, validation.technical (pass, warn, fail) and the syntax problems in warnings. " +
@@ -261,14 +264,34 @@ func newTools(svc *service.Service) []*tool {
 		{
 			Name:  "whoami",
 			Title: "Identify the calling key",
-			Description: "Tells which tenant and scopes the API key in use resolves to (data.tenant, data.scopes, and data.key_id, a public id of the key, never the key). " +
-				"Use it to confirm that the connection works, or to find out why a tool answers FORBIDDEN: each tool also needs its operation's scope " +
-				"(identifiers:validate, products:resolve, products:read, products:search, digital-links:parse, sources:read). Takes no arguments; not billed.",
+			Description: "Tells which tenant and scopes the API key in use resolves to (data.tenant, data.scopes, and data.key_id, a public id of the key, never the key), " +
+				"and where it stands against its limits (data.limits.quota: the tenant's quota used and remaining this period; data.limits.rate: the key's rate bucket; null when the key has no such limit). " +
+				"Use it to confirm that the connection works, to find out why a tool answers FORBIDDEN (each tool also needs its operation's scope: " +
+				"identifiers:validate, products:resolve, products:read, products:search, digital-links:parse, sources:read), or how much quota is left before TENANT_QUOTA_EXCEEDED. " +
+				"Takes no arguments; not billed, and takes no rate-limit token.",
 			InputSchema: input(nil, obj{}),
-			OutputSchema: envelope("found: always.", object("The key's tenant and scopes.", []string{"tenant", "scopes", "key_id"}, obj{
+			OutputSchema: envelope("found: always.", object("The key's tenant, scopes and limits.", []string{"tenant", "scopes", "key_id", "limits"}, obj{
 				"tenant": str("The tenant the key belongs to."),
 				"scopes": array("The scopes the key holds.", str("A scope.")),
 				"key_id": str("A public identifier of the key (never the key)."),
+				"limits": object("Where the key stands against its quota and rate limit.", []string{"quota", "rate"}, obj{
+					"quota": nullable("The tenant's quota in the current period (shared by every key of the tenant), or null when the key has none.",
+						object("", []string{"limit", "period", "used", "remaining", "resets_at"}, obj{
+							"limit":     integer("Billing units per period.", 1),
+							"period":    strEnum("The period, a UTC day or month.", "day", "month"),
+							"used":      integer("Units billed so far this period.", 0),
+							"remaining": integer("Units left this period.", 0),
+							"resets_at": str("When the next period starts (RFC 3339)."),
+						})),
+					"rate": nullable("The key's rate bucket now, or null when the key has no rate limit.",
+						object("", []string{"per_second", "burst", "used", "remaining", "full_in_seconds"}, obj{
+							"per_second":      obj{"type": "number", "minimum": 0, "description": "Calls a second the bucket refills."},
+							"burst":           integer("Calls the full bucket allows at once.", 1),
+							"used":            integer("Calls spent from the bucket and not yet refilled (used + remaining = burst).", 0),
+							"remaining":       integer("Calls that may be made at once now.", 0),
+							"full_in_seconds": integer("Seconds until the bucket is full again.", 0),
+						})),
+				}),
 			}), nil),
 			run: call(svc.Whoami),
 		},

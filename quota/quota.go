@@ -1,7 +1,13 @@
 // Package quota is the service's Meter: per-key rate limits (a token bucket
-// of --rate requests a second, --burst deep) and per-tenant quotas (--quota
-// billing units a day or a month, UTC), with usage kept in a file so that it
-// survives a restart.
+// of --rate requests a second, --burst deep, kept by golang.org/x/time/rate)
+// and per-tenant quotas (--quota billing units a day or a month, UTC), with
+// usage kept in a file so that it survives a restart.
+//
+// The clock is read under the Meter's lock and never goes back for a key:
+// rate.Limiter.Allow reads time.Now before taking its own lock, and a
+// limiter handed an earlier time than its last one moves its clock back, so
+// the same interval would be refilled twice under concurrency. Every call
+// therefore passes the time explicitly (AllowN, TokensAt).
 package quota
 
 import (
@@ -14,6 +20,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"golang.org/x/time/rate"
 
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/service"
@@ -29,9 +37,10 @@ type Meter struct {
 	dirty   bool
 }
 
+// bucket is one key's rate limiter and the latest time it was asked at.
 type bucket struct {
-	tokens float64
-	at     time.Time
+	lim *rate.Limiter
+	at  time.Time
 }
 
 // usage is a tenant's billed units in one period.
@@ -95,9 +104,9 @@ func (m *Meter) Charge(_ context.Context, c service.Caller, op string, units int
 	if k == nil || (k.Quota <= 0 && k.Rate <= 0) {
 		return nil
 	}
-	now := m.now()
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	now := m.now()
 	var u *usage
 	var name string
 	var end time.Time
@@ -117,13 +126,12 @@ func (m *Meter) Charge(_ context.Context, c service.Caller, op string, units int
 		}
 	}
 	if k.Rate > 0 {
-		b := m.refill(k.ID, k.Rate, k.Burst, now)
-		if b.tokens < 1 {
-			wait := time.Duration((1 - b.tokens) / k.Rate * float64(time.Second))
+		b, at := m.bucket(k.ID, k.Rate, k.Burst, now)
+		if !b.lim.AllowN(at, 1) { // a refused call takes no token
+			wait := time.Duration((1 - b.lim.TokensAt(at)) / k.Rate * float64(time.Second))
 			return &domain.Error{Code: domain.CodeRateLimited, RetryAfter: ceilSeconds(wait),
 				Detail: fmt.Sprintf("this key may make %g request(s) a second (burst %g); retry after the Retry-After delay", k.Rate, burst(k.Rate, k.Burst))}
 		}
-		b.tokens--
 	}
 	if u != nil && units > 0 {
 		u.Used += int64(units)
@@ -140,19 +148,21 @@ func periodWord(kind string) string {
 	return "monthly"
 }
 
-// refill returns the key's bucket, topped up for the time gone by.
-func (m *Meter) refill(id string, rate float64, b int, now time.Time) *bucket {
-	depth := burst(rate, b)
+// bucket returns the key's limiter (made full on first use, and remade when
+// the key's rate or burst changed) and the time to ask it at: now, or the
+// latest time it was asked at when the clock has gone back. Call with m.mu
+// held.
+func (m *Meter) bucket(id string, r float64, b int, now time.Time) (*bucket, time.Time) {
+	depth := int(burst(r, b))
 	bk := m.buckets[id]
-	if bk == nil {
-		bk = &bucket{tokens: depth, at: now}
+	if bk == nil || bk.lim.Limit() != rate.Limit(r) || bk.lim.Burst() != depth {
+		bk = &bucket{lim: rate.NewLimiter(rate.Limit(r), depth), at: now}
 		m.buckets[id] = bk
 	}
-	if el := now.Sub(bk.at).Seconds(); el > 0 {
-		bk.tokens = math.Min(depth, bk.tokens+el*rate)
+	if now.After(bk.at) {
+		bk.at = now
 	}
-	bk.at = now
-	return bk
+	return bk, bk.at
 }
 
 // Limits says where a caller stands: against the tenant's quota when the key
@@ -162,9 +172,9 @@ func (m *Meter) Limits(c service.Caller) (service.Limits, bool) {
 	if k == nil {
 		return service.Limits{}, false
 	}
-	now := m.now()
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	now := m.now()
 	switch {
 	case k.Quota > 0:
 		name, end := period(k.QuotaPeriod, now)
@@ -174,12 +184,44 @@ func (m *Meter) Limits(c service.Caller) (service.Limits, bool) {
 		}
 		return service.Limits{Limit: k.Quota, Remaining: max(0, k.Quota-used), Reset: int64(ceilSeconds(end.Sub(now)))}, true
 	case k.Rate > 0:
-		b := m.refill(k.ID, k.Rate, k.Burst, now)
+		b, at := m.bucket(k.ID, k.Rate, k.Burst, now)
 		depth := burst(k.Rate, k.Burst)
-		return service.Limits{Limit: int64(depth), Remaining: int64(math.Floor(b.tokens)),
-			Reset: int64(math.Ceil((depth - b.tokens) / k.Rate))}, true
+		tokens := b.lim.TokensAt(at)
+		return service.Limits{Limit: int64(depth), Remaining: int64(math.Floor(tokens)),
+			Reset: int64(math.Ceil((depth - tokens) / k.Rate))}, true
 	}
 	return service.Limits{}, false
+}
+
+// Usage says where a caller stands against its tenant's quota and its key's
+// rate bucket, without billing or taking a token.
+func (m *Meter) Usage(c service.Caller) service.KeyUsage {
+	var out service.KeyUsage
+	k := c.Key
+	if k == nil {
+		return out
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.now()
+	if k.Quota > 0 {
+		name, end := period(k.QuotaPeriod, now)
+		used := int64(0)
+		if u := m.usage[c.Tenant]; u != nil && u.Period == name {
+			used = u.Used
+		}
+		out.Quota = &service.QuotaUsage{Limit: k.Quota, Period: k.QuotaPeriod, Used: used,
+			Remaining: max(0, k.Quota-used), ResetsAt: end.Format(time.RFC3339)}
+	}
+	if k.Rate > 0 {
+		b, at := m.bucket(k.ID, k.Rate, k.Burst, now)
+		depth := burst(k.Rate, k.Burst)
+		tokens := b.lim.TokensAt(at)
+		left := int64(math.Floor(tokens))
+		out.Rate = &service.RateUsage{PerSecond: k.Rate, Burst: int64(depth), Used: int64(depth) - left, Remaining: left,
+			FullInSeconds: int64(math.Ceil((depth - tokens) / k.Rate))}
+	}
+	return out
 }
 
 // Flush writes the usage file when something was billed since the last

@@ -3,7 +3,10 @@ package quota
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -140,5 +143,112 @@ func TestRate(t *testing.T) {
 	}
 	if _, ok := m.Limits(free); ok {
 		t.Error("limits reported for an unlimited key")
+	}
+}
+
+// TestRateBoundUnderConcurrency holds a 5/s, burst 5 key to its bound while
+// 256 goroutines call at once: never more than burst + rate × elapsed calls
+// allowed, whatever the scheduling.
+func TestRateBoundUnderConcurrency(t *testing.T) {
+	const goroutines, r, b = 256, 5.0, 5
+	key := keys.Key{ID: "k", Rate: r, Burst: b}
+	run := func(m *Meter, calls func(i int) bool) int64 {
+		var allowed atomic.Int64
+		var wg sync.WaitGroup
+		for g := 0; g < goroutines; g++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				c := caller("t", key)
+				for i := 0; calls(i); i++ {
+					if err := m.Charge(context.Background(), c, "op", 1); err == nil {
+						allowed.Add(1)
+					} else if code(err) != domain.CodeRateLimited {
+						t.Errorf("unexpected %v", err)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		return allowed.Load()
+	}
+
+	t.Run("real clock", func(t *testing.T) {
+		m, _ := Open(filepath.Join(t.TempDir(), "usage"), nil)
+		start := time.Now()
+		allowed := run(m, func(int) bool { return time.Since(start) < 300*time.Millisecond })
+		elapsed := time.Since(start)
+		limit := int64(b + r*elapsed.Seconds())
+		if allowed > limit || allowed < b {
+			t.Fatalf("%d calls allowed in %s; the bound is %d (and the burst %d must pass)", allowed, elapsed, limit, b)
+		}
+	})
+
+	t.Run("clock read out of order", func(t *testing.T) {
+		// Each reading is a millisecond later than the one before, minus up to
+		// 200 ms of jitter: callers that read the clock, then waited for the
+		// lock. Time spans at most the number of readings in milliseconds.
+		base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		var n atomic.Int64
+		var mu sync.Mutex
+		rnd := rand.New(rand.NewPCG(1, 2))
+		var latest time.Time
+		now := func() time.Time {
+			mu.Lock()
+			defer mu.Unlock()
+			t := base.Add(time.Duration(n.Add(1))*time.Millisecond - time.Duration(rnd.IntN(200))*time.Millisecond)
+			if t.After(latest) {
+				latest = t
+			}
+			return t
+		}
+		m, _ := Open(filepath.Join(t.TempDir(), "usage"), now)
+		allowed := run(m, func(i int) bool { return i < 40 })
+		span := latest.Sub(base)
+		limit := int64(b + r*span.Seconds())
+		if allowed > limit || allowed < b {
+			t.Fatalf("%d calls allowed over %s of clock; the bound is %d", allowed, span, limit)
+		}
+	})
+}
+
+// TestRateHeaders checks what Limits reports for a rate-limited key as
+// tokens are spent and come back, and that Retry-After is the wait for the
+// next token.
+func TestRateHeaders(t *testing.T) {
+	clk := &clock{time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	m, _ := Open(filepath.Join(t.TempDir(), "usage"), clk.now)
+	c := caller("t", keys.Key{ID: "k", Rate: 0.5, Burst: 2})
+	ctx := context.Background()
+	steps := []struct {
+		name            string
+		advance         time.Duration
+		want            string
+		remaining, rset int64
+		retryAfter      int
+	}{
+		{"fresh: full", 0, "", 1, 2, 0},
+		{"second", 0, "", 0, 4, 0},
+		{"empty: refused, told to wait 2 s", 0, domain.CodeRateLimited, 0, 4, 2},
+		{"one second later: still refused, 1 s to go", time.Second, domain.CodeRateLimited, 0, 3, 1},
+		{"a token back", time.Second, "", 0, 4, 0},
+		{"clock went back: no refill", -10 * time.Second, domain.CodeRateLimited, 0, 4, 2},
+		{"long after: full again", time.Hour, "", 1, 2, 0},
+	}
+	for _, s := range steps {
+		clk.t = clk.t.Add(s.advance)
+		err := m.Charge(ctx, c, "op", 1)
+		if code(err) != s.want {
+			t.Fatalf("%s: %v, want %q", s.name, err, s.want)
+		}
+		var de *domain.Error
+		if errors.As(err, &de) && de.RetryAfter != s.retryAfter {
+			t.Errorf("%s: Retry-After %d, want %d", s.name, de.RetryAfter, s.retryAfter)
+		}
+		lim, ok := m.Limits(c)
+		if !ok || lim.Limit != 2 || lim.Remaining != s.remaining || lim.Reset != s.rset {
+			t.Errorf("%s: limits %+v, want remaining %d reset %d", s.name, lim, s.remaining, s.rset)
+		}
 	}
 }

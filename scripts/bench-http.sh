@@ -43,9 +43,6 @@ done
 
 # 2. Serving at N_SERVE products.
 snap="$W/snap-$N_SERVE"
-rm -f "$W/keys.json"
-KEY=$(bin/pds keys add --keys "$W/keys.json" --tenant bench --scopes products:read,products:resolve,products:search 2>/dev/null)
-export KEY
 grep -o '"identifiers":\["[^"]*"' "$W/in-$N_SERVE/products.ndjson" | cut -d'"' -f4 | shuf -n 20000 --random-source=<(yes) > "$W/subjects.txt"
 sed 's|^|/v1/products/|' "$W/subjects.txt" > "$W/paths-identity.txt"
 sed 's|^|/v1/products/|; s|$|/dpp|' "$W/subjects.txt" > "$W/paths-passport.txt"
@@ -53,11 +50,9 @@ sed 's|^|/v1/products/|; s|$|/evidence|' "$W/subjects.txt" > "$W/paths-evidence.
 # The baseline is keyed by the same path segment.
 bin/baseline --addr "127.0.0.1:$PORT_BASE" --ids "$W/paths-identity.txt" 2>/dev/null &
 BASE_PID=$!
-bin/pds serve --snapshot "$snap" --keys "$W/keys.json" --addr "127.0.0.1:$PORT_PDS" > "$W/serve.log" 2>&1 &
-PDS_PID=$!
-trap 'kill $BASE_PID $PDS_PID 2>/dev/null || true' EXIT
+trap 'kill $BASE_PID 2>/dev/null || true; stop_pds' EXIT
 wait_port "127.0.0.1:$PORT_BASE"
-wait_port "127.0.0.1:$PORT_PDS"
+start_pds http "$snap" "$PORT_PDS" products:read,products:resolve,products:search
 # Warm both (page cache, block cache).
 PATHS="$W/paths-identity.txt" wrk_run warm 4 3s "http://127.0.0.1:$PORT_PDS" >/dev/null
 PATHS="$W/paths-identity.txt" KEY= wrk_run warm 4 3s "http://127.0.0.1:$PORT_BASE" >/dev/null

@@ -100,6 +100,31 @@ percentiles() {
   sort -n "$1" | awk '{a[NR]=$1} END {p50=a[int(NR*0.50)>0?int(NR*0.50):1]; p99=a[int(NR*0.99)>0?int(NR*0.99):1]; print p50, p99}'
 }
 
+# start_pds NAME SNAP PORT SCOPES: make a key with SCOPES (comma-separated)
+# in $W/keys-NAME.json and export it as KEY, start pds serving SNAP on
+# 127.0.0.1:PORT in the background (log: $W/serve-NAME.log), and wait until it
+# listens. Sets PDS_PID; stop_pds stops it, and the caller's EXIT trap should
+# too (kill "$PDS_PID").
+PDS_PID=
+start_pds() {
+  local name=$1 snap=$2 port=$3 scopes=$4
+  rm -f "$W/keys-$name.json"
+  KEY=$(bin/pds keys add --keys "$W/keys-$name.json" --tenant bench --scopes "$scopes" 2>/dev/null)
+  export KEY
+  bin/pds serve --snapshot "$snap" --keys "$W/keys-$name.json" --addr "127.0.0.1:$port" > "$W/serve-$name.log" 2>&1 &
+  PDS_PID=$!
+  wait_port "127.0.0.1:$port"
+}
+
+# stop_pds: stop the server start_pds started and wait for it to exit.
+stop_pds() {
+  if [ -n "$PDS_PID" ]; then
+    kill "$PDS_PID" 2>/dev/null || true
+    wait "$PDS_PID" 2>/dev/null || true
+    PDS_PID=
+  fi
+}
+
 # ensure_snapshot DIR N: make sure DIR/snap-N exists, generating DIR/in-N
 # (pds gen, seed 7) and ingesting it when missing. Sets IN and SNAP.
 ensure_snapshot() {

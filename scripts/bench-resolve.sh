@@ -31,18 +31,13 @@ done
 echo /v1/products/resolve > "$W/paths-resolve.txt"
 
 # pds
-rm -f "$W/keys-resolve.json"
-KEY=$(bin/pds keys add --keys "$W/keys-resolve.json" --tenant bench --scopes products:resolve 2>/dev/null)
-export KEY
-bin/pds serve --snapshot "$snap" --keys "$W/keys-resolve.json" --addr "127.0.0.1:$PORT_PDS" > "$W/serve-resolve.log" 2>&1 &
-PDS_PID=$!
 PGDIR=$(mktemp -d /tmp/pds-bench-pg.XXXX)
-trap 'kill $PDS_PID 2>/dev/null || true; pg_stop "$PGDIR"; rm -rf "$PGDIR"' EXIT
-wait_port "127.0.0.1:$PORT_PDS"
+trap 'stop_pds; pg_stop "$PGDIR"; rm -rf "$PGDIR"' EXIT
+start_pds resolve "$snap" "$PORT_PDS" products:resolve
 PATHS="$W/paths-resolve.txt" BODIES="$W/bodies.txt" wrk_run warm 4 5s "http://127.0.0.1:$PORT_PDS" >/dev/null
 PDS=$(PATHS="$W/paths-resolve.txt" BODIES="$W/bodies.txt" wrk_run pds 4 "$DUR" "http://127.0.0.1:$PORT_PDS")
 RSS_PDS=$(( $(awk '/VmHWM/{print $2}' /proc/$PDS_PID/status) / 1024 ))
-kill $PDS_PID; wait $PDS_PID 2>/dev/null || true
+stop_pds
 echo "$PDS (server peak RSS ${RSS_PDS} MiB)"
 
 # PostgreSQL

@@ -23,19 +23,14 @@ bin/searchbench paths --queries "$W/queries.tsv" > "$W/paths-search.txt"
 head -n "$QPG" "$W/queries.tsv" > "$W/queries-pg.tsv"
 
 # pds
-rm -f "$W/keys-search.json"
-KEY=$(bin/pds keys add --keys "$W/keys-search.json" --tenant bench --scopes products:search 2>/dev/null)
-export KEY
-bin/pds serve --snapshot "$snap" --keys "$W/keys-search.json" --addr "127.0.0.1:$PORT_PDS" > "$W/serve-search.log" 2>&1 &
-PDS_PID=$!
 PGDIR=$(mktemp -d /tmp/pds-bench-pg.XXXX)
-trap 'kill $PDS_PID 2>/dev/null || true; pg_stop "$PGDIR"; rm -rf "$PGDIR"' EXIT
-wait_port "127.0.0.1:$PORT_PDS"
+trap 'stop_pds; pg_stop "$PGDIR"; rm -rf "$PGDIR"' EXIT
+start_pds search "$snap" "$PORT_PDS" products:search
 ACC=$(bin/searchbench pds --url "http://127.0.0.1:$PORT_PDS" --key "$KEY" --queries "$W/queries.tsv")
 ACC_PG_SUBSET=$(bin/searchbench pds --url "http://127.0.0.1:$PORT_PDS" --key "$KEY" --queries "$W/queries-pg.tsv")
 PDS1=$(PATHS="$W/paths-search.txt" wrk_run pds-c1 1 "$DUR" "http://127.0.0.1:$PORT_PDS")
 PDS4=$(PATHS="$W/paths-search.txt" wrk_run pds-c4 4 "$DUR" "http://127.0.0.1:$PORT_PDS")
-kill $PDS_PID; wait $PDS_PID 2>/dev/null || true
+stop_pds
 echo "pds accuracy: $ACC (first $QPG: $ACC_PG_SUBSET)"; echo "$PDS1"; echo "$PDS4"
 
 # PostgreSQL pg_trgm

@@ -8,6 +8,7 @@ T=${1:-10m}
 targets=(
   "./gs1/ FuzzValidate"
   "./gs1/ FuzzParseDigitalLink"
+  "./gs1/ FuzzParseElementString"
   "./ingest/ FuzzParseLine"
   "./http/ FuzzREST"
   "./mcp/ FuzzMCP"

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 
 	"github.com/productdata/pds/domain"
@@ -53,5 +52,5 @@ func jsonKind(goType string) string {
 	case "[]string", "*[]string":
 		return "an array of strings"
 	}
-	return fmt.Sprintf("%s", goType)
+	return goType
 }

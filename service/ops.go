@@ -23,15 +23,16 @@ func fromGS1(err error, code string) error {
 // WhoamiArgs are the arguments of Whoami: none.
 type WhoamiArgs struct{}
 
-// Whoami says which tenant and scopes the caller's key resolves to. It is
-// neither billed nor quota-checked.
+// Whoami says which tenant and scopes the caller's key resolves to, and
+// where it stands against its quota and rate limit. It is neither billed nor
+// quota-checked, and takes no rate token.
 func (s *Service) Whoami(_ context.Context, c Caller, _ WhoamiArgs) (*Result, error) {
 	scopes := c.Scopes
 	if scopes == nil {
 		scopes = []string{}
 	}
 	return bodyResult(domain.Body{Status: domain.StatusFound, Data: map[string]any{
-		"tenant": c.Tenant, "scopes": scopes, "key_id": c.KeyID,
+		"tenant": c.Tenant, "scopes": scopes, "key_id": c.KeyID, "limits": s.Usage(c),
 	}}, nil)
 }
 

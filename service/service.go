@@ -47,6 +47,50 @@ type LimitReporter interface {
 	Limits(c Caller) (Limits, bool)
 }
 
+// KeyUsage is where a caller stands against both of its key's limits, as
+// whoami shows it: a member is nil when the key has no such limit.
+type KeyUsage struct {
+	Quota *QuotaUsage `json:"quota"`
+	Rate  *RateUsage  `json:"rate"`
+}
+
+// QuotaUsage is the tenant's quota in the current period (every key of the
+// tenant draws on it).
+type QuotaUsage struct {
+	Limit     int64  `json:"limit"`
+	Period    string `json:"period"` // day or month (UTC)
+	Used      int64  `json:"used"`
+	Remaining int64  `json:"remaining"`
+	ResetsAt  string `json:"resets_at"` // RFC 3339, when the next period starts
+}
+
+// RateUsage is the key's rate bucket now.
+type RateUsage struct {
+	PerSecond float64 `json:"per_second"`
+	Burst     int64   `json:"burst"`
+	// Used is how many of the burst's calls are spent and not yet refilled;
+	// Used + Remaining = Burst.
+	Used      int64 `json:"used"`
+	Remaining int64 `json:"remaining"`
+	// FullInSeconds is how long until the bucket is full again.
+	FullInSeconds int64 `json:"full_in_seconds"`
+}
+
+// UsageReporter is implemented by a Meter that can say where a caller stands
+// against every limit of its key.
+type UsageReporter interface {
+	Usage(c Caller) KeyUsage
+}
+
+// Usage reports where c stands against its key's limits (both nil when the
+// meter cannot say or the key has none). It bills nothing.
+func (s *Service) Usage(c Caller) KeyUsage {
+	if r, ok := s.meter.(UsageReporter); ok && c.Key != nil {
+		return r.Usage(c)
+	}
+	return KeyUsage{}
+}
+
 // Unmetered bills nothing and limits nothing.
 type Unmetered struct{}
 

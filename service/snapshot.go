@@ -56,7 +56,7 @@ func OpenSnapshot(dir string, o OpenOptions) (*Snapshot, error) {
 	if o.CacheBytes <= 0 {
 		o.CacheBytes = 256 << 20
 	}
-	st, err := kv.Open(filepath.Join(real, "store"), o.CacheBytes)
+	st, err := kv.Open(filepath.Join(real, "store"), o.CacheBytes, m.FilesIn("store"))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", manifest.ErrInvalid, dir, err)
 	}

@@ -76,16 +76,6 @@ func appendNullString(b []byte, s string) []byte {
 	return appendString(b, s)
 }
 
-// appendKey appends `"name":` after a comma unless first.
-func appendKey(b []byte, name string, first bool) []byte {
-	if !first {
-		b = append(b, ',')
-	}
-	b = append(b, '"')
-	b = append(b, name...)
-	return append(b, '"', ':')
-}
-
 // appendFloat appends f as encoding/json does for values in [1e-6, 1e21)
 // and zero, which are the only ones the generator makes.
 func appendFloat(b []byte, f float64) []byte {

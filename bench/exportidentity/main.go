@@ -17,7 +17,7 @@ import (
 func main() {
 	snap := flag.String("snapshot", "", "snapshot directory")
 	flag.Parse()
-	st, err := kv.Open(filepath.Join(*snap, "store"), 64<<20)
+	st, err := kv.Open(filepath.Join(*snap, "store"), 64<<20, nil)
 	if err != nil {
 		log.Fatal(err)
 	}

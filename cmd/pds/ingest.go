@@ -41,6 +41,9 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		opts.Progress = stderr
 	}
 	sum, err := ingest.Run(ctx, opts)
+	for _, d := range sum.RemovedStale {
+		fmt.Fprintf(stderr, "ingest: removed %s, the temporary folder of an earlier build that was killed\n", d)
+	}
 	if err != nil {
 		if errors.Is(err, ingest.ErrStrict) {
 			return fmt.Errorf("%v; nothing was published", err)

@@ -26,7 +26,7 @@ func commands() []command {
 	return []command{
 		{"ingest", "build a snapshot from an input directory", runIngest},
 		{"serve", "serve a snapshot over HTTP", runServe},
-		{"keys", "manage API keys (keys add)", runKeys},
+		{"keys", "manage API keys (add, list, revoke, rotate)", runKeys},
 		{"gen", "write a synthetic input directory", runGen},
 		{"snapshot", "sign, verify, publish, pull, follow and roll back snapshots", runSnapshot},
 	}
@@ -111,24 +111,39 @@ func newFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 // error the flag package has already printed its one-line message; the full
 // usage is printed only for -h. A missing required flag is said in one line.
 func parseFlags(fs *flag.FlagSet, args []string, required ...string) error {
+	_, err := parseFlagsArgs(fs, args, 0, required...)
+	return err
+}
+
+// parseFlagsArgs is parseFlags for a command that also takes up to n
+// arguments, before, between or after its flags; it returns them.
+func parseFlagsArgs(fs *flag.FlagSet, args []string, n int, required ...string) ([]string, error) {
 	full := fs.Usage
 	fs.Usage = func() {}
-	err := fs.Parse(args)
-	fs.Usage = full
-	if errors.Is(err, flag.ErrHelp) {
-		full()
-		return err
-	}
-	if err != nil {
-		return errUsage
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	defer func() { fs.Usage = full }()
+	var pos []string
+	for {
+		err := fs.Parse(args)
+		if errors.Is(err, flag.ErrHelp) {
+			full()
+			return nil, err
+		}
+		if err != nil {
+			return nil, errUsage
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		if len(pos) == n {
+			return nil, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
 	}
 	for _, name := range required {
 		if f := fs.Lookup(name); f != nil && f.Value.String() == "" {
-			return fmt.Errorf("%w: --%s is required", errUsage, name)
+			return nil, fmt.Errorf("%w: --%s is required", errUsage, name)
 		}
 	}
-	return nil
+	return pos, nil
 }

@@ -1,0 +1,92 @@
+package ingest
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+
+	"github.com/productdata/pds/kv"
+)
+
+// The tables of the scratch store, ingest's external sort. A key is the tag, a
+// zero byte, then its parts joined by zero bytes (kv.AppendKey). A "record" is
+// uvarint(input line number) followed by the JSON ingest parsed from that line
+// (see put and decodeRecord). The lower-case tables are keyed by the
+// product's canonical subject first, so that the build phase reads each
+// product's records together; the upper-case ones are id lookups made while
+// the input is read.
+const (
+	// tagAlias: identifier -> canonical subject, zero byte, owner tenant.
+	tagAlias byte = 'A'
+	// tagProduct: canonical subject -> the product's record.
+	tagProduct byte = 'P'
+	// tagClaimID: claim id -> canonical subject, zero byte, owner tenant; for
+	// duplicate ids and evidence.claim_id.
+	tagClaimID byte = 'C'
+	// tagClaim: canonical subject, claim id -> the claim's record.
+	tagClaim byte = 'c'
+	// tagDocument: document id -> its source's tenant, zero byte, record.
+	tagDocument byte = 'D'
+	// tagEvidenceID: evidence id -> empty; for duplicate ids.
+	tagEvidenceID byte = 'E'
+	// tagEvidence: canonical subject, claim id, evidence id -> the record.
+	tagEvidence byte = 'e'
+	// tagVerdict: canonical subject, line number (8 bytes big-endian) -> the
+	// record; the line keeps a product's verdicts in input order.
+	tagVerdict byte = 'v'
+	// tagViewTenants: canonical subject of a public product -> the tenants
+	// with views of their own, joined by zero bytes; written by the build
+	// phase, read when the aliases are written.
+	tagViewTenants byte = 'T'
+)
+
+// skey returns the scratch key of table tag with parts, in a buffer reused
+// by the next call.
+func (b *builder) skey(tag byte, parts ...string) []byte {
+	b.key = kv.AppendKey(b.key[:0], tag, parts...)
+	return b.key
+}
+
+// put writes a scratch record: the line number, then the encoded record.
+func (b *builder) put(key []byte, line int, enc []byte) *reject {
+	b.rec = binary.AppendUvarint(b.rec[:0], uint64(line))
+	b.rec = append(b.rec, enc...)
+	if err := b.scratch.Set(key, b.rec); err != nil {
+		return rejectf("scratch store: %v", err)
+	}
+	return nil
+}
+
+// recordJSON returns a copy of the JSON part of a scratch record.
+func recordJSON(b []byte) []byte {
+	_, n := binary.Uvarint(b)
+	if n <= 0 {
+		return nil
+	}
+	return append([]byte(nil), b[n:]...)
+}
+
+// decodeRecord decodes a scratch record into v and returns its line number.
+func decodeRecord(b []byte, v any) (int, error) {
+	line, n := binary.Uvarint(b)
+	if n <= 0 {
+		return 0, errors.New("corrupt scratch record")
+	}
+	return int(line), json.Unmarshal(b[n:], v)
+}
+
+// splitDocument splits a document's scratch value into tenant and record.
+func splitDocument(v []byte) (tenant, rec []byte) {
+	t, r, _ := bytes.Cut(v, []byte{0})
+	return t, r
+}
+
+// subjectOf returns the subject part of a scratch key "t\x00<subject>\x00…".
+func subjectOf(key []byte) []byte {
+	rest := key[2:]
+	if i := bytes.IndexByte(rest, 0); i >= 0 {
+		return rest[:i]
+	}
+	return rest
+}

@@ -1,0 +1,164 @@
+package ingest
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"syscall"
+)
+
+// A build writes into a hidden temporary folder beside --out,
+// ".NAME.tmp-BUILDID", and owns it through an exclusive flock on the file
+// ".NAME.tmp-BUILDID.lock" beside it, held for the whole build. The kernel
+// drops the lock when the process ends however it ends (even SIGKILL), so a
+// temporary whose lock can be taken belongs to no live build: it is what a
+// killed build left, and the next build beside it removes it. A lock is used
+// rather than a recorded pid because a pid is reused after the process dies
+// and says nothing about processes on another host sharing the folder; the
+// lock file sits beside the folder, not in it, so that it is never part of
+// the published snapshot.
+var tempPattern = regexp.MustCompile(`^\..+\.tmp-[0-9A-HJKMNP-TV-Z]{26}$`)
+
+// tempDir is a claimed temporary folder.
+type tempDir struct {
+	path string
+	lock *os.File
+}
+
+// claimTemp creates the temporary folder of build id beside out, locked.
+func claimTemp(out, id string) (*tempDir, error) {
+	path := filepath.Join(filepath.Dir(filepath.Clean(out)), "."+filepath.Base(out)+".tmp-"+id)
+	lock, err := lockExclusive(path+".lock", true)
+	if err != nil {
+		return nil, fmt.Errorf("output: %w", err)
+	}
+	if err := os.Mkdir(path, 0o755); err != nil {
+		unlock(lock, path+".lock")
+		return nil, fmt.Errorf("output: %w", err)
+	}
+	return &tempDir{path: path, lock: lock}, nil
+}
+
+// release removes the folder (nothing, once it was published) and its lock.
+func (t *tempDir) release() {
+	os.RemoveAll(t.path)
+	unlock(t.lock, t.path+".lock")
+}
+
+// lockExclusive opens (creating) and flocks name. With wait it blocks until
+// the lock is free; without, it returns errLocked when another holds it. It
+// makes sure the file it holds is still the one at name (another process may
+// have removed it in between), retrying when it is not.
+func lockExclusive(name string, wait bool) (*os.File, error) {
+	how := syscall.LOCK_EX
+	if !wait {
+		how |= syscall.LOCK_NB
+	}
+	for {
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
+		if err != nil {
+			return nil, err
+		}
+		if err := syscall.Flock(int(f.Fd()), how); err != nil {
+			f.Close()
+			if errors.Is(err, syscall.EWOULDBLOCK) {
+				return nil, errLocked
+			}
+			return nil, fmt.Errorf("lock %s: %w", name, err)
+		}
+		held, err1 := f.Stat()
+		now, err2 := os.Stat(name)
+		if err1 == nil && err2 == nil && os.SameFile(held, now) {
+			return f, nil
+		}
+		f.Close()
+	}
+}
+
+var errLocked = errors.New("locked by a live process")
+
+// unlock removes the lock file while still holding it, then lets it go.
+func unlock(f *os.File, name string) {
+	os.Remove(name)
+	f.Close()
+}
+
+// removeStale removes the temporary folders beside out that earlier builds
+// left (any build's, whatever its --out) and no live process owns, with
+// their lock files, and lock files left without a folder. It returns the
+// folders it removed.
+func removeStale(out string) ([]string, error) {
+	parent := filepath.Dir(filepath.Clean(out))
+	entries, err := os.ReadDir(parent)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("output: %w", err)
+	}
+	var removed []string
+	for _, e := range entries {
+		name := e.Name()
+		isLock := filepath.Ext(name) == ".lock" && tempPattern.MatchString(name[:len(name)-len(".lock")])
+		if !(e.IsDir() && tempPattern.MatchString(name)) && !isLock {
+			continue
+		}
+		dir := filepath.Join(parent, name)
+		if isLock {
+			dir = dir[:len(dir)-len(".lock")]
+			if _, err := os.Lstat(dir); err == nil {
+				continue // handled with its folder
+			}
+		}
+		lock, err := lockExclusive(dir+".lock", false)
+		if errors.Is(err, errLocked) {
+			continue // a live build owns it
+		}
+		if err != nil {
+			return removed, fmt.Errorf("output: stale temporary %s: %w", dir, err)
+		}
+		if _, err := os.Lstat(dir); err == nil {
+			if err := os.RemoveAll(dir); err != nil {
+				unlock(lock, dir+".lock")
+				return removed, fmt.Errorf("output: removing stale temporary %s: %w", dir, err)
+			}
+			removed = append(removed, dir)
+		}
+		unlock(lock, dir+".lock")
+	}
+	return removed, nil
+}
+
+// syncTree flushes every file and folder under dir to stable storage, so
+// that the rename that publishes the snapshot can never expose a folder
+// whose files a power loss would leave empty or torn.
+func syncTree(dir string) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			return nil
+		}
+		return syncPath(p)
+	})
+}
+
+// syncPath fsyncs one file or folder.
+func syncPath(p string) error {
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("sync %s: %w", p, err)
+	}
+	return nil
+}

@@ -1,0 +1,111 @@
+package ingest_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/productdata/pds/ingest"
+	"github.com/productdata/pds/internal/fixture"
+)
+
+// TestMain lets the test binary act as a 'pds ingest' process that stalls
+// mid-build: PDS_INGEST_TEST_STALL=IN|OUT builds IN into OUT with a rejects
+// writer that says "stalled" on stdout at the first rejected line and then
+// blocks, so the build holds its temporary folder until it is killed.
+func TestMain(m *testing.M) {
+	if spec := os.Getenv("PDS_INGEST_TEST_STALL"); spec != "" {
+		in, out, _ := strings.Cut(spec, "|")
+		_, err := ingest.Run(context.Background(), ingest.Options{In: in, Out: out, Rejects: stallWriter{}})
+		fmt.Println("finished:", err)
+		os.Exit(1)
+	}
+	os.Exit(m.Run())
+}
+
+type stallWriter struct{}
+
+func (stallWriter) Write(p []byte) (int, error) {
+	fmt.Println("stalled")
+	time.Sleep(time.Hour)
+	return len(p), nil
+}
+
+// temporaries lists the hidden build folders in dir.
+func temporaries(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() && strings.HasPrefix(e.Name(), ".") && strings.Contains(e.Name(), ".tmp-") {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// A killed ingest leaves its temporary folder; the next build beside it
+// removes it, but never the folder of a build that is still running.
+func TestKilledBuildLeftoversRemoved(t *testing.T) {
+	in := fixture.WriteCase(t, fixture.CaseFile("passport")) // it has rejected lines
+	snaps := t.TempDir()
+
+	child := exec.Command(os.Args[0], "-test.run=^$")
+	child.Env = append(os.Environ(), "PDS_INGEST_TEST_STALL="+in+"|"+filepath.Join(snaps, "killed"))
+	stdout, _ := child.StdoutPipe()
+	child.Stderr = os.Stderr
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { child.Process.Kill(); child.Wait() })
+	line, _ := bufio.NewReader(stdout).ReadString('\n')
+	if line != "stalled\n" {
+		t.Fatalf("the child build did not stall: %q", line)
+	}
+	left := temporaries(t, snaps)
+	if len(left) != 1 || !strings.HasPrefix(left[0], ".killed.tmp-") {
+		t.Fatalf("temporaries while the child builds: %v", left)
+	}
+
+	// While the child lives, a build beside it leaves its folder alone.
+	sum, err := ingest.Run(context.Background(), ingest.Options{In: in, Out: filepath.Join(snaps, "a")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.RemovedStale) != 0 || len(temporaries(t, snaps)) != 1 {
+		t.Fatalf("a live build's temporary was touched: removed %v, left %v", sum.RemovedStale, temporaries(t, snaps))
+	}
+
+	// Killed, it leaves the folder; the next build removes it.
+	if err := child.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	child.Wait()
+	if got := temporaries(t, snaps); len(got) != 1 {
+		t.Fatalf("after the kill: %v", got)
+	}
+	sum, err = ingest.Run(context.Background(), ingest.Options{In: in, Out: filepath.Join(snaps, "b")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.RemovedStale) != 1 || filepath.Base(sum.RemovedStale[0]) != left[0] {
+		t.Fatalf("removed %v, want %s", sum.RemovedStale, left[0])
+	}
+	entries, _ := os.ReadDir(snaps)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != "a b" {
+		t.Fatalf("beside the snapshots: %v, want only a and b", names)
+	}
+}

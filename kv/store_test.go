@@ -1,0 +1,115 @@
+package kv_test
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/kv"
+	"github.com/productdata/pds/manifest"
+)
+
+// TestMain lets the test binary act as a second pds process that holds a
+// store open: it opens PDS_KV_TEST_HOLD, reads from it, says so on stdout
+// and keeps it open until its stdin closes.
+func TestMain(m *testing.M) {
+	if dir := os.Getenv("PDS_KV_TEST_HOLD"); dir != "" {
+		st, err := kv.Open(dir, 1<<20, nil)
+		if err != nil {
+			fmt.Println("error:", err)
+			os.Exit(1)
+		}
+		v, ok, err := st.Meta("cursor_key")
+		fmt.Printf("open %v %v %d\n", ok, err, len(v))
+		io.Copy(io.Discard, os.Stdin)
+		st.Close()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// TestTwoProcessesServeOneSnapshot opens one snapshot's store in another
+// process and, while that one holds it, twice more in this one: all answer.
+func TestTwoProcessesServeOneSnapshot(t *testing.T) {
+	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
+	m, err := manifest.Read(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := filepath.Join(snap, "store")
+
+	child := exec.Command(os.Args[0], "-test.run=^$")
+	child.Env = append(os.Environ(), "PDS_KV_TEST_HOLD="+store)
+	stdin, _ := child.StdinPipe()
+	stdout, _ := child.StdoutPipe()
+	child.Stderr = os.Stderr
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer child.Wait()
+	defer stdin.Close()
+	line, _ := bufio.NewReader(stdout).ReadString('\n')
+	if !strings.HasPrefix(line, "open true <nil>") {
+		t.Fatalf("the other process could not open the store: %q", line)
+	}
+
+	var stores []*kv.Store
+	for i := range 2 {
+		st, err := kv.Open(store, 1<<20, m.FilesIn("store"))
+		if err != nil {
+			t.Fatalf("open %d while another process holds the store: %v", i+1, err)
+		}
+		defer st.Close()
+		stores = append(stores, st)
+	}
+	for i, st := range stores {
+		if v, ok, err := st.Meta("cursor_key"); !ok || err != nil || len(v) == 0 {
+			t.Errorf("store %d does not answer: %v %v", i+1, ok, err)
+		}
+	}
+	// Serving wrote nothing into the snapshot: it still verifies.
+	if _, err := manifest.Verify(snap); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestOpenIgnoresUnlistedFiles adds files the manifest does not list to a
+// store (a WAL that Pebble would replay, a table) and opens it with the
+// manifest's list: they are never read, and reads answer as before.
+func TestOpenIgnoresUnlistedFiles(t *testing.T) {
+	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
+	m, _ := manifest.Read(snap)
+	store := filepath.Join(snap, "store")
+	for _, name := range []string{"999999.sst", "999998.log", "MANIFEST-999997", "marker.manifest.000002.MANIFEST-999997"} {
+		if err := os.WriteFile(filepath.Join(store, name), []byte("not pebble data"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Seen, the added marker points Pebble at a manifest that is not one.
+	if st, err := kv.Open(store, 1<<20, nil); err == nil {
+		st.Close()
+		t.Fatal("with every file visible the store opened; this test no longer shows the list matters")
+	}
+	st, err := kv.Open(store, 1<<20, m.FilesIn("store"))
+	if err != nil {
+		t.Fatalf("with the manifest's list: %v", err)
+	}
+	defer st.Close()
+	if _, ok, err := st.Meta("cursor_key"); !ok || err != nil {
+		t.Fatalf("read: %v %v", ok, err)
+	}
+}
+
+func TestOpenErrorSaysWhy(t *testing.T) {
+	dir := t.TempDir()
+	_, err := kv.Open(filepath.Join(dir, "nope"), 1<<20, nil)
+	if err == nil || !strings.Contains(err.Error(), "cannot open the store") || !strings.Contains(err.Error(), "there is no such folder") {
+		t.Fatalf("missing store: %v", err)
+	}
+}

@@ -1,0 +1,240 @@
+package manifest
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// checkPaths refuses a listing whose paths could name a file outside the
+// snapshot or the manifest itself: every path must be relative, clean
+// (no ".", "..", empty or doubled segments), slash-separated and listed once.
+func checkPaths(dir string, files []File) error {
+	seen := make(map[string]bool, len(files))
+	for _, f := range files {
+		p := f.Path
+		bad := ""
+		switch {
+		case p == "":
+			bad = "an empty path"
+		case strings.HasPrefix(p, "/") || filepath.IsAbs(p) || filepath.VolumeName(p) != "":
+			bad = "an absolute path"
+		case strings.Contains(p, `\`):
+			bad = "a backslash"
+		case path.Clean(p) != p || p == "." || p == ".." || strings.HasPrefix(p, "../"):
+			bad = "a path that is not clean or leaves the snapshot"
+		case p == Name:
+			bad = "the manifest itself"
+		case seen[p]:
+			bad = "a path listed twice"
+		case f.Size < 0:
+			bad = "a negative size"
+		}
+		if bad != "" {
+			return fmt.Errorf("%w: %s: %s lists %q, %s", ErrInvalid, dir, Name, p, bad)
+		}
+		seen[p] = true
+	}
+	return nil
+}
+
+// VerifyContext is Verify, cancellable: it reads the manifest, refuses
+// unsafe paths, symbolic links and files the manifest does not list, then
+// checks every listed file's size and checksum, hashing up to GOMAXPROCS
+// files at once. Files are opened through an os.Root at dir, so no path can
+// reach outside it. When ctx is done it stops and returns ctx's error.
+func VerifyContext(ctx context.Context, dir string) (Manifest, error) {
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	m, err := Read(dir)
+	if err != nil {
+		return m, err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return m, fmt.Errorf("%w: %s: %v", ErrInvalid, dir, err)
+	}
+	defer root.Close()
+	if err := checkListed(dir, root, m.Files); err != nil {
+		return m, err
+	}
+	if err := checkUnlisted(dir, m.Files); err != nil {
+		return m, err
+	}
+	if err := hashAll(ctx, dir, root, m.Files); err != nil {
+		return m, err
+	}
+	return m, nil
+}
+
+// checkListed checks that every listed file is a regular file (not a
+// symbolic link, directory or device) of the listed size.
+func checkListed(dir string, root *os.Root, files []File) error {
+	for _, f := range files {
+		st, err := root.Lstat(filepath.FromSlash(f.Path))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return fmt.Errorf("%w: %s: file %s is missing", ErrInvalid, dir, f.Path)
+		case err != nil:
+			return fmt.Errorf("%w: %s: file %s: %v", ErrInvalid, dir, f.Path, err)
+		case st.Mode()&fs.ModeSymlink != 0:
+			return fmt.Errorf("%w: %s: file %s is a symbolic link; a snapshot holds only regular files", ErrInvalid, dir, f.Path)
+		case !st.Mode().IsRegular():
+			return fmt.Errorf("%w: %s: file %s is not a regular file", ErrInvalid, dir, f.Path)
+		case st.Size() != f.Size:
+			return fmt.Errorf("%w: %s: file %s has size %d, the manifest says %d (truncated or changed)", ErrInvalid, dir, f.Path, st.Size(), f.Size)
+		}
+	}
+	return nil
+}
+
+// checkUnlisted refuses a snapshot that holds a file, or a symbolic link,
+// that its manifest does not list: such a file was added after the build,
+// and pds never opens what the manifest does not vouch for. The manifest's
+// signature (SignatureName) is the one file beside it that it cannot list.
+func checkUnlisted(dir string, files []File) error {
+	listed := make(map[string]bool, len(files))
+	for _, f := range files {
+		listed[f.Path] = true
+	}
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return fmt.Errorf("%w: %s: %v", ErrInvalid, dir, err)
+		}
+		if d.IsDir() {
+			return nil
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		if rel != Name && rel != SignatureName && !listed[rel] {
+			return fmt.Errorf("%w: %s: file %s is not listed in %s (added after the build?); remove it or rebuild the snapshot", ErrInvalid, dir, rel, Name)
+		}
+		return nil
+	})
+}
+
+// hashAll checksums the files, up to GOMAXPROCS at once, and stops at the
+// first mismatch or when ctx is done.
+func hashAll(ctx context.Context, dir string, root *os.Root, files []File) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for _, f := range files {
+		if gctx.Err() != nil {
+			break
+		}
+		g.Go(func() error {
+			sum, err := checksumIn(gctx, root, f.Path)
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				if gctx.Err() != nil {
+					return nil // another file failed first
+				}
+				return fmt.Errorf("%w: %s: file %s: %v", ErrInvalid, dir, f.Path, err)
+			}
+			if sum != f.SHA256 {
+				return fmt.Errorf("%w: %s: file %s does not match its checksum (changed or damaged)", ErrInvalid, dir, f.Path)
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+// checksumIn hashes the file at p inside root (never following a symbolic
+// link), checking ctx between blocks.
+func checksumIn(ctx context.Context, root *os.Root, p string) (string, error) {
+	f, err := root.OpenFile(filepath.FromSlash(p), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	buf := make([]byte, 256<<10)
+	for {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		n, err := f.Read(buf)
+		h.Write(buf[:n])
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// Fingerprint names the present state of the snapshot at dir without
+// reading its data: the build id, the SHA-256 of manifest.json, and the
+// device, inode, size and modification and change times of every listed
+// file. Two calls give the same fingerprint exactly when nothing listed
+// was replaced or written in between (short of a change that keeps every
+// one of those), so a server can remember a refused snapshot by its
+// fingerprint and not verify it again until something changes, and a
+// repaired snapshot gets a new one. It returns an error when the manifest
+// cannot be read or lists an unsafe path.
+func Fingerprint(dir string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(dir, Name))
+	if err != nil {
+		return "", fmt.Errorf("%w: %s: no readable %s (%v)", ErrInvalid, dir, Name, err)
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return "", fmt.Errorf("%w: %s: %s is not valid JSON: %v", ErrInvalid, dir, Name, err)
+	}
+	if err := checkPaths(dir, m.Files); err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	h.Write(b)
+	for _, f := range m.Files {
+		fmt.Fprintf(h, "\x00%s", f.Path)
+		st, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(f.Path)))
+		if err != nil {
+			fmt.Fprint(h, "\x00missing")
+			continue
+		}
+		fmt.Fprintf(h, "\x00%d\x00%d\x00%o", st.Size(), st.ModTime().UnixNano(), st.Mode())
+		if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+			fmt.Fprintf(h, "\x00%d\x00%d\x00%d.%d", sys.Dev, sys.Ino, sys.Ctim.Sec, sys.Ctim.Nsec)
+		}
+	}
+	return m.BuildID + "/" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// FilesIn returns the base names of the listed files directly in folder dir
+// of the snapshot ("store"), for opening a store through a file system that
+// shows nothing else.
+func (m Manifest) FilesIn(dir string) []string {
+	names := []string{}
+	for _, f := range m.Files {
+		if path.Dir(f.Path) == dir {
+			names = append(names, path.Base(f.Path))
+		}
+	}
+	return names
+}
