@@ -13,7 +13,7 @@ TOOLS := .tools
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(TOOLS)/staticcheck-$(STATICCHECK_VERSION)
 
-.PHONY: help build run test lint fmt load image-test bench bench-go bench-http bench-resolve bench-search bench-off fuzz conformance sample clean
+.PHONY: help build tools fleet run test lint fmt load image-test bench bench-go bench-http bench-resolve bench-search bench-off fuzz conformance sample clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -36,7 +36,10 @@ run: build $(SAMPLE_SNAP)/manifest.json $(DEMO_KEY) ## serve the bundled sample 
 	@echo "try:  curl -s -H \"Authorization: Bearer $$(cat $(DEMO_KEY))\" http://$(PDS_ADDR)/v1/products/09520123456788/dpp"
 	$(BIN) serve --snapshot $(SAMPLE_SNAP) --keys $(DEMO_KEYS) --addr $(PDS_ADDR)
 
-test: ## go vet and every test with -race (what CI runs)
+tools: ## install what the tests run for real: versitygw (go install) and minisign (apt), when missing
+	bash scripts/tools.sh
+
+test: tools ## go vet and every test with -race (what CI runs)
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 20m ./...
 
@@ -82,6 +85,9 @@ bench-off: build ## import + ingest of a synthetic 1M-record Open Food Facts dum
 
 fuzz: ## run every fuzz target for FUZZTIME each (default 10m)
 	bash scripts/fuzz.sh $${FUZZTIME:-10m}
+
+fleet: build ## versitygw origin, 3 followers + pds serve behind nginx, wrk load while two builds are published
+	bash scripts/fleet.sh
 
 conformance: build ## the public MCP conformance suite against a loopback server
 	bash scripts/conformance.sh

@@ -157,7 +157,7 @@ func TestParseElementString(t *testing.T) {
 // when there is one, parses to the same set of AIs.
 func checkElementStringShape(t *testing.T, es *ElementString) {
 	t.Helper()
-	if es.Elements == nil || len(es.Elements) == 0 {
+	if len(es.Elements) == 0 {
 		t.Fatal("no elements")
 	}
 	for _, e := range es.Elements {

@@ -47,6 +47,9 @@ type Options struct {
 	ProgressEvery time.Duration
 	// Now gives the build time (default time.Now).
 	Now func() time.Time
+	// Sequence is the manifest's build order (default: the build time in
+	// Unix milliseconds); replicas refuse a lower one than they serve.
+	Sequence int64
 }
 
 // Summary reports a finished build.
@@ -133,6 +136,9 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	m := manifest.Manifest{BuildID: id, CreatedAt: opts.Now().UTC().Format(time.RFC3339), InputDigest: b.digest.String(),
 		Counts: b.summary.Accepted, Rejected: b.summary.Rejected}
 	m.Counts["views"] = b.summary.Views
+	if m.Sequence = opts.Sequence; m.Sequence == 0 {
+		m.Sequence = opts.Now().UnixMilli()
+	}
 	if err := manifest.Write(tmp, m); err != nil {
 		return b.summary, err
 	}

@@ -35,6 +35,7 @@ type File struct {
 type Manifest struct {
 	FormatVersion int              `json:"format_version"`
 	BuildID       string           `json:"build_id"`
+	Sequence      int64            `json:"sequence"` // build order: a replica refuses a lower one (see signature.go)
 	CreatedAt     string           `json:"created_at"`
 	InputDigest   string           `json:"input_digest"`
 	Counts        map[string]int64 `json:"counts"`

@@ -104,7 +104,8 @@ func checkListed(dir string, root *os.Root, files []File) error {
 
 // checkUnlisted refuses a snapshot that holds a file, or a symbolic link,
 // that its manifest does not list: such a file was added after the build,
-// and pds never opens what the manifest does not vouch for.
+// and pds never opens what the manifest does not vouch for. The manifest's
+// signature (SignatureName) is the one file beside it that it cannot list.
 func checkUnlisted(dir string, files []File) error {
 	listed := make(map[string]bool, len(files))
 	for _, f := range files {
@@ -122,7 +123,7 @@ func checkUnlisted(dir string, files []File) error {
 			return err
 		}
 		rel = filepath.ToSlash(rel)
-		if rel != Name && !listed[rel] {
+		if rel != Name && rel != SignatureName && !listed[rel] {
 			return fmt.Errorf("%w: %s: file %s is not listed in %s (added after the build?); remove it or rebuild the snapshot", ErrInvalid, dir, rel, Name)
 		}
 		return nil

@@ -117,7 +117,6 @@ type importer struct {
 	printed map[string]int
 	lines   atomic.Int64
 	keyBuf  []byte
-	out     []byte
 }
 
 // Import streams an Open Food Facts dump into a pds input directory.

@@ -30,15 +30,24 @@ type Snapshot struct {
 // OpenOptions configure OpenSnapshot.
 type OpenOptions struct {
 	CacheBytes int64
+	// PublicKey, when set, is the key the manifest must be signed with: an
+	// unsigned or otherwise signed snapshot is refused (at start and at every
+	// swap, which both open through here).
+	PublicKey *manifest.PublicKey
 }
 
-// OpenSnapshot verifies the snapshot at dir against its manifest and opens it
-// read-only. dir may be a symbolic link (such as a "current" pointer); the
+// OpenSnapshot verifies the snapshot at dir against its manifest (and the
+// manifest's signature, when o names a public key) and opens it read-only. dir may be a symbolic link (such as a "current" pointer); the
 // target is opened.
 func OpenSnapshot(dir string, o OpenOptions) (*Snapshot, error) {
 	real, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", manifest.ErrInvalid, dir, err)
+	}
+	if o.PublicKey != nil {
+		if err := o.PublicKey.VerifySignature(real); err != nil {
+			return nil, err
+		}
 	}
 	m, err := manifest.Verify(real)
 	if err != nil {

@@ -20,6 +20,7 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	out := fs.String("out", "", "snapshot directory to create (must not exist)")
 	strict := fs.Bool("strict", false, "fail on the first rejected line and publish nothing")
 	quiet := fs.Bool("quiet", false, "no progress lines")
+	sequence := fs.Int64("sequence", 0, "the manifest's build order, which replicas never go below (default: the build time in Unix milliseconds)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the build to this file (for go tool pprof)")
 	if err := parseFlags(fs, args, "in", "out"); err != nil {
 		return err
@@ -35,7 +36,7 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		defer pprof.StopCPUProfile()
 	}
-	opts := ingest.Options{In: *in, Out: *out, Strict: *strict, Rejects: stderr}
+	opts := ingest.Options{In: *in, Out: *out, Strict: *strict, Rejects: stderr, Sequence: *sequence}
 	if !*quiet {
 		opts.Progress = stderr
 	}

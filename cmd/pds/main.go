@@ -1,6 +1,6 @@
 // Command pds builds and serves product data snapshots.
 //
-// Subcommands: ingest, serve, keys, gen. Each has its own flags and -h.
+// Subcommands: ingest, serve, keys, gen, snapshot. Each has its own flags and -h.
 package main
 
 import (
@@ -32,6 +32,7 @@ func commands() []command {
 		{"gen", "write a synthetic input directory", runGen},
 		{"version", "print the version and commit of this build", runVersion},
 		{"import", "turn an Open Food Facts dump into an input directory", runImport},
+		{"snapshot", "sign, verify, publish, pull, follow and roll back snapshots", runSnapshot},
 	}
 }
 

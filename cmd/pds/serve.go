@@ -26,6 +26,8 @@ import (
 // snapshot pointer and keys file until ctx ends; Close drains and releases.
 type serve struct {
 	snapDir, keysFile, addr, adminAddr, origins, logLevel, usagePath string
+	pubKeyPath                                                       string
+	pubKey                                                           *manifest.PublicKey
 	cacheMB, maxInFlight                                             int
 	watch, drain, shutdownTimeout                                    time.Duration
 	limits                                                           pdshttp.Limits
@@ -66,6 +68,7 @@ func (s *serve) parse(args []string, stderr io.Writer) error {
 	fs.StringVar(&s.origins, "allowed-origins", "", "comma-separated Origin values the MCP endpoint accepts besides loopback")
 	fs.DurationVar(&s.watch, "watch", 2*time.Second, "how often to check the snapshot pointer and the keys file for a change (0: only on SIGHUP)")
 	fs.StringVar(&s.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	fs.StringVar(&s.pubKeyPath, "pubkey", "", "minisign public key every snapshot must be signed with, at start and at every swap (see pds snapshot)")
 	fs.StringVar(&s.usagePath, "usage", "", "file that keeps quota usage across restarts (default: the keys file + \".usage\")")
 	fs.DurationVar(&s.drain, "drain", 0, "on SIGTERM or SIGINT, answer /readyz 503 for this long before closing the listener (let a load balancer notice)")
 	fs.DurationVar(&s.shutdownTimeout, "shutdown-timeout", 20*time.Second, "then wait this long for requests in flight to finish")
@@ -85,7 +88,9 @@ func (s *serve) parse(args []string, stderr io.Writer) error {
 	if s.usagePath == "" {
 		s.usagePath = s.keysFile + ".usage"
 	}
-	return nil
+	var err error
+	s.pubKey, err = optionalKey(s.pubKeyPath)
+	return err
 }
 
 // Open loads everything and starts the listeners; /readyz is 503 until it
@@ -141,7 +146,7 @@ func (s *serve) Open(stderr io.Writer) error {
 }
 
 func (s *serve) openOptions() service.OpenOptions {
-	return service.OpenOptions{CacheBytes: int64(s.cacheMB) << 20}
+	return service.OpenOptions{CacheBytes: int64(s.cacheMB) << 20, PublicKey: s.pubKey}
 }
 
 func (s *serve) reportSnapshot(snap *service.Snapshot) {

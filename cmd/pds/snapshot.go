@@ -1,0 +1,296 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/productdata/pds/fleet"
+	"github.com/productdata/pds/manifest"
+	"github.com/productdata/pds/service"
+)
+
+// snapshotSynopsis is each subcommand of 'pds snapshot' and its synopsis,
+// in the order -h lists them.
+var snapshotSynopsis = [][2]string{
+	{"keygen", "snapshot keygen --pub FILE --key FILE"},
+	{"sign", "snapshot sign --key FILE SNAPSHOT_DIR"},
+	{"verify", "snapshot verify --pubkey FILE SNAPSHOT_DIR"},
+	{"publish", "snapshot publish [--pubkey FILE] [--endpoint URL --region R] [--allow-downgrade] SNAPSHOT_DIR ORIGIN"},
+	{"pull", "snapshot pull ORIGIN --into SNAPSHOTS_DIR --pubkey FILE [--keep 3] [--allow-downgrade] [--endpoint URL --region R]"},
+	{"follow", "snapshot follow ORIGIN --snapshots SNAPSHOTS_DIR --pubkey FILE [--every 30s] [--keep 3] [--endpoint URL --region R]"},
+	{"rollback", "snapshot rollback [--pubkey FILE] SNAPSHOTS_DIR [BUILD_ID]"},
+}
+
+func synopsis(name string) string {
+	for _, c := range snapshotSynopsis {
+		if c[0] == name {
+			return c[1]
+		}
+	}
+	return ""
+}
+
+func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	run := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
+		"keygen": runSnapshotKeygen, "sign": runSnapshotSign, "verify": runSnapshotVerify, "publish": runSnapshotPublish,
+		"pull": runSnapshotPull, "follow": runSnapshotFollow, "rollback": runSnapshotRollback,
+	}
+	if len(args) > 0 && run[args[0]] != nil {
+		return run[args[0]](ctx, args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
+		for _, c := range snapshotSynopsis {
+			fmt.Fprintf(stdout, "usage: pds %s\n", c[1])
+		}
+		return nil
+	}
+	names := make([]string, len(snapshotSynopsis))
+	for i, c := range snapshotSynopsis {
+		names[i] = c[0]
+	}
+	return fmt.Errorf("%w: pds snapshot takes a subcommand: %s (pds snapshot -h)", errUsage, strings.Join(names, ", "))
+}
+
+// parseWithArgs parses flags placed before, between or after the
+// positional arguments, and checks their count (min to max; want says
+// which they are) and the required flags, like parseFlags.
+func parseWithArgs(fs *flag.FlagSet, args []string, want string, min, max int, required ...string) ([]string, error) {
+	full := fs.Usage
+	fs.Usage = func() {}
+	defer func() { fs.Usage = full }()
+	var pos []string
+	for {
+		err := fs.Parse(args)
+		if errors.Is(err, flag.ErrHelp) {
+			full()
+			return nil, err
+		}
+		if err != nil {
+			return nil, errUsage
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	for _, name := range required {
+		if f := fs.Lookup(name); f != nil && f.Value.String() == "" {
+			return nil, fmt.Errorf("%w: --%s is required", errUsage, name)
+		}
+	}
+	if len(pos) < min || len(pos) > max {
+		return nil, fmt.Errorf("%w: %s takes %s (and flags; see -h)", errUsage, strings.TrimPrefix(fs.Name(), "snapshot "), want)
+	}
+	return pos, nil
+}
+
+func runSnapshotKeygen(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("snapshot keygen", synopsis("keygen"), stderr)
+	pubPath := fs.String("pub", "", "public key file to write (give it to every replica)")
+	secPath := fs.String("key", "", "secret key file to write, mode 0600, unencrypted (keep it on the build host)")
+	if _, err := parseWithArgs(fs, args, "no arguments", 0, 0, "pub", "key"); err != nil {
+		return err
+	}
+	pub, err := manifest.GenerateKey(*pubPath, *secPath)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "key %s: public key %s, secret key %s\n", pub.ID(), *pubPath, *secPath)
+	return nil
+}
+
+func runSnapshotSign(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("snapshot sign", synopsis("sign"), stderr)
+	keyPath := fs.String("key", "", "minisign secret key (an encrypted one takes its password from PDS_SIGNING_PASSWORD)")
+	pos, err := parseWithArgs(fs, args, "SNAPSHOT_DIR", 1, 1, "key")
+	if err != nil {
+		return err
+	}
+	k, err := manifest.ReadPrivateKey(*keyPath, os.Getenv("PDS_SIGNING_PASSWORD"))
+	if err != nil {
+		return err
+	}
+	m, err := manifest.Verify(pos[0])
+	if err != nil {
+		return err
+	}
+	if err := manifest.Sign(pos[0], k); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "signed build %s (sequence %d) with key %s: %s/%s\n", m.BuildID, m.Sequence, k.ID(), pos[0], manifest.SignatureName)
+	return nil
+}
+
+func runSnapshotVerify(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("snapshot verify", synopsis("verify"), stderr)
+	pubPath := fs.String("pubkey", "", "minisign public key the manifest must be signed with")
+	pos, err := parseWithArgs(fs, args, "SNAPSHOT_DIR", 1, 1, "pubkey")
+	if err != nil {
+		return err
+	}
+	pub, err := manifest.ReadPublicKey(*pubPath)
+	if err != nil {
+		return err
+	}
+	m, err := manifest.VerifySigned(pos[0], pub)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "build %s (sequence %d) signed by key %s; %d files match the manifest\n", m.BuildID, m.Sequence, pub.ID(), len(m.Files))
+	return nil
+}
+
+// originFlags are the flags every command that reaches an origin takes.
+func originFlags(fs *flag.FlagSet) *fleet.S3Config {
+	c := &fleet.S3Config{}
+	fs.StringVar(&c.Endpoint, "endpoint", "", "S3 endpoint for s3:// origins: http(s)://HOST[:PORT] or a host (default: AWS S3); credentials from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or ~/.aws/credentials")
+	fs.StringVar(&c.Region, "region", "", "S3 region (default: found by the client)")
+	return c
+}
+
+func optionalKey(path string) (*manifest.PublicKey, error) {
+	if path == "" {
+		return nil, nil
+	}
+	return manifest.ReadPublicKey(path)
+}
+
+func runSnapshotPublish(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("snapshot publish", synopsis("publish"), stderr)
+	pubPath := fs.String("pubkey", "", "if set, check the signature with this public key before uploading")
+	allow := fs.Bool("allow-downgrade", false, "publish even when the origin's latest build has a higher sequence")
+	s3 := originFlags(fs)
+	pos, err := parseWithArgs(fs, args, "SNAPSHOT_DIR ORIGIN", 2, 2)
+	if err != nil {
+		return err
+	}
+	pub, err := optionalKey(*pubPath)
+	if err != nil {
+		return err
+	}
+	o, err := fleet.OpenOrigin(pos[1], *s3)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	p, err := fleet.Publish(ctx, pos[0], o, fleet.PublishOptions{PublicKey: pub, AllowDowngrade: *allow, Progress: stderr})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "published build %s (sequence %d): %d files, %d bytes to %s in %s; %s/%s names it\n",
+		p.BuildID, p.Sequence, p.Files, p.Bytes, o, time.Since(start).Round(time.Millisecond), o, fleet.LatestName)
+	return nil
+}
+
+func runSnapshotPull(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("snapshot pull", synopsis("pull"), stderr)
+	into := fs.String("into", "", "snapshots directory: builds go to DIR/<build_id>, DIR/current points at the one to serve")
+	pubPath := fs.String("pubkey", "", "minisign public key builds must be signed with")
+	keep := fs.Int("keep", 3, "builds to keep, the current one included (at least 2: a server may still read the previous one until it swaps)")
+	allow := fs.Bool("allow-downgrade", false, "take the origin's latest build even when it is older than the current one")
+	s3 := originFlags(fs)
+	pos, err := parseWithArgs(fs, args, "ORIGIN", 1, 1, "into", "pubkey")
+	if err != nil {
+		return err
+	}
+	pub, err := manifest.ReadPublicKey(*pubPath)
+	if err != nil {
+		return err
+	}
+	o, err := fleet.OpenOrigin(pos[0], *s3)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	p, err := fleet.Fetch(ctx, o, *into, fleet.PullOptions{PublicKey: pub, AllowDowngrade: *allow, Progress: stderr})
+	if err != nil {
+		return err
+	}
+	if p.UpToDate {
+		fmt.Fprintf(stdout, "build %s from %s is already current in %s\n", p.ID, o, *into)
+		return nil
+	}
+	if err := fleet.SelfTest(ctx, p.Dir, service.OpenOptions{CacheBytes: 8 << 20, PublicKey: pub}); err != nil {
+		return err
+	}
+	if err := fleet.Activate(*into, p.ID); err != nil {
+		return err
+	}
+	removed, err := fleet.Prune(*into, *keep)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "build %s (sequence %d) is current in %s: %d bytes pulled, %d reused from an interrupted pull, in %s; %d old builds removed\n",
+		p.ID, p.Manifest.Sequence, *into, p.Downloaded, p.Reused, time.Since(start).Round(time.Millisecond), len(removed))
+	return nil
+}
+
+func runSnapshotFollow(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("snapshot follow", synopsis("follow"), stderr)
+	dir := fs.String("snapshots", "", "snapshots directory; serve it with pds serve --snapshot DIR/current")
+	pubPath := fs.String("pubkey", "", "minisign public key builds must be signed with")
+	every := fs.Duration("every", 30*time.Second, "how often to poll the origin")
+	keep := fs.Int("keep", 3, "builds to keep, the current one included (at least 2: a server may still read the previous one until it swaps)")
+	allow := fs.Bool("allow-downgrade", false, "take the origin's latest build even when it is older than the current one")
+	logLevel := fs.String("log-level", "info", "log level: debug, info, warn, error")
+	s3 := originFlags(fs)
+	pos, err := parseWithArgs(fs, args, "ORIGIN", 1, 1, "snapshots", "pubkey")
+	if err != nil {
+		return err
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		return fmt.Errorf("%w: --log-level: %v", errUsage, err)
+	}
+	if *every <= 0 {
+		return fmt.Errorf("%w: --every must be positive", errUsage)
+	}
+	pub, err := manifest.ReadPublicKey(*pubPath)
+	if err != nil {
+		return err
+	}
+	o, err := fleet.OpenOrigin(pos[0], *s3)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
+	f := &fleet.Follower{Origin: o, Snapshots: *dir, Keep: *keep, Log: log,
+		Pull: fleet.PullOptions{PublicKey: pub, AllowDowngrade: *allow}}
+	log.Info("following", "origin", o.String(), "snapshots", *dir, "every", every.String(), "keep", *keep, "key", pub.ID())
+	f.Run(ctx, *every)
+	return nil
+}
+
+func runSnapshotRollback(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("snapshot rollback", synopsis("rollback"), stderr)
+	pubPath := fs.String("pubkey", "", "if set, the build rolled back to must be signed with this key")
+	pos, err := parseWithArgs(fs, args, "SNAPSHOTS_DIR [BUILD_ID]", 1, 2)
+	if err != nil {
+		return err
+	}
+	pub, err := optionalKey(*pubPath)
+	if err != nil {
+		return err
+	}
+	id := ""
+	if len(pos) == 2 {
+		id = pos[1]
+	}
+	from, to, err := fleet.Rollback(pos[0], id, pub)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "current is now build %s (sequence %d), was %s (sequence %d)\n", to.ID, to.Manifest.Sequence, from.ID, from.Manifest.Sequence)
+	if refused, _ := fleet.Refused(pos[0]); len(refused) > 0 && refused[len(refused)-1] == from.ID {
+		fmt.Fprintf(stdout, "build %s is listed in %s/%s: a follower will not pull it again (remove the line to allow it)\n", from.ID, pos[0], fleet.RefusedName)
+	}
+	return nil
+}

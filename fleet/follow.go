@@ -1,0 +1,146 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/productdata/pds/keys"
+	"github.com/productdata/pds/service"
+)
+
+// Follower keeps a snapshots directory on the origin's latest build: every
+// poll it fetches a new build (Fetch), opens it with the code pds serve uses
+// and answers a self-test through the service, and only then points
+// current at it (which pds serve --snapshot SNAPSHOTS/current picks up);
+// then it prunes old builds. On any failure current is left alone, the
+// reason is logged and counted.
+type Follower struct {
+	Origin    Origin
+	Snapshots string
+	Pull      PullOptions
+	// Keep is how many builds stay on disk, the current one included.
+	Keep int
+	// Log gets one line per event; Stats counts them.
+	Log   *slog.Logger
+	Stats Stats
+	// refused remembers builds refused for a reason a retry will not
+	// change, so that they are not fetched again every poll.
+	refused map[string]string
+}
+
+// Stats counts what a Follower did.
+type Stats struct {
+	Polls, Swaps, Refused, Failed, BytesPulled atomic.Int64
+}
+
+// LogValue puts the counters in a log line.
+func (s *Stats) LogValue() slog.Value {
+	return slog.GroupValue(slog.Int64("polls", s.Polls.Load()), slog.Int64("swaps", s.Swaps.Load()),
+		slog.Int64("refused", s.Refused.Load()), slog.Int64("failed", s.Failed.Load()),
+		slog.Int64("bytes_pulled", s.BytesPulled.Load()))
+}
+
+// Run polls every interval (and once at once) until ctx ends, then logs a
+// summary.
+func (f *Follower) Run(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		f.Poll(ctx)
+		select {
+		case <-ctx.Done():
+			f.Log.Info("follower stopped", "origin", f.Origin.String(), "stats", &f.Stats)
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Poll does one round: fetch, self-test, swap, prune. It returns the build
+// made current, "" when nothing changed.
+func (f *Follower) Poll(ctx context.Context) (string, error) {
+	f.Stats.Polls.Add(1)
+	if f.refused == nil {
+		f.refused = map[string]string{}
+	}
+	id, err := Latest(ctx, f.Origin)
+	if err != nil {
+		return "", f.fail("", err)
+	}
+	if reason, ok := f.refused[id]; ok {
+		f.Log.Debug("latest build was refused before; skipped", "build_id", id, "reason", reason)
+		return "", nil
+	}
+	p, err := Fetch(ctx, f.Origin, f.Snapshots, f.Pull)
+	f.Stats.BytesPulled.Add(p.Downloaded)
+	if err != nil {
+		return "", f.fail(p.ID, err)
+	}
+	if p.UpToDate {
+		return "", nil
+	}
+	if err := SelfTest(ctx, p.Dir, service.OpenOptions{CacheBytes: 8 << 20, PublicKey: f.Pull.PublicKey}); err != nil {
+		os.RemoveAll(p.Dir)
+		return "", f.fail(p.ID, fmt.Errorf("%w: %v", ErrRefused, err))
+	}
+	if err := Activate(f.Snapshots, p.ID); err != nil {
+		return "", f.fail(p.ID, err)
+	}
+	f.Stats.Swaps.Add(1)
+	f.Log.Info("new build is current", "build_id", p.ID, "sequence", p.Manifest.Sequence,
+		"bytes_pulled", p.Downloaded, "bytes_reused", p.Reused, "stats", &f.Stats)
+	removed, err := Prune(f.Snapshots, f.Keep)
+	if err != nil {
+		f.Log.Warn("old builds not pruned", "error", err.Error())
+	} else if len(removed) > 0 {
+		f.Log.Info("old builds removed", "build_ids", removed, "keep", f.Keep)
+	}
+	return p.ID, nil
+}
+
+// fail logs and counts a failed poll; current is untouched.
+func (f *Follower) fail(id string, err error) error {
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
+	if errors.Is(err, ErrRefused) {
+		f.Stats.Refused.Add(1)
+		if id != "" {
+			f.refused[id] = err.Error()
+		}
+		f.Log.Error("build refused; still serving the current one", "build_id", id, "error", err.Error(), "stats", &f.Stats)
+		return err
+	}
+	f.Stats.Failed.Add(1)
+	f.Log.Warn("pull failed; still serving the current one, will retry", "build_id", id, "error", err.Error(), "stats", &f.Stats)
+	return err
+}
+
+// SelfTest opens the build in dir as pds serve would (verifying signature
+// and checksums) and answers a resolve and a search through the service,
+// which read the store and the search index. Absence is a fine answer; an
+// error is not.
+func SelfTest(ctx context.Context, dir string, o service.OpenOptions) error {
+	snap, err := service.OpenSnapshot(dir, o)
+	if err != nil {
+		return err
+	}
+	svc := service.New(snap, nil, nil, slog.New(slog.DiscardHandler))
+	defer svc.Close()
+	c := service.Caller{Tenant: "pds-self-test", Scopes: keys.AllScopes, KeyID: "self-test",
+		Key: &keys.Key{ID: "self-test", Tenant: "pds-self-test", Scopes: keys.AllScopes}}
+	ids := []string{"gtin:09520123456788", "internal_sku:self-test"}
+	if _, err := svc.Resolve(ctx, c, service.ResolveArgs{Identifiers: &ids}); err != nil {
+		return fmt.Errorf("self-test resolve on %s: %v", dir, err)
+	}
+	maker := "self test"
+	if _, err := svc.Search(ctx, c, service.SearchArgs{Manufacturer: &maker}); err != nil {
+		return fmt.Errorf("self-test search on %s: %v", dir, err)
+	}
+	return nil
+}

@@ -1,0 +1,181 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// Origin is where builds are published and pulled from. Names are
+// slash-separated and relative to the origin's prefix: "latest",
+// "<build_id>/manifest.json", "<build_id>/store/000123.sst".
+type Origin interface {
+	// Open reads name from byte offset on. A missing name is ErrNotFound.
+	Open(ctx context.Context, name string, offset int64) (io.ReadCloser, error)
+	// Put stores size bytes from r as name, replacing it whole.
+	Put(ctx context.Context, name string, r io.Reader, size int64) error
+	// String is the origin's URL, for messages.
+	String() string
+}
+
+// ErrNotFound is returned by Origin.Open for a name the origin lacks.
+var ErrNotFound = errors.New("not found at the origin")
+
+// S3Config says how to reach an S3-compatible object store. Credentials come
+// from the standard environment variables (AWS_ACCESS_KEY_ID and
+// AWS_SECRET_ACCESS_KEY, or MINIO_ACCESS_KEY and MINIO_SECRET_KEY) or the
+// AWS credentials file.
+type S3Config struct {
+	// Endpoint is the server: "https://s3.eu-west-1.amazonaws.com",
+	// "http://127.0.0.1:9000" (plain HTTP, for loopback), or a bare host
+	// (HTTPS). Empty: AWS S3.
+	Endpoint string
+	// Region is the bucket's region; empty lets the client find it.
+	Region string
+}
+
+// OpenOrigin parses an origin URL: s3://BUCKET/PREFIX, file:///PATH, or
+// https://HOST/PATH (pull only; http:// too, for loopback and tests).
+func OpenOrigin(raw string, s3 S3Config) (Origin, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("origin %q: %v", raw, err)
+	}
+	switch u.Scheme {
+	case "s3":
+		if u.Host == "" {
+			return nil, fmt.Errorf("origin %q: name the bucket: s3://BUCKET/PREFIX", raw)
+		}
+		return newS3Origin(u.Host, strings.Trim(u.Path, "/"), s3)
+	case "file":
+		if u.Host != "" && u.Host != "localhost" {
+			return nil, fmt.Errorf("origin %q: a file origin is file:///ABSOLUTE/PATH", raw)
+		}
+		if u.Path == "" || !filepath.IsAbs(u.Path) {
+			return nil, fmt.Errorf("origin %q: a file origin is file:///ABSOLUTE/PATH", raw)
+		}
+		return &fileOrigin{root: filepath.Clean(u.Path), url: raw}, nil
+	case "https", "http":
+		base := *u
+		base.Path = strings.TrimSuffix(u.Path, "/") + "/"
+		return &httpOrigin{base: &base, client: &http.Client{}}, nil
+	}
+	return nil, fmt.Errorf("origin %q: use s3://BUCKET/PREFIX, file:///PATH or https://HOST/PATH", raw)
+}
+
+// fileOrigin is a directory: removable media, a mounted share.
+type fileOrigin struct {
+	root, url string
+}
+
+func (o *fileOrigin) String() string { return o.url }
+
+func (o *fileOrigin) path(name string) (string, error) {
+	p := filepath.FromSlash(name)
+	if !filepath.IsLocal(p) {
+		return "", fmt.Errorf("origin: name %q leaves the origin", name)
+	}
+	return filepath.Join(o.root, p), nil
+}
+
+func (o *fileOrigin) Open(_ context.Context, name string, offset int64) (io.ReadCloser, error) {
+	p, err := o.path(name)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%s/%s: %w", o.url, name, ErrNotFound)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// Put writes a temporary file beside name and renames it into place, so a
+// reader never sees half a file (the "latest" pointer relies on it).
+func (o *fileOrigin) Put(_ context.Context, name string, r io.Reader, size int64) error {
+	p, err := o.path(name)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	n, err := io.Copy(f, r)
+	if err == nil && n != size {
+		err = fmt.Errorf("origin: %s: wrote %d bytes, expected %d", name, n, size)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), p)
+}
+
+// httpOrigin is any static file server; pulling only.
+type httpOrigin struct {
+	base   *url.URL
+	client *http.Client
+}
+
+func (o *httpOrigin) String() string { return strings.TrimSuffix(o.base.String(), "/") }
+
+func (o *httpOrigin) Open(ctx context.Context, name string, offset int64) (io.ReadCloser, error) {
+	u := o.base.JoinPath(strings.Split(path.Clean(name), "/")...)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+	if offset > 0 {
+		req.Header.Set("Range", fmt.Sprintf("bytes=%d-", offset))
+	}
+	resp, err := o.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case resp.StatusCode == http.StatusNotFound:
+		resp.Body.Close()
+		return nil, fmt.Errorf("%s: %w", u, ErrNotFound)
+	case resp.StatusCode == http.StatusPartialContent && offset > 0:
+		return resp.Body, nil
+	case resp.StatusCode == http.StatusOK:
+		// A server that ignores Range sends the whole file: skip what we have.
+		if offset > 0 {
+			if _, err := io.CopyN(io.Discard, resp.Body, offset); err != nil {
+				resp.Body.Close()
+				return nil, fmt.Errorf("%s: %v", u, err)
+			}
+		}
+		return resp.Body, nil
+	}
+	resp.Body.Close()
+	return nil, fmt.Errorf("%s: HTTP %s", u, resp.Status)
+}
+
+func (o *httpOrigin) Put(context.Context, string, io.Reader, int64) error {
+	return fmt.Errorf("origin %s: an https:// origin is pull-only; publish to s3:// or file:// and serve that directory with any static file server", o)
+}

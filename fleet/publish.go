@@ -1,0 +1,121 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/productdata/pds/manifest"
+)
+
+// PublishOptions configure Publish.
+type PublishOptions struct {
+	// PublicKey, when set, must have signed the build (a check before
+	// upload; replicas check again). A signature is required either way.
+	PublicKey *manifest.PublicKey
+	// AllowDowngrade publishes a build whose sequence is not above the
+	// origin's latest one's.
+	AllowDowngrade bool
+	// Progress, when set, gets one line per file uploaded.
+	Progress io.Writer
+}
+
+// Published is what Publish did.
+type Published struct {
+	BuildID  string
+	Sequence int64
+	Files    int
+	Bytes    int64
+}
+
+// Publish uploads the signed snapshot in dir to the origin: every file under
+// <build_id>/, then the manifest's signature and the manifest, and last, as
+// the commit point, the latest pointer naming the build. Until that last
+// write, pullers see the previous latest; a half-finished upload is never
+// latest. The snapshot is verified against its manifest first.
+func Publish(ctx context.Context, dir string, o Origin, opts PublishOptions) (Published, error) {
+	var pub Published
+	if opts.PublicKey != nil {
+		if err := opts.PublicKey.VerifySignature(dir); err != nil {
+			return pub, err
+		}
+	} else if _, err := os.Stat(filepath.Join(dir, manifest.SignatureName)); err != nil {
+		return pub, fmt.Errorf("%s is not signed (no %s); sign it first with 'pds snapshot sign'", dir, manifest.SignatureName)
+	}
+	m, err := manifest.Verify(dir)
+	if err != nil {
+		return pub, err
+	}
+	if !validBuildID(m.BuildID) {
+		return pub, fmt.Errorf("%s: build id %q cannot name a directory at the origin", dir, m.BuildID)
+	}
+	pub.BuildID, pub.Sequence = m.BuildID, m.Sequence
+	if err := checkOriginOrder(ctx, o, m, opts.AllowDowngrade); err != nil {
+		return pub, err
+	}
+	for _, f := range m.Files {
+		if err := putFile(ctx, o, m.BuildID+"/"+f.Path, filepath.Join(dir, filepath.FromSlash(f.Path))); err != nil {
+			return pub, err
+		}
+		pub.Files++
+		pub.Bytes += f.Size
+		if opts.Progress != nil {
+			fmt.Fprintf(opts.Progress, "publish: %s/%s/%s (%d bytes)\n", o, m.BuildID, f.Path, f.Size)
+		}
+	}
+	for _, name := range []string{manifest.SignatureName, manifest.Name} {
+		if err := putFile(ctx, o, m.BuildID+"/"+name, filepath.Join(dir, name)); err != nil {
+			return pub, err
+		}
+	}
+	latest := m.BuildID + "\n"
+	if err := o.Put(ctx, LatestName, strings.NewReader(latest), int64(len(latest))); err != nil {
+		return pub, err
+	}
+	return pub, nil
+}
+
+// checkOriginOrder refuses to publish a build that is not newer than the
+// origin's latest (replicas would refuse it anyway).
+func checkOriginOrder(ctx context.Context, o Origin, m manifest.Manifest, allowDowngrade bool) error {
+	id, err := Latest(ctx, o)
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if id == m.BuildID {
+		return nil // publishing again (after an interrupted upload, say)
+	}
+	b, err := readSmall(ctx, o, id+"/"+manifest.Name, maxManifestBytes)
+	if err != nil {
+		return fmt.Errorf("the origin's latest build %s: %v", id, err)
+	}
+	cur, err := manifest.Decode(b, fmt.Sprintf("%s/%s/%s", o, id, manifest.Name))
+	if err != nil {
+		return fmt.Errorf("the origin's latest build: %v", err)
+	}
+	if !newer(m, cur) && !allowDowngrade {
+		return fmt.Errorf("%w: build %s (sequence %d) is not newer than the origin's latest %s (sequence %d); replicas would refuse it. Pass --allow-downgrade to publish it anyway",
+			ErrRefused, m.BuildID, m.Sequence, id, cur.Sequence)
+	}
+	return nil
+}
+
+func putFile(ctx context.Context, o Origin, name, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	return o.Put(ctx, name, f, st.Size())
+}

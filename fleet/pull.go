@@ -1,0 +1,404 @@
+package fleet
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/productdata/pds/manifest"
+)
+
+// ErrRefused is wrapped by every reason a build is not taken that pulling
+// it again will not change: a bad signature or checksum, a downgrade, a
+// build rolled back from, a failed self-test. Other errors (the network, a
+// full disk) are worth retrying.
+var ErrRefused = errors.New("build refused")
+
+// ErrNoSpace is returned when the snapshots directory's file system lacks
+// room for the build.
+var ErrNoSpace = errors.New("not enough free disk space")
+
+// maxManifestBytes bounds what is read of a manifest or signature.
+const maxManifestBytes = 64 << 20
+
+// PullOptions configure Fetch.
+type PullOptions struct {
+	// PublicKey must have signed the build's manifest. Required.
+	PublicKey *manifest.PublicKey
+	// AllowDowngrade takes a build whose sequence is not above the current
+	// one's.
+	AllowDowngrade bool
+	// FreeBytes reports the free space of the snapshots directory's file
+	// system (default: statfs). Tests inject a small one.
+	FreeBytes func(dir string) (uint64, error)
+	// Progress, when set, gets a line about once a second while files land.
+	Progress io.Writer
+}
+
+// Pulled is what Fetch did.
+type Pulled struct {
+	Build
+	UpToDate   bool  // the origin's latest build is the current one; nothing fetched
+	Downloaded int64 // bytes transferred from the origin
+	Reused     int64 // bytes found already staged by an interrupted pull
+}
+
+// LatestName is the origin's pointer to the newest published build: a small
+// text object holding its build id.
+const LatestName = "latest"
+
+// Latest reads the build id the origin's latest pointer names.
+func Latest(ctx context.Context, o Origin) (string, error) {
+	b, err := readSmall(ctx, o, LatestName, 1024)
+	if err != nil {
+		return "", err
+	}
+	id := strings.TrimSpace(string(b))
+	if !validBuildID(id) {
+		return "", fmt.Errorf("%s/%s names %q, which is not a build id", o, LatestName, id)
+	}
+	return id, nil
+}
+
+func readSmall(ctx context.Context, o Origin, name string, limit int64) ([]byte, error) {
+	rc, err := o.Open(ctx, name, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(io.LimitReader(rc, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s/%s: %v", o, name, err)
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%w: %s/%s is larger than %d bytes", ErrRefused, o, name, limit)
+	}
+	return b, nil
+}
+
+// Fetch brings the origin's latest build into snapshots/<build_id>, whole
+// and verified, without touching current: it reads the latest pointer, the
+// manifest and its signature (checked with opts.PublicKey), refuses a build
+// not newer than the current one (unless opts.AllowDowngrade) or rolled back
+// from, checks free space, then streams each file into
+// snapshots/.staging-<build_id>/, hashing it as it lands, and renames the
+// staging directory into place when every file matches. An interrupted
+// Fetch leaves the staging directory; the next one keeps each whole file
+// whose checksum matches and resumes a partial one from where it stopped.
+func Fetch(ctx context.Context, o Origin, snapshots string, opts PullOptions) (Pulled, error) {
+	var p Pulled
+	if opts.PublicKey == nil {
+		return p, errors.New("a public key is required to pull (--pubkey)")
+	}
+	id, err := Latest(ctx, o)
+	if err != nil {
+		return p, err
+	}
+	p.ID = id
+	if err := os.MkdirAll(snapshots, 0o755); err != nil {
+		return p, err
+	}
+	cur, hasCur, err := Current(snapshots)
+	if err != nil {
+		return p, err
+	}
+	if hasCur && cur.ID == id {
+		p.Build, p.UpToDate = cur, true
+		return p, nil
+	}
+	if err := checkNotRolledBack(snapshots, id); err != nil {
+		return p, err
+	}
+	mb, sig, m, err := readSigned(ctx, o, id, opts.PublicKey)
+	if err != nil {
+		return p, err
+	}
+	p.Manifest = m
+	if hasCur && !newer(m, cur.Manifest) && !opts.AllowDowngrade {
+		return p, fmt.Errorf("%w: build %s (sequence %d) is not newer than the served build %s (sequence %d); pass --allow-downgrade, or use 'pds snapshot rollback' to go back on purpose",
+			ErrRefused, id, m.Sequence, cur.ID, cur.Manifest.Sequence)
+	}
+	final := filepath.Join(snapshots, id)
+	if _, err := os.Stat(filepath.Join(final, manifest.Name)); err == nil {
+		// Pulled before (kept, then left by a rollback, or not activated):
+		// check it again rather than fetching it again.
+		if _, err := manifest.VerifySigned(final, opts.PublicKey); err != nil {
+			return p, fmt.Errorf("%w: %v", ErrRefused, err)
+		}
+		p.Dir = final
+		return p, nil
+	}
+	if err := stage(ctx, o, snapshots, mb, sig, m, opts, &p); err != nil {
+		return p, err
+	}
+	p.Dir = final
+	return p, nil
+}
+
+func checkNotRolledBack(snapshots, id string) error {
+	refused, err := Refused(snapshots)
+	if err != nil {
+		return err
+	}
+	if slices.Contains(refused, id) {
+		return fmt.Errorf("%w: build %s was rolled back on this replica (listed in %s); it is not pulled again", ErrRefused, id, filepath.Join(snapshots, RefusedName))
+	}
+	return nil
+}
+
+// readSigned reads build id's manifest and signature from the origin and
+// checks them: the signature with pub, then the manifest's own sense.
+func readSigned(ctx context.Context, o Origin, id string, pub *manifest.PublicKey) (mb, sig []byte, m manifest.Manifest, err error) {
+	if mb, err = readSmall(ctx, o, id+"/"+manifest.Name, maxManifestBytes); err != nil {
+		return nil, nil, m, err
+	}
+	sig, err = readSmall(ctx, o, id+"/"+manifest.SignatureName, maxManifestBytes)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return nil, nil, m, err
+	}
+	if err := pub.CheckSignature(mb, sig); err != nil {
+		return nil, nil, m, fmt.Errorf("%w: %s/%s: %v", ErrRefused, o, id, err)
+	}
+	if m, err = manifest.Decode(mb, fmt.Sprintf("%s/%s/%s", o, id, manifest.Name)); err != nil {
+		return nil, nil, m, fmt.Errorf("%w: %v", ErrRefused, err)
+	}
+	if m.BuildID != id {
+		return nil, nil, m, fmt.Errorf("%w: %s/%s/%s names build %s", ErrRefused, o, id, manifest.Name, m.BuildID)
+	}
+	return mb, sig, m, checkPaths(m)
+}
+
+// stage fetches the build's files into snapshots/.staging-<id>/ and, when
+// every one matches, renames the directory to snapshots/<id>.
+func stage(ctx context.Context, o Origin, snapshots string, mb, sig []byte, m manifest.Manifest, opts PullOptions, p *Pulled) error {
+	removeStaleStaging(snapshots, m.BuildID)
+	staging := filepath.Join(snapshots, stagingPre+m.BuildID)
+	if err := os.MkdirAll(staging, 0o755); err != nil {
+		return err
+	}
+	if err := writeSynced(filepath.Join(staging, manifest.Name), mb); err != nil {
+		return err
+	}
+	if err := checkSpace(staging, m, opts.FreeBytes); err != nil {
+		return err
+	}
+	if err := fetchFiles(ctx, o, staging, m, opts.Progress, p); err != nil {
+		if errors.Is(err, ErrRefused) {
+			os.RemoveAll(staging)
+		}
+		return err
+	}
+	if err := writeSynced(filepath.Join(staging, manifest.SignatureName), sig); err != nil {
+		return err
+	}
+	if err := syncDir(staging); err != nil {
+		return err
+	}
+	if err := os.Rename(staging, filepath.Join(snapshots, m.BuildID)); err != nil {
+		return err
+	}
+	return syncDir(snapshots)
+}
+
+// removeStaleStaging removes staging directories of other builds: a pull
+// interrupted before a newer build was published is not resumed.
+func removeStaleStaging(snapshots, keep string) {
+	entries, _ := os.ReadDir(snapshots)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), stagingPre) && e.Name() != stagingPre+keep {
+			os.RemoveAll(filepath.Join(snapshots, e.Name()))
+		}
+	}
+}
+
+// checkPaths refuses a manifest naming a file outside the build.
+func checkPaths(m manifest.Manifest) error {
+	for _, f := range m.Files {
+		p := filepath.FromSlash(f.Path)
+		if !filepath.IsLocal(p) || f.Path == manifest.Name || f.Path == manifest.SignatureName || f.Size < 0 {
+			return fmt.Errorf("%w: the manifest lists %q, which is not a file inside the build", ErrRefused, f.Path)
+		}
+	}
+	return nil
+}
+
+// checkSpace refuses to start when what is left to fetch does not fit, with
+// a margin of 1% of the build and at least 16 MiB for the file system.
+func checkSpace(staging string, m manifest.Manifest, free func(string) (uint64, error)) error {
+	if free == nil {
+		free = statfsFree
+	}
+	var need, total int64
+	for _, f := range m.Files {
+		total += f.Size
+		need += f.Size
+		if st, err := os.Stat(filepath.Join(staging, filepath.FromSlash(f.Path))); err == nil && st.Size() <= f.Size {
+			need -= st.Size()
+		}
+	}
+	margin := max(total/100, 16<<20)
+	avail, err := free(staging)
+	if err != nil {
+		return fmt.Errorf("free space of %s: %v", staging, err)
+	}
+	if uint64(need+margin) > avail {
+		return fmt.Errorf("%w: build %s needs %d more bytes (plus a %d-byte margin) in %s, and %d are free; nothing was fetched",
+			ErrNoSpace, m.BuildID, need, margin, filepath.Dir(staging), avail)
+	}
+	return nil
+}
+
+func statfsFree(dir string) (uint64, error) {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		return 0, err
+	}
+	return st.Bavail * uint64(st.Bsize), nil
+}
+
+// fetchFiles fetches every file of m into staging, reporting progress.
+func fetchFiles(ctx context.Context, o Origin, staging string, m manifest.Manifest, progress io.Writer, p *Pulled) error {
+	var total int64
+	for _, f := range m.Files {
+		total += f.Size
+	}
+	var done atomic.Int64
+	if progress != nil {
+		stop := make(chan struct{})
+		defer close(stop)
+		go func() {
+			t := time.NewTicker(time.Second)
+			defer t.Stop()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-t.C:
+					fmt.Fprintf(progress, "pull: %s %d of %d bytes (%.0f%%)\n", m.BuildID, done.Load(), total, 100*float64(done.Load())/float64(max(total, 1)))
+				}
+			}
+		}()
+	}
+	for _, f := range m.Files {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		got, reused, err := fetchFile(ctx, o, m.BuildID+"/"+f.Path, filepath.Join(staging, filepath.FromSlash(f.Path)), f)
+		p.Downloaded += got
+		p.Reused += reused
+		done.Add(got + reused)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fetchFile makes path hold f, streaming from the origin and hashing as it
+// writes. A whole staged file with the right checksum is kept; a shorter one
+// is hashed and continued from its end (an HTTP Range or S3 ranged GET). A
+// file whose bytes end up wrong is removed, so that the next pull restarts
+// it. It returns the bytes fetched and the bytes reused.
+func fetchFile(ctx context.Context, o Origin, name, path string, f manifest.File) (got, reused int64, err error) {
+	h := sha256.New()
+	var have int64
+	staged := false
+	if st, err := os.Stat(path); err == nil {
+		if st.Size() > f.Size {
+			os.Remove(path)
+		} else if have, err = hashFile(path, h); err != nil {
+			return 0, 0, err
+		} else {
+			staged = true
+		}
+	}
+	if staged && have == f.Size {
+		if sum(h) == f.SHA256 {
+			return 0, have, nil
+		}
+		os.Remove(path)
+		h.Reset()
+		have = 0
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return 0, 0, err
+	}
+	out, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer out.Close()
+	if err := out.Truncate(have); err != nil {
+		return 0, 0, err
+	}
+	if _, err := out.Seek(have, io.SeekStart); err != nil {
+		return 0, 0, err
+	}
+	rc, err := o.Open(ctx, name, have)
+	if err != nil {
+		return 0, have, err
+	}
+	defer rc.Close()
+	n, cerr := io.Copy(io.MultiWriter(out, h), io.LimitReader(rc, f.Size-have+1))
+	if err := out.Sync(); err != nil {
+		return n, have, err
+	}
+	switch {
+	case have+n > f.Size:
+		os.Remove(path)
+		return n, have, fmt.Errorf("%w: %s/%s is longer than the signed manifest says (%d bytes); it was changed after signing", ErrRefused, o, name, f.Size)
+	case have+n < f.Size:
+		if cerr == nil {
+			cerr = io.ErrUnexpectedEOF
+		}
+		return n, have, fmt.Errorf("download of %s/%s stopped at %d of %d bytes (%v); pull again to resume", o, name, have+n, f.Size, cerr)
+	case sum(h) != f.SHA256 && have > 0:
+		// The staged part may be what was wrong: fetch it whole next time
+		// before calling the build bad.
+		os.Remove(path)
+		return n, have, fmt.Errorf("%s/%s does not match its checksum after resuming at byte %d; it will be fetched whole on the next pull", o, name, have)
+	case sum(h) != f.SHA256:
+		os.Remove(path)
+		return n, have, fmt.Errorf("%w: %s/%s does not match the signed manifest's checksum; it was changed after signing or damaged on the way", ErrRefused, o, name)
+	}
+	return n, have, nil
+}
+
+func hashFile(path string, h io.Writer) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	return io.Copy(h, f)
+}
+
+type summer interface{ Sum([]byte) []byte }
+
+func sum(h summer) string { return "sha256:" + hex.EncodeToString(h.Sum(nil)) }
+
+func writeSynced(path string, b []byte) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

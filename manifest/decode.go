@@ -1,0 +1,22 @@
+package manifest
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Decode parses manifest bytes fetched from elsewhere (an origin) with the
+// checks Read makes; from names where they came from, for messages.
+func Decode(b []byte, from string) (Manifest, error) {
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return m, fmt.Errorf("%w: %s is not valid JSON: %v", ErrInvalid, from, err)
+	}
+	if m.FormatVersion != FormatVersion {
+		return m, fmt.Errorf("%w: %s: snapshot format %d is not the format this pds reads (%d)", ErrInvalid, from, m.FormatVersion, FormatVersion)
+	}
+	if len(m.Files) == 0 || m.BuildID == "" {
+		return m, fmt.Errorf("%w: %s lists no files or no build id", ErrInvalid, from)
+	}
+	return m, nil
+}

@@ -1,0 +1,203 @@
+package manifest
+
+import (
+	"bytes"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"aead.dev/minisign"
+)
+
+// SignatureName is the signature file beside manifest.json: a minisign
+// signature of the manifest's bytes, the name minisign itself looks for, so
+// that `minisign -Vm manifest.json -p KEY.pub` checks it.
+const SignatureName = Name + ".minisig"
+
+// ErrSignature is wrapped by every signature failure (and wraps ErrInvalid,
+// so a caller that refuses invalid snapshots refuses these too).
+var ErrSignature = fmt.Errorf("%w (signature)", ErrInvalid)
+
+// PublicKey checks manifest signatures.
+type PublicKey struct {
+	key  minisign.PublicKey
+	path string
+}
+
+// PrivateKey signs manifests.
+type PrivateKey struct {
+	key minisign.PrivateKey
+}
+
+// ReadPublicKey reads a minisign public key file (the two-line format that
+// `minisign -G` and `pds snapshot keygen` write).
+func ReadPublicKey(path string) (*PublicKey, error) {
+	k, err := minisign.PublicKeyFromFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("public key %s: %v", path, err)
+	}
+	return &PublicKey{key: k, path: path}, nil
+}
+
+// ID is the key's id as minisign prints it (upper-case hex).
+func (k *PublicKey) ID() string { return keyID(k.key.ID()) }
+
+// ReadPrivateKey reads a minisign secret key file. An encrypted key (the
+// default of `minisign -G`) needs its password; a key written by
+// `pds snapshot keygen` or `minisign -G -W` has none, and password is ignored.
+func ReadPrivateKey(path, password string) (*PrivateKey, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("secret key: %v", err)
+	}
+	var k minisign.PrivateKey
+	if minisign.IsEncrypted(b) {
+		if password == "" {
+			return nil, fmt.Errorf("secret key %s is encrypted; set its password in PDS_SIGNING_PASSWORD", path)
+		}
+		if k, err = minisign.DecryptKey(password, b); err != nil {
+			return nil, fmt.Errorf("secret key %s: %v", path, err)
+		}
+	} else if err := k.UnmarshalText(b); err != nil {
+		return nil, fmt.Errorf("secret key %s: %v", path, err)
+	}
+	return &PrivateKey{key: k}, nil
+}
+
+// ID is the key's id as minisign prints it (upper-case hex).
+func (k *PrivateKey) ID() string { return keyID(k.key.ID()) }
+
+func keyID(id uint64) string { return strings.ToUpper(strconv.FormatUint(id, 16)) }
+
+// GenerateKey writes a new key pair: the public key to pubPath (mode 0644)
+// and the unencrypted secret key to secPath (mode 0600). Neither may exist.
+func GenerateKey(pubPath, secPath string) (*PublicKey, error) {
+	pub, sec, err := minisign.GenerateKey(rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	secText, err := sec.MarshalText()
+	if err != nil {
+		return nil, err
+	}
+	pubText, err := pub.MarshalText()
+	if err != nil {
+		return nil, err
+	}
+	if err := writeNew(secPath, append(secText, '\n'), 0o600); err != nil {
+		return nil, err
+	}
+	if err := writeNew(pubPath, append(pubText, '\n'), 0o644); err != nil {
+		os.Remove(secPath)
+		return nil, err
+	}
+	return &PublicKey{key: pub, path: pubPath}, nil
+}
+
+func writeNew(path string, b []byte, mode fs.FileMode) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// Sign signs dir/manifest.json with k and writes dir/manifest.json.minisig.
+// The signature is minisign's prehashed form (what minisign 0.10 and later
+// write); its trusted comment names the build and its sequence.
+func Sign(dir string, k *PrivateKey) error {
+	b, err := os.ReadFile(filepath.Join(dir, Name))
+	if err != nil {
+		return fmt.Errorf("sign: %v", err)
+	}
+	m, err := Decode(b, filepath.Join(dir, Name))
+	if err != nil {
+		return err
+	}
+	r := minisign.NewReader(bytes.NewReader(b))
+	if _, err := io.Copy(io.Discard, r); err != nil {
+		return err
+	}
+	trusted := fmt.Sprintf("file:%s build_id:%s sequence:%d", Name, m.BuildID, m.Sequence)
+	sig := r.SignWithComments(k.key, trusted, "signature from pds secret key "+k.ID())
+	tmp := filepath.Join(dir, "."+SignatureName+".tmp")
+	if err := os.WriteFile(tmp, sig, 0o644); err != nil {
+		return fmt.Errorf("sign: %v", err)
+	}
+	return os.Rename(tmp, filepath.Join(dir, SignatureName))
+}
+
+// CheckSignature checks that sig is k's valid signature of the manifest
+// bytes b (sig empty: the snapshot is not signed).
+func (k *PublicKey) CheckSignature(b, sig []byte) error {
+	if reason := k.check(b, sig); reason != "" {
+		return fmt.Errorf("%w: %s", ErrSignature, reason)
+	}
+	return nil
+}
+
+// check says which of the usual mistakes sig is, or "" when it is good: no
+// signature, another key's signature, or a signature that does not match (a
+// changed manifest).
+func (k *PublicKey) check(b, sig []byte) string {
+	if len(sig) == 0 {
+		return fmt.Sprintf("the snapshot is not signed (no %s); sign it with 'pds snapshot sign'", SignatureName)
+	}
+	var s minisign.Signature
+	if err := s.UnmarshalText(sig); err != nil {
+		return fmt.Sprintf("%s is not a minisign signature (%v)", SignatureName, err)
+	}
+	if s.KeyID != k.key.ID() {
+		return fmt.Sprintf("signed by key %s, not by the trusted key %s (%s)", keyID(s.KeyID), k.ID(), k.path)
+	}
+	var ok bool
+	if s.Algorithm == minisign.HashEdDSA {
+		r := minisign.NewReader(bytes.NewReader(b))
+		if _, err := io.Copy(io.Discard, r); err != nil {
+			return err.Error()
+		}
+		ok = r.Verify(k.key, sig)
+	} else {
+		ok = minisign.Verify(k.key, b, sig)
+	}
+	if !ok {
+		return fmt.Sprintf("the signature does not match %s (changed after signing, or a damaged signature)", Name)
+	}
+	return ""
+}
+
+// VerifySignature checks dir's manifest signature with k. It does not check
+// the files; Verify does.
+func (k *PublicKey) VerifySignature(dir string) error {
+	b, err := os.ReadFile(filepath.Join(dir, Name))
+	if err != nil {
+		return fmt.Errorf("%w: %s: no readable %s (%v)", ErrInvalid, dir, Name, err)
+	}
+	sig, err := os.ReadFile(filepath.Join(dir, SignatureName))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%w: %s: %v", ErrSignature, dir, err)
+	}
+	if reason := k.check(b, sig); reason != "" {
+		return fmt.Errorf("%w: %s: %s", ErrSignature, dir, reason)
+	}
+	return nil
+}
+
+// VerifySigned checks dir's signature with k, then every file against the
+// manifest (Verify).
+func VerifySigned(dir string, k *PublicKey) (Manifest, error) {
+	if err := k.VerifySignature(dir); err != nil {
+		return Manifest{}, err
+	}
+	return Verify(dir)
+}

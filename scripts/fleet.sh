@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# make fleet: a fleet on loopback. versitygw is the origin (S3); three
+# replicas each run 'pds snapshot follow' beside 'pds serve --snapshot
+# DIR/current'; nginx load-balances them; wrk drives identity GETs and
+# resolve POSTs through nginx while two new builds are published one after
+# the other. Reports requests sent and failed (must be 0), seconds from each
+# publish until every replica serves the new build, and bytes pulled; writes
+# them to BENCHMARKS.md. Ports 18200-18213.
+source "$(dirname "$0")/bench-lib.sh"
+cd "$(dirname "$0")/.."
+bash scripts/tools.sh nginx wrk
+
+N=${N:-20000}            # products per build
+DUR=${DUR:-60}           # seconds of load
+EVERY=${EVERY:-1s}       # follower poll and serve watch interval
+W=${FLEET_DIR:-var/fleet}
+P_NGINX=18200 P_S3=18201 P_R=(18211 18212 18213)
+VGW=$(command -v versitygw || echo "$(go env GOPATH)/bin/versitygw")
+export AWS_ACCESS_KEY_ID=fleetaccess AWS_SECRET_ACCESS_KEY=fleetsecret0123456789
+ORIGIN=s3://pds/nightly
+S3FLAGS=(--endpoint "http://127.0.0.1:$P_S3")
+
+PIDS=()
+cleanup() {
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+}
+trap cleanup EXIT
+rm -rf "$W"
+mkdir -p "$W/s3/pds" "$W/nginx"
+go build -o bin/pds ./cmd/pds
+echo "fleet: machine $(machine)"
+
+# 1. Three signed builds: the bundled sample's showcase products in each,
+#    N generated products with seed 1, 2, 3; sequence 1, 2, 3.
+bin/pds snapshot keygen --pub "$W/pds.pub" --key "$W/pds.key" >/dev/null
+for i in 1 2 3; do
+  bin/pds gen --products "$N" --seed "$i" --showcase --out "$W/in$i" --quiet
+  bin/pds ingest --in "$W/in$i" --out "$W/build$i" --sequence "$i" --quiet >/dev/null
+  bin/pds snapshot sign --key "$W/pds.key" "$W/build$i" >/dev/null
+  ID[$i]=$(sed -n 's/.*"build_id": "\([^"]*\)".*/\1/p' "$W/build$i/manifest.json")
+  echo "fleet: build $i is ${ID[$i]} ($(du -sm "$W/build$i" | cut -f1) MiB)"
+done
+
+# 2. The origin, and build 1 published.
+"$VGW" --access "$AWS_ACCESS_KEY_ID" --secret "$AWS_SECRET_ACCESS_KEY" --port "127.0.0.1:$P_S3" --quiet posix "$W/s3" > "$W/versitygw.log" 2>&1 &
+PIDS+=($!)
+wait_port "127.0.0.1:$P_S3"
+bin/pds snapshot publish "${S3FLAGS[@]}" "$W/build1" "$ORIGIN" 2>/dev/null
+
+# 3. Three replicas: a follower and a server each.
+KEY=$(bin/pds keys add --keys "$W/keys.json" --tenant fleet --scopes products:read,products:resolve 2>/dev/null)
+export KEY
+for r in 0 1 2; do
+  d="$W/replica$r"
+  mkdir -p "$d"
+  bin/pds snapshot follow "$ORIGIN" "${S3FLAGS[@]}" --snapshots "$d/snapshots" --pubkey "$W/pds.pub" --every "$EVERY" --keep 2 > "$d/follow.log" 2>&1 &
+  PIDS+=($!)
+done
+for r in 0 1 2; do
+  d="$W/replica$r"
+  for _ in $(seq 1 600); do [ -L "$d/snapshots/current" ] && break; sleep 0.1; done
+  bin/pds serve --snapshot "$d/snapshots/current" --keys "$W/keys.json" --addr "127.0.0.1:${P_R[$r]}" --watch "$EVERY" > "$d/serve.log" 2>&1 &
+  PIDS+=($!)
+  wait_port "127.0.0.1:${P_R[$r]}"
+done
+
+# 4. nginx in front.
+cat > "$W/nginx/nginx.conf" <<CONF
+daemon off;
+worker_processes 2;
+pid $PWD/$W/nginx/nginx.pid;
+error_log $PWD/$W/nginx/error.log warn;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path $PWD/$W/nginx/body;
+  proxy_temp_path $PWD/$W/nginx/proxy;
+  fastcgi_temp_path $PWD/$W/nginx/fastcgi;
+  uwsgi_temp_path $PWD/$W/nginx/uwsgi;
+  scgi_temp_path $PWD/$W/nginx/scgi;
+  upstream pds {
+    server 127.0.0.1:${P_R[0]};
+    server 127.0.0.1:${P_R[1]};
+    server 127.0.0.1:${P_R[2]};
+    keepalive 64;
+  }
+  server {
+    listen 127.0.0.1:$P_NGINX;
+    client_max_body_size 1m;
+    location / {
+      proxy_pass http://pds;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+    }
+  }
+}
+CONF
+nginx -p "$PWD/$W/nginx" -c "$PWD/$W/nginx/nginx.conf" &
+PIDS+=($!)
+wait_port "127.0.0.1:$P_NGINX"
+
+# 5. Load: identity GETs and 100-identifier resolves, through nginx.
+grep -o '"identifiers":\["[^"]*"' "$W/in1/products.ndjson" | cut -d'"' -f4 | shuf -n 5000 --random-source=<(yes) > "$W/subjects.txt"
+sed 's|^|/v1/products/|' "$W/subjects.txt" > "$W/paths-identity.txt"
+echo /v1/products/resolve > "$W/paths-resolve.txt"
+for i in $(seq 1 50); do
+  shuf -n 100 --random-source=<(yes "$i") "$W/subjects.txt" | sed 's/.*/"&"/' | paste -sd, - | sed 's/^/{"identifiers":[/; s/$/]}/' >> "$W/bodies.txt"
+done
+B="http://127.0.0.1:$P_NGINX"
+PATHS="$W/paths-identity.txt" wrk -t1 -c16 -d"${DUR}s" -s bench/wrk-paths.lua "$B" > "$W/wrk-identity.txt" 2>&1 &
+WRK1=$!
+PATHS="$W/paths-resolve.txt" BODIES="$W/bodies.txt" wrk -t1 -c4 -d"${DUR}s" -s bench/wrk-paths.lua "$B" > "$W/wrk-resolve.txt" 2>&1 &
+WRK2=$!
+PIDS+=($WRK1 $WRK2)
+
+# swapped_at REPLICA BUILD_ID: the time (epoch seconds) the replica's server
+# logged swapping to the build, or nothing yet.
+swapped_at() {
+  local line
+  line=$(grep '"msg":"snapshot swapped"' "$W/replica$1/serve.log" | grep "\"build_id\":\"$2\"" | head -1) || true
+  [ -n "$line" ] || return 0
+  date -d "$(sed -n 's/.*"time":"\([^"]*\)".*/\1/p' <<<"$line")" +%s.%N
+}
+
+# 6. Two builds published one after the other, under load.
+sleep 10
+for i in 2 3; do
+  t0=$(date +%s.%N)
+  bin/pds snapshot publish "${S3FLAGS[@]}" "$W/build$i" "$ORIGIN" 2>/dev/null
+  t1=$(date +%s.%N)
+  last=
+  for _ in $(seq 1 1200); do
+    last=$t1
+    all=1
+    for r in 0 1 2; do
+      t=$(swapped_at "$r" "${ID[$i]}")
+      if [ -z "$t" ]; then all=0; break; fi
+      last=$(awk -v a="$last" -v b="$t" 'BEGIN{print (b>a)?b:a}')
+    done
+    [ "$all" = 1 ] && break
+    sleep 0.1
+  done
+  [ "$all" = 1 ] || { echo "fleet: build $i did not reach every replica in 120 s" >&2; exit 1; }
+  PUB[$i]=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.2f", b-a}')
+  LAG[$i]=$(awk -v a="$t1" -v b="$last" 'BEGIN{printf "%.2f", b-a}')
+  echo "fleet: build $i published in ${PUB[$i]} s; every replica served it ${LAG[$i]} s after the publish finished"
+  sleep 10
+done
+wait "$WRK1" "$WRK2" || true
+
+# 7. Report.
+r1=$(grep '^RESULT' "$W/wrk-identity.txt") r2=$(grep '^RESULT' "$W/wrk-resolve.txt")
+req=$(( $(field requests "$r1") + $(field requests "$r2") ))
+failed=$(( $(field errors "$r1") + $(field non2xx "$r1") + $(field errors "$r2") + $(field non2xx "$r2") ))
+pulled=0
+for r in 0 1 2; do
+  b=$(grep '"msg":"new build is current"' "$W/replica$r/follow.log" | sed -n 's/.*"bytes_pulled":\([0-9]*\),.*/\1/p' | awk '{s+=$1} END{print s+0}')
+  pulled=$((pulled + ${b:-0}))
+done
+refused=$(cat "$W"/replica*/follow.log | grep -c '"level":"ERROR"' || true)
+out=$(mktemp)
+{
+  echo "## Fleet: publish, pull, verify, swap under load (\`make fleet\`)"
+  echo
+  echo "Measured $(date -u +%Y-%m-%d) on $(machine); the machine was shared with about five other sessions at the time."
+  echo "Command: \`make fleet\` (scripts/fleet.sh; N=$N products per build, ${DUR} s of load, follower poll and serve watch every $EVERY)."
+  echo "versitygw ${VERSITYGW_VERSION:-v1.8.0} (posix backend) on loopback as the S3 origin; 3 replicas, each \`pds snapshot follow\` + \`pds serve --snapshot DIR/current\`;"
+  echo "nginx round-robin with keep-alive in front; wrk \`-c16\` identity GETs and \`-c4\` resolve POSTs of 100 identifiers, both through nginx."
+  echo
+  echo "| figure | value |"
+  echo "|---|---|"
+  echo "| requests sent (identity + resolve) | $req ($(field requests "$r1") + $(field requests "$r2")) |"
+  echo "| requests failed (socket errors + non-2xx) | $failed |"
+  echo "| build 2: publish took / every replica serving it after publish | ${PUB[2]} s / ${LAG[2]} s |"
+  echo "| build 3: publish took / every replica serving it after publish | ${PUB[3]} s / ${LAG[3]} s |"
+  echo "| bytes pulled by the 3 replicas (builds 1-3) | $pulled |"
+  echo "| build size on disk (build 2) | $(du -sb "$W/build2" | cut -f1) bytes |"
+  echo "| refusals logged by followers | $refused |"
+  echo "| whole run (3 builds, setup, load) | $SECONDS s |"
+  echo "| identity p50 / p99 through nginx | $(field p50_us "$r1") µs / $(field p99_us "$r1") µs |"
+  echo "| resolve (100 ids) p50 / p99 through nginx | $(field p50_us "$r2") µs / $(field p99_us "$r2") µs |"
+  echo
+  echo "\"After publish\" is from the moment \`pds snapshot publish\` wrote the \`latest\` pointer to the time the last replica's server logged \`snapshot swapped\` to the build; it includes the poll interval, the pull, the follower's verification and self-test, and the server's own verification on swap."
+} > "$out"
+cat "$out"
+write_section fleet "$out"
+rm -f "$out"
+if [ "$failed" != 0 ]; then
+  echo "fleet: $failed requests failed" >&2
+  exit 1
+fi

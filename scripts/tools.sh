@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# make tools: the outside programs the tests run for real, installed when
+# missing. make test runs it first; so does CI (.ci/run runs make test).
+#   versitygw  an S3-compatible server (the fleet tests' object store), built
+#              from the Go module proxy into $(go env GOPATH)/bin (a few minutes, once)
+#   minisign   the signature tool an operator checks snapshots with (Debian package)
+set -euo pipefail
+VERSITYGW_VERSION=${VERSITYGW_VERSION:-v1.8.0}
+
+# apt_install CMD PACKAGE: install a Debian package when CMD is missing.
+apt_install() {
+  command -v "$1" >/dev/null 2>&1 && return 0
+  echo "tools: installing $2 (Debian)" >&2
+  local sudo=
+  [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo apt-get -o DPkg::Lock::Timeout=900 update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=900 install -y -qq "$2" >/dev/null
+}
+
+gobin=$(go env GOPATH)/bin
+if ! command -v versitygw >/dev/null 2>&1 && [ ! -x "$gobin/versitygw" ]; then
+  echo "tools: building versitygw $VERSITYGW_VERSION into $gobin (a few minutes, once)" >&2
+  go install "github.com/versity/versitygw/cmd/versitygw@$VERSITYGW_VERSION"
+fi
+apt_install minisign minisign
+for arg in "$@"; do
+  case $arg in
+    nginx) apt_install nginx nginx-light ;;
+    wrk) apt_install wrk wrk ;;
+    *) echo "tools: unknown extra tool $arg" >&2; exit 2 ;;
+  esac
+done
