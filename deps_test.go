@@ -22,8 +22,8 @@ func TestImports(t *testing.T) {
 	}{
 		{pkgs: []string{"http", "mcp", "httpwire"}, direct: engines,
 			why: "a transport reaches storage only through service; kv and index turn Pebble and Bleve errors into domain errors, so a transport only maps those to its wire form"},
-		{pkgs: []string{"http", "mcp", "httpwire", "service"}, transitive: []string{mod + "ingest"},
-			why: "the server only reads snapshots; building them is the offline ingest's job, and none of its code belongs in what serves"},
+		{pkgs: []string{"http", "mcp", "httpwire", "service"}, transitive: []string{mod + "ingest", mod + "openfoodfacts", mod + "fleet"},
+			why: "the server only reads snapshots; building, importing and shipping them is the offline tools' job (ingest, import off, the snapshot commands), and none of their code belongs in what serves"},
 		{pkgs: []string{"service"}, transitive: []string{mod + "http", mod + "mcp"},
 			why: "every operation is implemented once, below both transports; an operation that knew a transport would let that transport's wire form leak into the other"},
 		{pkgs: []string{"domain"}, stdOnly: true,
