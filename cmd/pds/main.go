@@ -124,6 +124,17 @@ func parseFlags(fs *flag.FlagSet, args []string, required ...string) error {
 // parseFlagsArgs is parseFlags for a command that also takes up to n
 // arguments, before, between or after its flags; it returns them.
 func parseFlagsArgs(fs *flag.FlagSet, args []string, n int, required ...string) ([]string, error) {
+	pos, err := parseInterleaved(fs, args, required...)
+	if err == nil && len(pos) > n {
+		return nil, fmt.Errorf("%w: unexpected argument %q", errUsage, pos[n])
+	}
+	return pos, err
+}
+
+// parseInterleaved parses flags placed before, between or after positional
+// arguments, returns every positional argument, and checks the required
+// flags; errors are mapped as parseFlags says.
+func parseInterleaved(fs *flag.FlagSet, args []string, required ...string) ([]string, error) {
 	full := fs.Usage
 	fs.Usage = func() {}
 	defer func() { fs.Usage = full }()
@@ -139,9 +150,6 @@ func parseFlagsArgs(fs *flag.FlagSet, args []string, n int, required ...string) 
 		}
 		if fs.NArg() == 0 {
 			break
-		}
-		if len(pos) == n {
-			return nil, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 		}
 		pos = append(pos, fs.Arg(0))
 		args = fs.Args()[1:]

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -62,29 +61,9 @@ func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) e
 // positional arguments, and checks their count (min to max; want says
 // which they are) and the required flags, like parseFlags.
 func parseWithArgs(fs *flag.FlagSet, args []string, want string, min, max int, required ...string) ([]string, error) {
-	full := fs.Usage
-	fs.Usage = func() {}
-	defer func() { fs.Usage = full }()
-	var pos []string
-	for {
-		err := fs.Parse(args)
-		if errors.Is(err, flag.ErrHelp) {
-			full()
-			return nil, err
-		}
-		if err != nil {
-			return nil, errUsage
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
-	for _, name := range required {
-		if f := fs.Lookup(name); f != nil && f.Value.String() == "" {
-			return nil, fmt.Errorf("%w: --%s is required", errUsage, name)
-		}
+	pos, err := parseInterleaved(fs, args, required...)
+	if err != nil {
+		return nil, err
 	}
 	if len(pos) < min || len(pos) > max {
 		return nil, fmt.Errorf("%w: %s takes %s (and flags; see -h)", errUsage, strings.TrimPrefix(fs.Name(), "snapshot "), want)
