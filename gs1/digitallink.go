@@ -252,21 +252,7 @@ func buildLink(uri, stem string, elems []element, nq int, ignored []string, warn
 	esEnd := b.Len()
 	b.WriteString(CanonicalHost)
 	for i, e := range elems {
-		switch {
-		case i <= nq:
-			b.WriteByte('/')
-		case i == nq+1:
-			b.WriteByte('?')
-		default:
-			b.WriteByte('&')
-		}
-		b.WriteString(e.def.ai)
-		if i <= nq {
-			b.WriteByte('/')
-		} else {
-			b.WriteByte('=')
-		}
-		writeEscaped(&b, e.value)
+		writeCanonicalElement(&b, i, nq, e.def.ai, e.value)
 	}
 	cuEnd := b.Len()
 	b.WriteString(subjectPrefix(pe.def.ai))
@@ -634,4 +620,25 @@ func isCompressed(seg string) bool {
 		}
 	}
 	return true
+}
+
+// writeCanonicalElement writes the k-th AI of a canonical Digital Link: the
+// primary key and its nq qualifiers as path segments (/ai/value), the rest
+// as query parameters (?ai=value, then &ai=value).
+func writeCanonicalElement(b *strings.Builder, k, nq int, ai, value string) {
+	switch {
+	case k <= nq:
+		b.WriteByte('/')
+	case k == nq+1:
+		b.WriteByte('?')
+	default:
+		b.WriteByte('&')
+	}
+	b.WriteString(ai)
+	if k <= nq {
+		b.WriteByte('/')
+	} else {
+		b.WriteByte('=')
+	}
+	writeEscaped(b, value)
 }

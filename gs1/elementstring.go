@@ -322,22 +322,7 @@ func buildElementString(blk *esBlock, elems []element) *ElementString {
 	if len(dlOrder) > 0 {
 		b.WriteString(CanonicalHost)
 		for k, i := range dlOrder {
-			e := elems[i]
-			switch {
-			case k <= nq:
-				b.WriteByte('/')
-			case k == nq+1:
-				b.WriteByte('?')
-			default:
-				b.WriteByte('&')
-			}
-			b.WriteString(e.def.ai)
-			if k <= nq {
-				b.WriteByte('/')
-			} else {
-				b.WriteByte('=')
-			}
-			writeEscaped(&b, e.value)
+			writeCanonicalElement(&b, k, nq, elems[i].def.ai, elems[i].value)
 		}
 	}
 	dlEnd := b.Len()
