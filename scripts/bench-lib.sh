@@ -6,8 +6,8 @@ need() {
   if ! command -v "$1" >/dev/null 2>&1; then
     echo "bench: installing $2" >&2
     if [ "$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi
-    $SUDO apt-get update -qq >/dev/null
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$2" >/dev/null
+    $SUDO apt-get -o DPkg::Lock::Timeout=900 update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get -o DPkg::Lock::Timeout=900 install -y -qq "$2" >/dev/null
   fi
 }
 
@@ -92,6 +92,8 @@ pg_start() {
 }
 
 pg_stop() {
+  # Nothing to stop when PostgreSQL never started (the EXIT trap runs early on errors).
+  [ -n "${PGBIN:-}" ] || return 0
   "${PG_AS[@]}" "$PGBIN/pg_ctl" -D "$1/data" -m fast stop >/dev/null 2>&1 || true
 }
 
