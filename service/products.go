@@ -143,7 +143,7 @@ func (s *Service) product(ctx context.Context, c Caller, view View, a ProductArg
 			return nil, err
 		}
 		if ok {
-			return viewResult(view, v, identifier, readings[0], subject)
+			return viewResult(view, v, identifier, readings[0], subject, subject)
 		}
 	}
 	l, err := snap.find(readings, c.Tenant)
@@ -164,16 +164,16 @@ func (s *Service) product(ctx context.Context, c Caller, view View, a ProductArg
 	if err != nil {
 		return nil, domain.Internal(err)
 	}
-	return viewResult(view, v, identifier, l.reading, l.alias.Subject)
+	return viewResult(view, v, identifier, l.reading, l.reading.Subject.String(), l.alias.Subject)
 }
 
 // viewResult answers a stored view of product, found through reading of
-// input. A found answer read as written is the stored view as it is;
+// input, whose subject string is looked. A found answer read as written is the stored view as it is;
 // otherwise data.interpreted_as echoes the subject looked up and the
 // reading's warnings follow the stored ones. A passport or evidence view
 // that is an absence (a known product with no passport, or whose claims
 // are all withheld) gets the data of every absence, with has_product.
-func viewResult(view View, v kv.View, input string, reading gs1.Reading, product string) (*Result, error) {
+func viewResult(view View, v kv.View, input string, reading gs1.Reading, looked, product string) (*Result, error) {
 	body := v.Body
 	if view == ViewIdentity {
 		body = make([]byte, 0, len(identityPrefix)+len(v.Body))
@@ -184,17 +184,17 @@ func viewResult(view View, v kv.View, input string, reading gs1.Reading, product
 		res.Coverage = v.Coverage
 	}
 	found := bytes.HasPrefix(body, []byte(identityPrefix))
-	if found && input == reading.Subject.String() && len(reading.Warnings) == 0 {
+	if found && input == looked && len(reading.Warnings) == 0 {
 		return res, nil
 	}
 	var setData func(json.RawMessage) (json.RawMessage, error)
 	if found {
 		setData = func(data json.RawMessage) (json.RawMessage, error) {
-			return prependMember(data, "interpreted_as", reading.Subject.String())
+			return prependMember(data, "interpreted_as", looked)
 		}
 	} else {
 		setData = func(json.RawMessage) (json.RawMessage, error) {
-			return json.Marshal(domain.Absence{Input: input, InterpretedAs: reading.Subject.String(), HasProduct: true, Subject: product})
+			return json.Marshal(domain.Absence{Input: input, InterpretedAs: looked, HasProduct: true, Subject: product})
 		}
 	}
 	edited, err := editBody(body, setData, warnings(reading.Warnings))

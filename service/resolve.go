@@ -428,7 +428,10 @@ func appendInterpretation(b []byte, it *item) ([]byte, error) {
 		return b, nil
 	}
 	r := it.readings[it.reading]
-	sub := r.Subject.String()
+	sub := it.subject // the reading's subject, unless found through an alias
+	if it.status == domain.StatusFound && it.alias.Subject != "" {
+		sub = r.Subject.String()
+	}
 	if it.status != domain.StatusFound || sub != it.input {
 		b = append(b, `,"interpreted_as":`...)
 		b = appendString(b, sub)
