@@ -136,14 +136,14 @@ func (s *Service) product(ctx context.Context, c Caller, view View, a ProductArg
 		return nil, err
 	}
 	if ok {
-		return viewResult(view, v), nil
+		return snap.stamped(viewResult(view, v), nil)
 	}
 	l, err := snap.find(identifier, c.Tenant)
 	if err != nil {
 		return nil, err
 	}
 	if l.status != domain.StatusFound {
-		return l.absence(identifier)
+		return snap.stamped(l.absence(identifier))
 	}
 	raw, ok, err := snap.store.View(byte(view), l.alias.Subject, l.alias.ViewTenant(c.Tenant), nil)
 	if err != nil {
@@ -156,7 +156,7 @@ func (s *Service) product(ctx context.Context, c Caller, view View, a ProductArg
 	if err != nil {
 		return nil, domain.Internal(err)
 	}
-	return viewResult(view, v), nil
+	return snap.stamped(viewResult(view, v), nil)
 }
 
 func viewResult(view View, v kv.View) *Result {
