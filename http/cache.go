@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/productdata/pds/service"
@@ -15,13 +16,28 @@ const (
 	headerCreatedAt = "Pds-Snapshot-Created-At"
 )
 
+// stampHeaders are the header values of one snapshot, made once per
+// snapshot rather than once per answer.
+type stampHeaders struct {
+	stamp              *service.Stamp
+	buildID, createdAt []string
+}
+
+// lastStamp holds the header values of the snapshot served last.
+var lastStamp atomic.Pointer[stampHeaders]
+
 // setSnapshotHeaders names the snapshot that answered, when one did.
 func setSnapshotHeaders(h http.Header, st *service.Stamp) {
 	if st == nil {
 		return
 	}
-	h[headerBuildID] = []string{st.BuildID}
-	h[headerCreatedAt] = []string{st.CreatedAt}
+	sh := lastStamp.Load()
+	if sh == nil || sh.stamp != st {
+		sh = &stampHeaders{stamp: st, buildID: []string{st.BuildID}, createdAt: []string{st.CreatedAt}}
+		lastStamp.Store(sh)
+	}
+	h[headerBuildID] = sh.buildID
+	h[headerCreatedAt] = sh.createdAt
 }
 
 // etagOf is the entity tag of a product read: the build id of the snapshot
@@ -30,12 +46,13 @@ func setSnapshotHeaders(h http.Header, st *service.Stamp) {
 // differ from call to call in those two members and in their content
 // coding; the answer itself is the same.
 func etagOf(res *service.Result) string {
-	d := xxhash.New()
+	var d xxhash.Digest
+	d.Reset()
 	d.Write(res.Body)
 	d.Write([]byte{0})
 	d.Write(res.Coverage)
-	b := make([]byte, 0, 64)
-	b = append(b, `W/"`...)
+	var arr [96]byte
+	b := append(arr[:0], `W/"`...)
 	if res.Snapshot != nil {
 		b = append(b, res.Snapshot.BuildID...)
 		b = append(b, '-')
