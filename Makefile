@@ -62,8 +62,8 @@ sample: build ## regenerate the bundled sample input (snapshots/sample) with pds
 
 bench: bench-go bench-http bench-resolve bench-search bench-off ## every benchmark; figures go to BENCHMARKS.md
 
-bench-go: ## in-process Go benchmarks (GS1 syntax and more)
-	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 ./gs1/
+bench-go: ## in-process Go benchmarks with allocation counts (GS1 syntax, view Get, the REST GET handler)
+	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 ./gs1/ ./service/ ./http/
 
 bench-http: build ## ingest 1M products, identity/passport/evidence GETs under wrk vs a minimal net/http baseline
 	bash scripts/bench-http.sh

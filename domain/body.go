@@ -27,9 +27,29 @@ func (b Body) Members() ([]byte, error) {
 	return out[1 : len(out)-1], nil
 }
 
-// ServedSource returns s as callers see it: without the tenant it belongs to.
+// ServedSource returns s as callers see it: without the tenant it belongs to
+// and without covers, which only ingest and coverage use.
 func ServedSource(s *Source) Source {
 	c := *s
 	c.Tenant = ""
+	c.Covers = nil
 	return c
+}
+
+// LinkSource is the short form of a source inside an evidence link: which
+// source it is and the licence terms a caller must honour when citing the
+// link. The full Source is in the envelope's sources, once.
+type LinkSource struct {
+	ID                      string  `json:"id"`
+	Kind                    string  `json:"kind"`
+	LicenceName             string  `json:"licence_name"`
+	MayRedistributeVerbatim bool    `json:"may_redistribute_verbatim"`
+	MayRedistributeDerived  bool    `json:"may_redistribute_derived"`
+	AttributionRequired     *string `json:"attribution_required"`
+}
+
+// LinkSourceOf returns the short form of s for an evidence link.
+func LinkSourceOf(s *Source) LinkSource {
+	return LinkSource{ID: s.ID, Kind: s.Kind, LicenceName: s.LicenceName, MayRedistributeVerbatim: s.MayRedistributeVerbatim,
+		MayRedistributeDerived: s.MayRedistributeDerived, AttributionRequired: s.AttributionRequired}
 }

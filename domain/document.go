@@ -38,10 +38,10 @@ type Evidence struct {
 
 // EvidenceLink is one link of an evidence chain as served.
 type EvidenceLink struct {
-	ID       string   `json:"id"`
-	Locator  Locator  `json:"locator"`
-	Document Document `json:"document"`
-	Source   Source   `json:"source"`
+	ID       string     `json:"id"`
+	Locator  Locator    `json:"locator"`
+	Document Document   `json:"document"`
+	Source   LinkSource `json:"source"`
 }
 
 // Chain is a current claim with its evidence links.

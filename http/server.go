@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/julienschmidt/httprouter"
+	"github.com/klauspost/compress/gzhttp"
 	"github.com/productdata/pds/buildinfo"
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/httpwire"
@@ -41,7 +42,8 @@ type Server struct {
 	inFlight    atomic.Int64
 	maxInFlight int64
 	notFound    *metrics.Route
-	routes      []string // "METHOD /pattern", for Routes
+	routes      []string     // "METHOD /pattern", for Routes
+	compressed  http.Handler // the router behind gzip and zstd content coding
 }
 
 // State is what /readyz reports.
@@ -104,6 +106,11 @@ func NewWithOptions(svc *service.Service, log *slog.Logger, mcp http.Handler, o 
 		s.writeError(w, req, domain.Internal(errors.New("panic")))
 	}
 	s.router = r
+	wrap, err := gzhttp.NewWrapper(gzhttp.MinSize(MinCompressSize), gzhttp.CompressionLevel(gzipLevel))
+	if err != nil {
+		panic(err) // the options are constants
+	}
+	s.compressed = wrap(r)
 
 	s.get("/v1/whoami", s.op("", "whoami", s.whoami))
 	s.post("/v1/identifiers/validate", s.op(keys.ScopeValidate, "validate_identifier", s.validate))
@@ -193,10 +200,36 @@ func unescapeParams(r *http.Request, ps httprouter.Params) {
 }
 
 func setRoute(w http.ResponseWriter, route *metrics.Route) {
-	if rec, ok := w.(*recorder); ok {
+	if rec := recorderOf(w); rec != nil {
 		rec.route = route
 	}
 }
+
+// recorderOf finds the request's recorder under the writers wrapped around
+// it (the compressing writer).
+func recorderOf(w http.ResponseWriter) *recorder {
+	for {
+		switch x := w.(type) {
+		case *recorder:
+			return x
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = x.Unwrap()
+		default:
+			return nil
+		}
+	}
+}
+
+// MinCompressSize is the smallest answer that is compressed for a client that
+// accepts gzip or zstd; a smaller one is sent as it is (compression would
+// save little and cost more than the bytes it saves).
+const MinCompressSize = 1024
+
+// gzipLevel is the gzip level: klauspost/compress's level 5 keeps most of the
+// size gain of the default at a fraction of its time.
+const gzipLevel = 5
+
+var varyAcceptEncoding = []string{"Accept-Encoding"}
 
 // allowFor corrects httprouter's Allow for /v1/products/{x}, where one
 // pattern stands for several documented paths: resolve takes POST, search
@@ -239,7 +272,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if n := s.inFlight.Add(1); s.maxInFlight > 0 && n > s.maxInFlight {
 		s.metrics.Shed("requests")
 		s.writeError(rec, r, &domain.Error{Code: domain.CodeServiceUnavailable, Detail: "too many requests in flight; try again shortly", RetryAfter: 1})
+	} else if _, ok := r.Header["Accept-Encoding"]; ok {
+		s.compressed.ServeHTTP(rec, routable(r))
 	} else {
+		// The client accepts no content coding: skip the compressing
+		// writer, but say that the answer depends on the header.
+		rec.Header()["Vary"] = varyAcceptEncoding
 		s.router.ServeHTTP(rec, routable(r))
 	}
 	s.inFlight.Add(-1)
@@ -327,9 +365,18 @@ func (s *Server) op(scope, opName string, h handler) httprouter.Handle {
 			s.writeError(w, r, err)
 			return
 		}
+		h := w.Header()
+		setSnapshotHeaders(h, res.Snapshot)
+		if isProductRead(name) {
+			etag := etagOf(res)
+			h["Etag"] = []string{etag}
+			if inm, ok := r.Header["If-None-Match"]; ok && notModified(inm, etag) {
+				w.WriteHeader(http.StatusNotModified)
+				return
+			}
+		}
 		buf := bufs.Get().(*[]byte)
 		b := res.AppendEnvelope((*buf)[:0], requestID(r), time.Since(start))
-		h := w.Header()
 		h["Content-Type"] = jsonType
 		h["Content-Length"] = []string{strconv.Itoa(len(b))}
 		w.WriteHeader(http.StatusOK)
@@ -462,7 +509,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		// keep-alive connections of unknown clients cannot pile up.
 		h.Set("Connection", "close")
 	}
-	if rec, ok := w.(*recorder); ok {
+	if rec := recorderOf(w); rec != nil {
 		rec.code = p.Code
 	}
 	b, _ := json.Marshal(p)

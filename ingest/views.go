@@ -47,6 +47,7 @@ type catalog struct {
 	sources    map[string]*domain.Source
 	sourceList []*domain.Source // sorted by id
 	sourceJSON map[string]json.RawMessage
+	linkJSON   map[string]json.RawMessage // each source's short form in an evidence link
 }
 
 // tenantOfClaim is the tenant that alone may see a claim, or "".
@@ -398,15 +399,21 @@ func (c *catalog) servedSources(ids map[string]bool) []json.RawMessage {
 	return out
 }
 
-// prepareSources encodes every source once, as served.
+// prepareSources encodes every source once, as served in an envelope's
+// sources and in an evidence link.
 func (c *catalog) prepareSources() error {
 	c.sourceJSON = make(map[string]json.RawMessage, len(c.sourceList))
+	c.linkJSON = make(map[string]json.RawMessage, len(c.sourceList))
 	for _, s := range c.sourceList {
 		j, err := json.Marshal(domain.ServedSource(s))
 		if err != nil {
 			return err
 		}
 		c.sourceJSON[s.ID] = j
+		if j, err = json.Marshal(domain.LinkSourceOf(s)); err != nil {
+			return err
+		}
+		c.linkJSON[s.ID] = j
 	}
 	return nil
 }
@@ -502,7 +509,7 @@ func (c *catalog) evidenceData(sd *subjectData, claims []*domain.Claim, rawOf ma
 				return nil, err
 			}
 			b = append(append(b, `,"document":`...), sd.docRaw[d.ID]...)
-			b = append(append(b, `,"source":`...), c.sourceJSON[s.ID]...)
+			b = append(append(b, `,"source":`...), c.linkJSON[s.ID]...)
 			b = append(b, '}')
 		}
 		b = append(b, "]}"...)

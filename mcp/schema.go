@@ -100,6 +100,10 @@ func warningSchema() obj {
 func metaSchema() obj {
 	return object("Facts about how the answer was made.", []string{"duration_ms"}, obj{
 		"duration_ms": integer("Time the server spent on the call, in milliseconds.", 0),
+		"snapshot": object("The snapshot the answer was read from (absent when the call reads none).", []string{"build_id", "created_at"}, obj{
+			"build_id":   str("The snapshot's build id."),
+			"created_at": str("When the snapshot was built (RFC 3339)."),
+		}),
 		"coverage": object("What was consulted, so that 'does not exist' can be told from 'not covered'. Present on absence and on batches.",
 			[]string{"sources_consulted"}, obj{
 				"sources_consulted": array("Ids of the sources consulted (pass one to get_source to learn about it).", str("A source id (UUID).")),
@@ -177,6 +181,16 @@ var sourceRequired = []string{"id", "kind", "origin", "trust_tier", "licence_nam
 
 func sourceSchema() obj {
 	return object("A data source and its licence terms.", sourceRequired, sourceProps())
+}
+
+// linkSourceSchema is the short form of a source inside an evidence link.
+func linkSourceSchema() obj {
+	p := sourceProps()
+	return object("The link's source in short: id, kind and the licence terms for citing it; the full source is in the envelope's sources.",
+		[]string{"id", "kind", "licence_name", "may_redistribute_verbatim", "may_redistribute_derived", "attribution_required"}, obj{
+			"id": p["id"], "kind": p["kind"], "licence_name": p["licence_name"], "may_redistribute_verbatim": p["may_redistribute_verbatim"],
+			"may_redistribute_derived": p["may_redistribute_derived"], "attribution_required": p["attribution_required"],
+		})
 }
 
 func sourcesMember() obj {

@@ -184,7 +184,8 @@ func newTools(svc *service.Service) []*tool {
 			Name:  "get_evidence",
 			Title: "Get the evidence behind a product's claims",
 			Description: "Returns the evidence chain behind each current passport claim: data.chains[] holds the claim and its links, each with a locator " +
-				"(content_hash, byte_range or json_pointer), the document it points into (url, media type, content hash, retrieval time) and the document's source. " +
+				"(content_hash, byte_range or json_pointer), the document it points into (url, media type, content hash, retrieval time) and the document's source in short " +
+				"(id, kind, licence terms; the full source is in sources). " +
 				"Use it to cite where a passport value came from or to judge how far to trust it. A claim with no links has no recorded evidence. " +
 				"Absence and ambiguity work as in get_product.",
 			InputSchema: identifierInput(),
@@ -196,7 +197,7 @@ func newTools(svc *service.Service) []*tool {
 						"id":       str("Evidence link id."),
 						"locator":  locatorSchema(),
 						"document": docSchema(),
-						"source":   sourceSchema(),
+						"source":   linkSourceSchema(),
 					})),
 				})),
 			})), sourcesMember()),

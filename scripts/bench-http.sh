@@ -64,8 +64,35 @@ for c in 4 32; do
     results+=("$(PATHS="$W/paths-$v.txt" wrk_run "pds-$v-c$c" "$c" "$DUR" "http://127.0.0.1:$PORT_PDS")")
   done
 done
+# With compression asked for (#12 finding 5): passport and evidence, 4 connections.
+for enc in gzip zstd; do
+  for v in passport evidence; do
+    results+=("$(PATHS="$W/paths-$v.txt" wrk_run "pds-$v-$enc-c4" 4 "$DUR" "http://127.0.0.1:$PORT_PDS" -H "Accept-Encoding: $enc")")
+  done
+done
 RSS_SERVE=$(( $(awk '/VmHWM/{print $2}' /proc/$PDS_PID/status) / 1024 ))
 printf '%s\n' "${results[@]}"
+
+# Answer sizes: the mean over 200 products of what goes on the wire per view
+# and content coding, and of a resolve of 1000.
+declare -A SIZE
+for v in identity passport evidence; do
+  for enc in none gzip zstd; do
+    ae=(); [ "$enc" = none ] || ae=(-H "Accept-Encoding: $enc")
+    total=0
+    while read -r p; do
+      n=$(curl -s -o /dev/null -w '%{size_download}' -H "Authorization: Bearer $KEY" "${ae[@]}" "http://127.0.0.1:$PORT_PDS$p")
+      total=$((total + n))
+    done < <(head -200 "$W/paths-$v.txt")
+    SIZE[$v-$enc]=$((total / 200))
+  done
+done
+head -1000 "$W/subjects.txt" | awk 'BEGIN{printf "{\"identifiers\":["} {printf "%s\"%s\"", NR>1?",":"", $0} END{print "]}"}' > "$W/resolve-1000.json"
+for enc in none gzip zstd; do
+  ae=(); [ "$enc" = none ] || ae=(-H "Accept-Encoding: $enc")
+  SIZE[resolve-$enc]=$(curl -s -o /dev/null -w '%{size_download}' -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' \
+    "${ae[@]}" --data-binary @"$W/resolve-1000.json" "http://127.0.0.1:$PORT_PDS/v1/products/resolve")
+done
 
 # 3. Report.
 rps() { for r in "${results[@]}"; do if [[ $r == "$1 "* ]]; then field rps "$r"; fi; done; }
@@ -100,6 +127,24 @@ out=$(mktemp)
       r=$(rps "$name-c$c")
       echo "| $name | $c | $r | $(ratio "$r" "$b") | $(ms "$(p "$name-c$c" p50_us)") | $(ms "$(p "$name-c$c" p99_us)") |"
     done
+  done
+  echo
+  echo "With compression asked for (\`Accept-Encoding\`), 4 connections, ratios against the same baseline:"
+  echo
+  echo "| run | conns | requests/s | × baseline | p50 ms | p99 ms |"
+  echo "|---|---:|---:|---:|---:|---:|"
+  b=$(rps "baseline-identity-c4")
+  for name in pds-passport-gzip pds-evidence-gzip pds-passport-zstd pds-evidence-zstd; do
+    r=$(rps "$name-c4")
+    echo "| $name | 4 | $r | $(ratio "$r" "$b") | $(ms "$(p "$name-c4" p50_us)") | $(ms "$(p "$name-c4" p99_us)") |"
+  done
+  echo
+  echo "Bytes on the wire (mean over 200 products; resolve: one call of 1000 identifiers). Answers under 1024 bytes are never compressed."
+  echo
+  echo "| answer | plain | gzip | zstd |"
+  echo "|---|---:|---:|---:|"
+  for v in identity passport evidence resolve; do
+    echo "| $v | ${SIZE[$v-none]} | ${SIZE[$v-gzip]} ($(ratio "${SIZE[$v-gzip]}" "${SIZE[$v-none]}")×) | ${SIZE[$v-zstd]} ($(ratio "${SIZE[$v-zstd]}" "${SIZE[$v-none]}")×) |"
   done
   echo
   echo "Server peak RSS during the GET runs: ${RSS_SERVE} MiB."

@@ -127,9 +127,9 @@ func (s *Service) Source(ctx context.Context, c Caller, a SourceArgs) (*Result, 
 	defer snap.release()
 	d := snap.byID[u.String()]
 	if d == nil || !d.VisibleTo(c.Tenant) {
-		return bodyResult(domain.Body{Status: domain.StatusNotFound}, &domain.Coverage{SourcesConsulted: []string{}})
+		return snap.stamped(bodyResult(domain.Body{Status: domain.StatusNotFound}, &domain.Coverage{SourcesConsulted: []string{}}))
 	}
 	served := *d
 	served.Source = domain.ServedSource(&d.Source)
-	return bodyResult(domain.Body{Status: domain.StatusFound, Data: served}, nil)
+	return snap.stamped(bodyResult(domain.Body{Status: domain.StatusFound, Data: served}, nil))
 }

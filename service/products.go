@@ -143,7 +143,7 @@ func (s *Service) product(ctx context.Context, c Caller, view View, a ProductArg
 			return nil, err
 		}
 		if ok {
-			return viewResult(view, v, identifier, readings[0], subject, subject)
+			return snap.stamped(viewResult(view, v, identifier, readings[0], subject, subject))
 		}
 	}
 	l, err := snap.find(readings, c.Tenant)
@@ -151,7 +151,7 @@ func (s *Service) product(ctx context.Context, c Caller, view View, a ProductArg
 		return nil, err
 	}
 	if l.status != domain.StatusFound {
-		return l.absence(identifier)
+		return snap.stamped(l.absence(identifier))
 	}
 	raw, ok, err := snap.store.View(byte(view), l.alias.Subject, l.alias.ViewTenant(c.Tenant), nil)
 	if err != nil {
@@ -164,7 +164,7 @@ func (s *Service) product(ctx context.Context, c Caller, view View, a ProductArg
 	if err != nil {
 		return nil, domain.Internal(err)
 	}
-	return viewResult(view, v, identifier, l.reading, l.reading.Subject.String(), l.alias.Subject)
+	return snap.stamped(viewResult(view, v, identifier, l.reading, l.reading.Subject.String(), l.alias.Subject))
 }
 
 // viewResult answers a stored view of product, found through reading of

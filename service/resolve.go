@@ -71,7 +71,7 @@ func (s *Service) Resolve(ctx context.Context, c Caller, a ResolveArgs) (*Result
 	if err := b.readIdentities(b.decide(found)); err != nil {
 		return nil, err
 	}
-	return encodeBatch(b.items, b.cov.result())
+	return snap.stamped(encodeBatch(b.items, b.cov.result()))
 }
 
 // batchInput checks the size of a batch and returns its identifiers.

@@ -190,7 +190,7 @@ func (s *Service) Search(ctx context.Context, c Caller, a SearchArgs) (*Result, 
 	if page.Next != nil && len(items) > 0 {
 		res.NextCursor = snap.sealCursor(binding, page.Next)
 	}
-	return res, nil
+	return snap.stamped(res, nil)
 }
 
 func trustName(rank int) string {

@@ -222,6 +222,7 @@ type Result struct {
 	Body       []byte // envelope members, without braces
 	Coverage   []byte // JSON of meta.coverage, or nil
 	NextCursor string
+	Snapshot   *Stamp // the snapshot that answered, or nil for an answer that reads none
 }
 
 // bodyResult encodes a Body as a Result.
@@ -247,6 +248,9 @@ func (r *Result) AppendEnvelope(dst []byte, requestID string, elapsed time.Durat
 	dst = append(dst, r.Body...)
 	dst = append(dst, `,"meta":{"duration_ms":`...)
 	dst = strconv.AppendInt(dst, elapsed.Milliseconds(), 10)
+	if r.Snapshot != nil {
+		dst = append(dst, r.Snapshot.meta...)
+	}
 	if len(r.Coverage) > 0 {
 		dst = append(dst, `,"coverage":`...)
 		dst = append(dst, r.Coverage...)

@@ -25,6 +25,32 @@ type Snapshot struct {
 	cursorKey []byte
 	searcher  Searcher
 	refs      atomic.Int64
+	stamp     *Stamp
+}
+
+// Stamp names the snapshot that made an answer: its manifest's build id and
+// creation time, which every answer read from a snapshot carries in
+// meta.snapshot (and REST in response headers).
+type Stamp struct {
+	BuildID   string
+	CreatedAt string
+	meta      []byte // ,"snapshot":{...} ready for the envelope's meta
+}
+
+func newStamp(m manifest.Manifest) *Stamp {
+	b, _ := json.Marshal(struct {
+		BuildID   string `json:"build_id"`
+		CreatedAt string `json:"created_at"`
+	}{m.BuildID, m.CreatedAt})
+	return &Stamp{BuildID: m.BuildID, CreatedAt: m.CreatedAt, meta: append([]byte(`,"snapshot":`), b...)}
+}
+
+// stamped marks res as answered from s.
+func (s *Snapshot) stamped(res *Result, err error) (*Result, error) {
+	if res != nil {
+		res.Snapshot = s.stamp
+	}
+	return res, err
 }
 
 // OpenOptions configure OpenSnapshot.
@@ -60,7 +86,7 @@ func OpenSnapshot(dir string, o OpenOptions) (*Snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", manifest.ErrInvalid, dir, err)
 	}
-	s := &Snapshot{Dir: real, Manifest: m, store: st, byID: map[string]*domain.SourceDescriptor{}}
+	s := &Snapshot{Dir: real, Manifest: m, store: st, byID: map[string]*domain.SourceDescriptor{}, stamp: newStamp(m)}
 	s.refs.Store(1)
 	err = st.Scan(kv.TagSource, func(_, v []byte) error {
 		d := &domain.SourceDescriptor{}
