@@ -88,3 +88,20 @@ func Str(p *string) string {
 	}
 	return *p
 }
+
+// quantity is an attribute whose claim has a unit.
+type quantity struct {
+	Value json.RawMessage `json:"value"`
+	Unit  string          `json:"unit"`
+}
+
+// Attribute is the object as the passport's data.attributes shows it: the
+// value alone when it has no unit, {"value": v, "unit": u} when it has one,
+// so that a quantity keeps its unit (net_content 1 l is {"value":1,"unit":"l"},
+// never a bare 1).
+func (o ClaimObject) Attribute() (json.RawMessage, error) {
+	if o.Unit == nil {
+		return o.Value, nil
+	}
+	return Marshal(quantity{Value: o.Value, Unit: *o.Unit})
+}

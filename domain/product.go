@@ -22,7 +22,7 @@ type Identity struct {
 	TrustLevel      string   `json:"trust_level"`
 	Status          string   `json:"status"`
 	Manufacturer    string   `json:"manufacturer"`
-	ManufacturerGLN string   `json:"manufacturer_gln,omitempty"`
+	ManufacturerGLN *string  `json:"manufacturer_gln"`
 	Brand           *string  `json:"brand"`
 	UpdatedAt       string   `json:"updated_at"`
 	HasPassport     bool     `json:"has_passport"`

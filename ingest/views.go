@@ -277,7 +277,7 @@ func (c *catalog) coverageJSON(subject, tenant string, sel selection) ([]byte, e
 		a, b := cov.SourcesSkipped[i], cov.SourcesSkipped[j]
 		return a.ID < b.ID || a.ID == b.ID && a.Reason < b.Reason
 	})
-	return json.Marshal(cov)
+	return domain.Marshal(cov)
 }
 
 // foundBodies assembles the found passport and evidence answers from the
@@ -303,14 +303,18 @@ func (c *catalog) foundBodies(sd *subjectData, tenant string, sel selection, ver
 	attrs := map[string]json.RawMessage{}
 	for _, cl := range claims {
 		claimsJSON = append(claimsJSON, rawOf[cl])
-		attrs[cl.Predicate] = cl.Object.Value
+		attr, err := cl.Object.Attribute()
+		if err != nil {
+			return nil, nil, err
+		}
+		attrs[cl.Predicate] = attr
 		updated.add(cl.RetrievedAt)
 	}
 	if updated.s == "" {
 		updated.s = sd.product.UpdatedAt
 	}
 	warnings := sel.warnings()
-	data, err := json.Marshal(domain.PassportData{Subject: sd.subject, Attributes: attrs, UpdatedAt: updated.s})
+	data, err := domain.Marshal(domain.PassportData{Subject: sd.subject, Attributes: attrs, UpdatedAt: updated.s})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -343,7 +347,7 @@ func claimJSON(sd *subjectData) (map[*domain.Claim][]byte, error) {
 	rawOf := make(map[*domain.Claim][]byte, len(sd.claims))
 	for _, cr := range sd.claims {
 		if cr.raw == nil {
-			raw, err := json.Marshal(&cr.claim)
+			raw, err := domain.Marshal(&cr.claim)
 			if err != nil {
 				return nil, err
 			}
@@ -357,18 +361,22 @@ func claimJSON(sd *subjectData) (map[*domain.Claim][]byte, error) {
 // identityJSON is the identity view: only the data, which resolve copies into
 // batch items and the identity endpoint puts after "status":"found","data":.
 func identityJSON(sd *subjectData, hasPassport bool) ([]byte, error) {
-	var brand *string
+	var brand, gln *string
 	if sd.product.Brand != "" {
 		b := sd.product.Brand
 		brand = &b
 	}
-	return json.Marshal(domain.Identity{
+	if sd.product.ManufacturerGLN != "" {
+		g := sd.product.ManufacturerGLN
+		gln = &g
+	}
+	return domain.Marshal(domain.Identity{
 		Subject:         sd.subject,
 		Identifiers:     sd.product.Identifiers,
 		TrustLevel:      sd.product.TrustLevel,
 		Status:          sd.product.Status,
 		Manufacturer:    sd.product.Manufacturer,
-		ManufacturerGLN: sd.product.ManufacturerGLN,
+		ManufacturerGLN: gln,
 		Brand:           brand,
 		UpdatedAt:       sd.product.UpdatedAt,
 		HasPassport:     hasPassport,
@@ -402,7 +410,7 @@ func (c *catalog) servedSources(ids map[string]bool) []json.RawMessage {
 func (c *catalog) prepareSources() error {
 	c.sourceJSON = make(map[string]json.RawMessage, len(c.sourceList))
 	for _, s := range c.sourceList {
-		j, err := json.Marshal(domain.ServedSource(s))
+		j, err := domain.Marshal(domain.ServedSource(s))
 		if err != nil {
 			return err
 		}
@@ -423,14 +431,14 @@ func foundBody(data []byte, claims, sources []json.RawMessage, val *domain.Valid
 	}
 	b = appendRawArray(append(b, `,"sources":`...), sources)
 	if val != nil {
-		j, err := json.Marshal(val)
+		j, err := domain.Marshal(val)
 		if err != nil {
 			return nil, err
 		}
 		b = append(append(b, `,"validation":`...), j...)
 	}
 	if len(warnings) > 0 {
-		j, err := json.Marshal(warnings)
+		j, err := domain.Marshal(warnings)
 		if err != nil {
 			return nil, err
 		}
@@ -460,7 +468,7 @@ func appendRawArray(b []byte, rs []json.RawMessage) []byte {
 
 // appendJSON appends v as encoding/json writes it.
 func appendJSON(b []byte, v any) ([]byte, error) {
-	j, err := json.Marshal(v)
+	j, err := domain.Marshal(v)
 	return append(b, j...), err
 }
 

@@ -55,7 +55,7 @@ const productStatusDesc = "found: the product is stored. not_found: a source cov
 func call[A any](op func(context.Context, service.Caller, A) (*service.Result, error)) runFunc {
 	return func(ctx context.Context, c service.Caller, args json.RawMessage) (*service.Result, error) {
 		var a A
-		if err := service.DecodeArgs(args, &a, true); err != nil {
+		if err := service.DecodeArgs(args, &a); err != nil {
 			return nil, err
 		}
 		return op(ctx, c, a)
@@ -160,7 +160,7 @@ func newTools(svc *service.Service) []*tool {
 			InputSchema: identifierInput(),
 			OutputSchema: envelope(productStatusDesc, productData(object("The passport.", []string{"subject", "attributes", "updated_at"}, obj{
 				"subject":    str("The canonical subject."),
-				"attributes": obj{"type": "object", "description": "Predicate to value, derived from claims only."},
+				"attributes": obj{"type": "object", "description": "Predicate to value, derived from claims only: the claim's value, or {value, unit} when the claim has a unit (net_content {\"value\":1,\"unit\":\"l\"})."},
 				"updated_at": str("When the newest claim was retrieved (RFC 3339)."),
 			})), mergeObj(obj{
 				"claims":     array("The current claims, one per predicate: the evidence-bearing truth behind data.attributes.", claimSchema()),

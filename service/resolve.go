@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"sort"
 	"strconv"
@@ -364,7 +363,7 @@ func encodeBatch(items []item, cov domain.Coverage) (*Result, error) {
 			b = append(b, '"')
 		}
 		if it.candidates != nil {
-			cj, err := json.Marshal(it.candidates)
+			cj, err := domain.Marshal(it.candidates)
 			if err != nil {
 				return nil, domain.Internal(err)
 			}
@@ -397,7 +396,7 @@ func encodeBatch(items []item, cov domain.Coverage) (*Result, error) {
 	b = append(b, `,"total":`...)
 	b = strconv.AppendInt(b, int64(len(items)), 10)
 	b = append(b, "}}"...)
-	cj, err := json.Marshal(cov)
+	cj, err := domain.Marshal(cov)
 	if err != nil {
 		return nil, domain.Internal(err)
 	}
@@ -409,7 +408,7 @@ func appendString(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
-			j, _ := json.Marshal(s)
+			j, _ := domain.Marshal(s)
 			return append(b, j...)
 		}
 	}
