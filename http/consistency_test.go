@@ -195,3 +195,28 @@ func TestFinding12_7g_NoHTMLEscaping(t *testing.T) {
 		}
 	}
 }
+
+// Search scores: without a manufacturer nothing is scored and score is null
+// (not 0 for every item); with one, the manufacturer's one-typo name scores
+// as a near match (above 0.9).
+func TestFinding12_7h_SearchScores(t *testing.T) {
+	e := newConsistencyEnv(t)
+	r := e.do(t, "GET", "/v1/products/search", fixture.KeyFull, "")
+	its := items(r)
+	if len(its) != 2 {
+		t.Fatalf("search without manufacturer: %s", r.body)
+	}
+	for _, it := range its {
+		if v, ok := it["score"]; !ok || v != nil {
+			t.Errorf("item without a manufacturer query: score %v (present %v), want null", v, ok)
+		}
+	}
+	r = e.do(t, "GET", "/v1/products/search?manufacturer=scott%20kowalsky%20foods", fixture.KeyFull, "")
+	its = items(r)
+	if len(its) == 0 {
+		t.Fatalf("search: %s", r.body)
+	}
+	if s, _ := its[0]["score"].(float64); s <= 0.9 {
+		t.Errorf("one typo in the whole name scores %v: %s", s, r.body)
+	}
+}

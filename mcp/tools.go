@@ -217,7 +217,7 @@ func newTools(svc *service.Service) []*tool {
 						"trust_level":  strEnum("Trust level, L0 (lowest) to L5.", domain.TrustLevels...),
 						"has_passport": boolean("Whether get_passport would answer found."),
 						"updated_at":   str("When the record last changed (RFC 3339)."),
-						"score":        obj{"type": "number", "description": "Relevance score; higher is closer."},
+						"score":        obj{"type": []string{"number", "null"}, "description": "Relevance of the manufacturer's name to the query, 0 to 1 (1: the same name); null when no manufacturer was given."},
 					})),
 				}), nil),
 			run: call(svc.Search),
