@@ -73,7 +73,7 @@ type toolCase struct {
 	// failure; empty: whatever REST answers.
 	want string
 	// mcpOnly: REST has no equivalent of these arguments (they break the
-	// inputSchema in a way a URL or a lenient body cannot); only want is checked.
+	// inputSchema in a way a URL cannot); only want is checked.
 	mcpOnly bool
 }
 
