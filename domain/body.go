@@ -1,7 +1,6 @@
 package domain
 
 import (
-	"encoding/json"
 	"fmt"
 )
 
@@ -20,19 +19,22 @@ type Body struct {
 // Members returns the JSON of b without its surrounding braces, ready to be
 // placed in an envelope.
 func (b Body) Members() ([]byte, error) {
-	out, err := json.Marshal(b)
+	out, err := Marshal(b)
 	if err != nil {
 		return nil, fmt.Errorf("encode body: %w", err)
 	}
 	return out[1 : len(out)-1], nil
 }
 
-// ServedSource returns s as callers see it: without the tenant it belongs to
-// and without covers, which only ingest and coverage use.
+// ServedSource returns s as callers see it: without the tenant it belongs to,
+// without covers, which only ingest and coverage use, and with enabled always
+// said (true when the input did not say).
 func ServedSource(s *Source) Source {
 	c := *s
 	c.Tenant = ""
 	c.Covers = nil
+	enabled := s.IsEnabled()
+	c.Enabled = &enabled
 	return c
 }
 

@@ -88,3 +88,14 @@ func Str(p *string) string {
 	}
 	return *p
 }
+
+// Attribute is the object as the passport's data.attributes shows it: its
+// value, and its unit ("" when it has none), which data.units carries, so that
+// a quantity keeps its unit (net_content 1 l is attributes.net_content 1 and
+// units.net_content "l", never a bare 1).
+func (o ClaimObject) Attribute() (json.RawMessage, string) {
+	if o.Unit == nil {
+		return o.Value, ""
+	}
+	return o.Value, *o.Unit
+}

@@ -5,7 +5,7 @@ type Document struct {
 	ID          string  `json:"id"`
 	SourceID    string  `json:"source_id"`
 	MediaType   string  `json:"media_type"`
-	URL         *string `json:"url,omitempty"`
+	URL         *string `json:"url"`
 	ContentHash string  `json:"content_hash"`
 	Size        int64   `json:"size"`
 	RetrievedAt string  `json:"retrieved_at"`

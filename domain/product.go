@@ -22,7 +22,7 @@ type Identity struct {
 	TrustLevel      string   `json:"trust_level"`
 	Status          string   `json:"status"`
 	Manufacturer    string   `json:"manufacturer"`
-	ManufacturerGLN string   `json:"manufacturer_gln,omitempty"`
+	ManufacturerGLN *string  `json:"manufacturer_gln"`
 	Brand           *string  `json:"brand"`
 	UpdatedAt       string   `json:"updated_at"`
 	HasPassport     bool     `json:"has_passport"`
@@ -32,7 +32,10 @@ type Identity struct {
 type PassportData struct {
 	Subject    string                     `json:"subject"`
 	Attributes map[string]json.RawMessage `json:"attributes"`
-	UpdatedAt  string                     `json:"updated_at"`
+	// Units maps each predicate of attributes whose claim has a unit to that
+	// unit; it is left out when no attribute has one.
+	Units     map[string]string `json:"units,omitempty"`
+	UpdatedAt string            `json:"updated_at"`
 }
 
 // Absence is the data of a product answer that found no product or no

@@ -2,7 +2,6 @@ package http
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"net"
@@ -128,7 +127,7 @@ type countedListener struct {
 
 var overloaded = func() []byte {
 	p := httpwire.NewProblem(&domain.Error{Code: domain.CodeServiceUnavailable, Detail: "too many connections; try again shortly"}, "")
-	b, _ := json.Marshal(p)
+	b, _ := domain.Marshal(p)
 	return []byte("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/problem+json\r\nRetry-After: 1\r\n" +
 		"Connection: close\r\nContent-Length: " + strconv.Itoa(len(b)) + "\r\n\r\n" + string(b))
 }()

@@ -6,7 +6,6 @@ package http
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"mime"
@@ -342,8 +341,8 @@ func requestID(r *http.Request) string { return service.RequestID(r.Context()) }
 type handler func(r *http.Request, ps httprouter.Params, c service.Caller) (*service.Result, error)
 
 // op authenticates, checks the key holds scope (before the body is read),
-// runs h and writes its envelope or its error. opName names the operation in
-// the FORBIDDEN detail.
+// runs h and writes its envelope or its error. opName is the operation's
+// name (as MCP's tool); the FORBIDDEN detail names it by its REST call.
 func (s *Server) op(scope, opName string, h handler) httprouter.Handle {
 	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 		start := time.Now()
@@ -354,7 +353,7 @@ func (s *Server) op(scope, opName string, h handler) httprouter.Handle {
 		}
 		service.NoteCaller(r.Context(), c)
 		name, need := productOp(r.Method, ps.ByName("identifier"), opName, scope)
-		if err := service.CheckScope(c, name, need); err != nil {
+		if err := service.CheckScope(c, restCalls[name], need); err != nil {
 			s.writeError(w, r, err)
 			return
 		}
@@ -386,6 +385,20 @@ func (s *Server) op(scope, opName string, h handler) httprouter.Handle {
 			bufs.Put(buf)
 		}
 	}
+}
+
+// restCalls names each operation as a REST caller knows it, for the
+// FORBIDDEN detail: a REST caller is never told about MCP tool names.
+var restCalls = map[string]string{
+	"whoami":              "GET /v1/whoami",
+	"validate_identifier": "POST /v1/identifiers/validate",
+	"parse_digital_link":  "POST /v1/digital-links/resolve",
+	"get_product":         "GET /v1/products/{identifier}",
+	"resolve_identifiers": "POST /v1/products/resolve",
+	"search_products":     "GET /v1/products/search",
+	"get_passport":        "GET /v1/products/{identifier}/dpp",
+	"get_evidence":        "GET /v1/products/{identifier}/evidence",
+	"get_source":          "GET /v1/sources/{source_id}",
 }
 
 // productOp corrects the operation and scope of the /v1/products/{x}
@@ -481,7 +494,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 }
 
 func writeProbe(w http.ResponseWriter, status int, p probe) {
-	b, _ := json.Marshal(p)
+	b, _ := domain.Marshal(p)
 	w.Header()["Content-Type"] = jsonType
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
@@ -512,7 +525,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if rec := recorderOf(w); rec != nil {
 		rec.code = p.Code
 	}
-	b, _ := json.Marshal(p)
+	b, _ := domain.Marshal(p)
 	w.WriteHeader(p.Status)
 	w.Write(b)
 }
@@ -531,7 +544,7 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
 	if err != nil {
 		return err
 	}
-	return service.DecodeArgs(body, v, false)
+	return service.DecodeArgs(body, v)
 }
 
 // Routes lists the operations the router serves, as "METHOD /path/{param}",

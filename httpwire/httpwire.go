@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/service"
@@ -74,8 +75,14 @@ type Problem struct {
 	DocsURL   string `json:"docs_url,omitempty"`
 }
 
-// ProblemTypeBase prefixes a code to make a Problem type URI.
-const ProblemTypeBase = "https://pds.productdata.dev/problems/"
+// ProblemDocs is the page that describes every error code, one section per
+// code: docs/problems.md in the repository the module path names. A
+// Problem's type and docs_url are this page with the code's anchor (GitHub
+// makes a heading's anchor of its text in lower case).
+const ProblemDocs = "https://github.com/productdata/pds/blob/main/docs/problems.md"
+
+// ProblemType returns the type URI (and docs_url) of a code.
+func ProblemType(code string) string { return ProblemDocs + "#" + strings.ToLower(code) }
 
 // NewProblem builds the Problem for an error.
 func NewProblem(e *domain.Error, requestID string) Problem {
@@ -89,13 +96,14 @@ func NewProblem(e *domain.Error, requestID string) Problem {
 		detail = detail[:MaxDetail-3] + "..."
 	}
 	return Problem{
-		Type:      ProblemTypeBase + code,
+		Type:      ProblemType(code),
 		Title:     ci.Title,
 		Status:    ci.Status,
 		Code:      code,
 		Detail:    detail,
 		RequestID: requestID,
 		Retryable: ci.Retryable,
+		DocsURL:   ProblemType(code),
 	}
 }
 

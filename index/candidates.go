@@ -401,12 +401,14 @@ var legalFormList = func() []string {
 // Scores, for the query as typed:
 //
 //   - 1 when the name is the query, 0.9999 when it has the query's words in another order;
-//   - in (0.5, 0.999] when the name starts with the query: 0.5 + sim/2;
+//   - in (0.9, 0.9998] when the name is the query with typos (see typoOfWholeName): 0.9 + sim/10;
+//   - in (0.5, 0.8999] when the name starts with the query: 0.5 + 0.4 × sim;
 //   - in (0, 0.5] for the other matches: sim/2;
 //
 // where sim is the similarity of query and name (see similarity). A match of the query read
 // without mistyped trailing legal forms scores as an "other" match, times strippedWeight. So
-// exact matches come first, then names that start with the query, then the rest by similarity.
+// exact matches come first, then the query's own name with a typo or two, then names that start
+// with the query, then the rest by similarity.
 // Scores are rounded to four decimals, the precision at which they are shown and compared.
 func (r *ranker) rank(t *nameTable, id int32, minSim float64) (float64, bool) {
 	name, nc := t.names[id], t.compacts[id]
@@ -423,8 +425,10 @@ func (r *ranker) rank(t *nameTable, id int32, minSim float64) (float64, bool) {
 		tri := trigramSimilarity(in.tri, t.trigramsOf(id))
 		var s float64
 		switch {
+		case in.full && r.typoOfWholeName(in, t.words[id], nc):
+			s = min(round4(0.9+r.similarity(tri, in.compact, nc)/10), 0.9998)
 		case in.full && strings.HasPrefix(name, in.q):
-			s = min(round4(0.5+r.similarity(tri, in.compact, nc)/2), 0.999)
+			s = min(round4(0.5+0.4*r.similarity(tri, in.compact, nc)), 0.8999)
 		case same || strings.HasPrefix(name, in.q) || tri >= minSim ||
 			r.ed.distance(in.compact, nc, in.maxEdits) <= in.maxEdits || r.wordsMatch(in, t.words[id]):
 			s = max(round4(in.weight*r.similarity(tri, in.compact, nc)/2), 0.0001)
@@ -454,6 +458,15 @@ func (r *ranker) similarity(tri float64, qc, nc string) float64 {
 		ed = 1 - float64(d)/float64(longer)
 	}
 	return max(ed, (tri+ed)/2)
+}
+
+// typoOfWholeName reports whether the name is the reading with typos: as many words, each
+// word of the reading one of the name's within its allowance, and the whole within the
+// reading's allowance once spaces are removed ("evergren snacks" for Evergreen Snacks, but not
+// "siemens h" for Siemens, nor "volks" for Volkswagen).
+func (r *ranker) typoOfWholeName(in *interp, nameWords []string, nc string) bool {
+	return len(in.words) == len(nameWords) && r.ed.distance(in.compact, nc, in.maxEdits) <= in.maxEdits &&
+		r.wordsMatch(in, nameWords)
 }
 
 // wordsMatch reports whether every word of the reading is one of the name's words, within the

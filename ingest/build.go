@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -302,7 +301,7 @@ func (b *builder) writeSources() error {
 				d.Operator = &domain.Operator{ID: p.ID, Name: p.Name}
 			}
 		}
-		j, err := json.Marshal(d)
+		j, err := domain.Marshal(d)
 		if err != nil {
 			return err
 		}

@@ -306,7 +306,7 @@ func unmarshal(line []byte, v any) *reject {
 // encoded returns a parsed record with its JSON encoding for the scratch
 // store.
 func encoded(v any) (parsed, *reject) {
-	enc, err := json.Marshal(v)
+	enc, err := domain.Marshal(v)
 	if err != nil {
 		return parsed{}, rejectf("cannot encode: %v", err)
 	}

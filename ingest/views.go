@@ -278,7 +278,7 @@ func (c *catalog) coverageJSON(subject, tenant string, sel selection) ([]byte, e
 		a, b := cov.SourcesSkipped[i], cov.SourcesSkipped[j]
 		return a.ID < b.ID || a.ID == b.ID && a.Reason < b.Reason
 	})
-	return json.Marshal(cov)
+	return domain.Marshal(cov)
 }
 
 // foundBodies assembles the found passport and evidence answers from the
@@ -302,16 +302,24 @@ func (c *catalog) foundBodies(sd *subjectData, tenant string, sel selection, ver
 	claims := sel.shown()
 	claimsJSON := make([]json.RawMessage, 0, len(claims))
 	attrs := map[string]json.RawMessage{}
+	var units map[string]string
 	for _, cl := range claims {
 		claimsJSON = append(claimsJSON, rawOf[cl])
-		attrs[cl.Predicate] = cl.Object.Value
+		attr, unit := cl.Object.Attribute()
+		attrs[cl.Predicate] = attr
+		if unit != "" {
+			if units == nil {
+				units = map[string]string{}
+			}
+			units[cl.Predicate] = unit
+		}
 		updated.add(cl.RetrievedAt)
 	}
 	if updated.s == "" {
 		updated.s = sd.product.UpdatedAt
 	}
 	warnings := sel.warnings()
-	data, err := json.Marshal(domain.PassportData{Subject: sd.subject, Attributes: attrs, UpdatedAt: updated.s})
+	data, err := domain.Marshal(domain.PassportData{Subject: sd.subject, Attributes: attrs, Units: units, UpdatedAt: updated.s})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -344,7 +352,7 @@ func claimJSON(sd *subjectData) (map[*domain.Claim][]byte, error) {
 	rawOf := make(map[*domain.Claim][]byte, len(sd.claims))
 	for _, cr := range sd.claims {
 		if cr.raw == nil {
-			raw, err := json.Marshal(&cr.claim)
+			raw, err := domain.Marshal(&cr.claim)
 			if err != nil {
 				return nil, err
 			}
@@ -358,18 +366,22 @@ func claimJSON(sd *subjectData) (map[*domain.Claim][]byte, error) {
 // identityJSON is the identity view: only the data, which resolve copies into
 // batch items and the identity endpoint puts after "status":"found","data":.
 func identityJSON(sd *subjectData, hasPassport bool) ([]byte, error) {
-	var brand *string
+	var brand, gln *string
 	if sd.product.Brand != "" {
 		b := sd.product.Brand
 		brand = &b
 	}
-	return json.Marshal(domain.Identity{
+	if sd.product.ManufacturerGLN != "" {
+		g := sd.product.ManufacturerGLN
+		gln = &g
+	}
+	return domain.Marshal(domain.Identity{
 		Subject:         sd.subject,
 		Identifiers:     sd.product.Identifiers,
 		TrustLevel:      sd.product.TrustLevel,
 		Status:          sd.product.Status,
 		Manufacturer:    sd.product.Manufacturer,
-		ManufacturerGLN: sd.product.ManufacturerGLN,
+		ManufacturerGLN: gln,
 		Brand:           brand,
 		UpdatedAt:       sd.product.UpdatedAt,
 		HasPassport:     hasPassport,
@@ -405,12 +417,12 @@ func (c *catalog) prepareSources() error {
 	c.sourceJSON = make(map[string]json.RawMessage, len(c.sourceList))
 	c.linkJSON = make(map[string]json.RawMessage, len(c.sourceList))
 	for _, s := range c.sourceList {
-		j, err := json.Marshal(domain.ServedSource(s))
+		j, err := domain.Marshal(domain.ServedSource(s))
 		if err != nil {
 			return err
 		}
 		c.sourceJSON[s.ID] = j
-		if j, err = json.Marshal(domain.LinkSourceOf(s)); err != nil {
+		if j, err = domain.Marshal(domain.LinkSourceOf(s)); err != nil {
 			return err
 		}
 		c.linkJSON[s.ID] = j
@@ -430,14 +442,14 @@ func foundBody(data []byte, claims, sources []json.RawMessage, val *domain.Valid
 	}
 	b = appendRawArray(append(b, `,"sources":`...), sources)
 	if val != nil {
-		j, err := json.Marshal(val)
+		j, err := domain.Marshal(val)
 		if err != nil {
 			return nil, err
 		}
 		b = append(append(b, `,"validation":`...), j...)
 	}
 	if len(warnings) > 0 {
-		j, err := json.Marshal(warnings)
+		j, err := domain.Marshal(warnings)
 		if err != nil {
 			return nil, err
 		}
@@ -467,7 +479,7 @@ func appendRawArray(b []byte, rs []json.RawMessage) []byte {
 
 // appendJSON appends v as encoding/json writes it.
 func appendJSON(b []byte, v any) ([]byte, error) {
-	j, err := json.Marshal(v)
+	j, err := domain.Marshal(v)
 	return append(b, j...), err
 }
 

@@ -321,7 +321,7 @@ func isObject(raw json.RawMessage) bool {
 }
 
 func quote(s string) string {
-	b, _ := json.Marshal(clip(s))
+	b, _ := domain.Marshal(clip(s))
 	return string(b)
 }
 

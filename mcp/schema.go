@@ -165,7 +165,7 @@ func sourceProps() obj {
 		"operator_party_id":         nullStr("Id of the party that operates it."),
 		"trust_tier":                obj{"type": "integer", "minimum": 0, "maximum": domain.MaxTrustTier, "description": "Trust tier, 0 to 4 (4 is the most trusted)."},
 		"robots_policy":             nullStr("Its robots policy, if any."),
-		"enabled":                   boolean("False when the source is disabled."),
+		"enabled":                   boolean("Whether the source is enabled (always given; true unless the source is disabled)."),
 		"licence_name":              str("Name of the licence its data is under."),
 		"may_store_raw":             boolean("Whether the licence permits storing raw data."),
 		"may_redistribute_verbatim": boolean("Whether the licence permits redistributing the data as it is."),
@@ -229,13 +229,13 @@ func ambiguousData() obj {
 }
 
 func identitySchema() obj {
-	return object("A product's identity.", []string{"subject", "identifiers", "trust_level", "status", "manufacturer", "brand", "updated_at", "has_passport"}, obj{
+	return object("A product's identity.", []string{"subject", "identifiers", "trust_level", "status", "manufacturer", "manufacturer_gln", "brand", "updated_at", "has_passport"}, obj{
 		"subject":          str("The canonical subject (namespace:value)."),
 		"identifiers":      array("Every identifier linked to the product, canonical first.", str("A subject string.")),
 		"trust_level":      strEnum("Trust level of the product record, L0 (lowest) to L5.", domain.TrustLevels...),
 		"status":           str("Lifecycle status of the product (such as active)."),
 		"manufacturer":     str("Manufacturer name."),
-		"manufacturer_gln": str("The manufacturer's GLN, when known."),
+		"manufacturer_gln": nullStr("The manufacturer's GLN, or null."),
 		"brand":            nullStr("Brand, or null."),
 		"updated_at":       str("When the record last changed (RFC 3339)."),
 		"has_passport":     boolean("True exactly when get_passport would answer found for this key."),
@@ -243,11 +243,11 @@ func identitySchema() obj {
 }
 
 func docSchema() obj {
-	return object("The document a claim was read from.", []string{"id", "source_id", "media_type", "content_hash", "size", "retrieved_at"}, obj{
+	return object("The document a claim was read from.", []string{"id", "source_id", "media_type", "url", "content_hash", "size", "retrieved_at"}, obj{
 		"id":           str("Document id."),
 		"source_id":    str("Id of the source it came from."),
 		"media_type":   str("Its media type."),
-		"url":          str("Where it was retrieved from."),
+		"url":          nullStr("Where it was retrieved from, or null."),
 		"content_hash": obj{"type": "string", "pattern": "^sha256:[0-9a-f]{64}$", "description": "SHA-256 of its content."},
 		"size":         integer("Its size in bytes.", 0),
 		"retrieved_at": str("When it was retrieved (RFC 3339)."),

@@ -58,7 +58,7 @@ const productStatusDesc = "found: the product is stored. not_found: a source cov
 func call[A any](op func(context.Context, service.Caller, A) (*service.Result, error)) runFunc {
 	return func(ctx context.Context, c service.Caller, args json.RawMessage) (*service.Result, error) {
 		var a A
-		if err := service.DecodeArgs(args, &a, true); err != nil {
+		if err := service.DecodeArgs(args, &a); err != nil {
 			return nil, err
 		}
 		return op(ctx, c, a)
@@ -172,7 +172,8 @@ func newTools(svc *service.Service) []*tool {
 			InputSchema: identifierInput(),
 			OutputSchema: envelope(productStatusDesc, productData(object("The passport.", []string{"subject", "attributes", "updated_at"}, obj{
 				"subject":    str("The canonical subject."),
-				"attributes": obj{"type": "object", "description": "Predicate to value, derived from claims only."},
+				"attributes": obj{"type": "object", "description": "Predicate to value, derived from claims only: the claim's value."},
+				"units":      obj{"type": "object", "description": "Predicate to unit (a string), for each attribute whose claim has one (net_content 1 l: attributes 1, units \"l\"); left out when none has."},
 				"updated_at": str("When the newest claim was retrieved (RFC 3339)."),
 			})), mergeObj(obj{
 				"claims":     array("The current claims, one per predicate: the evidence-bearing truth behind data.attributes.", claimSchema()),
@@ -230,7 +231,7 @@ func newTools(svc *service.Service) []*tool {
 						"trust_level":  strEnum("Trust level, L0 (lowest) to L5.", domain.TrustLevels...),
 						"has_passport": boolean("Whether get_passport would answer found."),
 						"updated_at":   str("When the record last changed (RFC 3339)."),
-						"score":        obj{"type": "number", "description": "Relevance score; higher is closer."},
+						"score":        obj{"type": []string{"number", "null"}, "description": "Relevance of the manufacturer's name to the query, 0 to 1 (1: the same name); null when no manufacturer was given."},
 					})),
 				}), nil),
 			run: call(svc.Search),

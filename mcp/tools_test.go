@@ -73,7 +73,7 @@ type toolCase struct {
 	// failure; empty: whatever REST answers.
 	want string
 	// mcpOnly: REST has no equivalent of these arguments (they break the
-	// inputSchema in a way a URL or a lenient body cannot); only want is checked.
+	// inputSchema in a way a URL cannot); only want is checked.
 	mcpOnly bool
 }
 
@@ -92,7 +92,8 @@ func toolCases() []toolCase {
 		{name: "value missing", tool: "validate_identifier", args: map[string]any{}, want: "INVALID_REQUEST"},
 		{name: "value too long", tool: "validate_identifier", args: map[string]any{"value": strings.Repeat("a", 257)}, want: "INVALID_REQUEST"},
 		{name: "value a number", tool: "validate_identifier", args: map[string]any{"value": 12}, want: "INVALID_REQUEST"},
-		{name: "unknown member", tool: "validate_identifier", args: map[string]any{"value": "1", "extra": true}, want: "INVALID_REQUEST", mcpOnly: true},
+		{name: "unknown member", tool: "validate_identifier", args: map[string]any{"value": "1", "extra": true}, want: "INVALID_REQUEST"},
+		{name: "unknown member id", tool: "validate_identifier", args: map[string]any{"value": "1", "id": "x"}, want: "INVALID_REQUEST"},
 
 		{name: "mixed batch is partial", tool: "resolve_identifiers", args: map[string]any{"identifiers": []any{demo, absent, "00012345678905", "gln:9520000000028", "09520123456789", "internal_sku:SKU-1"}}, want: "partial"},
 		{name: "all found", tool: "resolve_identifiers", args: map[string]any{"identifiers": []any{demo, "internal_sku:SKU-1"}}, want: "found"},
@@ -240,6 +241,15 @@ func TestTools(t *testing.T) {
 					}
 					delete(problem, "request_id")
 					delete(rest.json, "request_id")
+					if problem["code"] == "FORBIDDEN" {
+						// Each transport names the call in its own terms: REST
+						// its method and path, MCP the tool (finding 12.7e).
+						if d, _ := problem["detail"].(string); !strings.Contains(d, c.tool) {
+							t.Errorf("MCP 403 does not name the tool %s: %s", c.tool, d)
+						}
+						delete(problem, "detail")
+						delete(rest.json, "detail")
+					}
 					if !reflect.DeepEqual(problem, rest.json) {
 						t.Errorf("Problem differs from REST:\nMCP:  %s\nREST: %s", problemJSON, rest.body)
 					}

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
@@ -120,13 +119,7 @@ func writeJSON(w http.ResponseWriter, status int, contentType string, v any) {
 // encode marshals v without escaping <, > and &, so that text blocks hold
 // the REST bytes as they are.
 func encode(v any) (json.RawMessage, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+	return domain.Marshal(v)
 }
 
 func base64StdDecode(s string) ([]byte, error) { return base64.StdEncoding.DecodeString(s) }

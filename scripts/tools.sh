@@ -4,6 +4,7 @@
 #   versitygw  an S3-compatible server (the fleet tests' object store), built
 #              from the Go module proxy into $(go env GOPATH)/bin (a few minutes, once)
 #   minisign   the signature tool an operator checks snapshots with (Debian package)
+#   curl       what the README and docs examples call (cmd/pds TestFinding12_1_DocsExamplesRun runs them)
 set -euo pipefail
 VERSITYGW_VERSION=${VERSITYGW_VERSION:-v1.8.0}
 
@@ -23,6 +24,7 @@ if ! command -v versitygw >/dev/null 2>&1 && [ ! -x "$gobin/versitygw" ]; then
   go install "github.com/versity/versitygw/cmd/versitygw@$VERSITYGW_VERSION"
 fi
 apt_install minisign minisign
+apt_install curl curl
 for arg in "$@"; do
   case $arg in
     nginx) apt_install nginx nginx-light ;;

@@ -5,14 +5,22 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"reflect"
+	"slices"
+	"strings"
 
 	"github.com/productdata/pds/domain"
 )
 
 // DecodeArgs decodes a JSON object of operation arguments into v (a pointer
-// to one of the *Args types); both transports decode JSON arguments with it. Anything but a JSON object, a member of the
-// wrong type, and (when strict) an unknown member is INVALID_REQUEST.
-func DecodeArgs(raw []byte, v any, strict bool) error {
+// to one of the *Args types); both transports decode JSON arguments with it,
+// so a REST body and an MCP tool's arguments are read alike. Anything but a
+// JSON object, a member of the wrong type, and a member the operation does
+// not take (names are matched exactly, case included) is INVALID_REQUEST,
+// whose detail names the member in pds's words, never the Go decoder's. An
+// Args type with its own UnmarshalJSON (SearchArgs) judges its members
+// itself.
+func DecodeArgs(raw []byte, v any) error {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
 		return domain.Errorf(domain.CodeInvalidRequest, "the body is empty; send a JSON object")
@@ -20,10 +28,12 @@ func DecodeArgs(raw []byte, v any, strict bool) error {
 	if raw[0] != '{' {
 		return domain.Errorf(domain.CodeInvalidRequest, "the body is not a JSON object")
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if strict {
-		dec.DisallowUnknownFields()
+	if _, own := v.(json.Unmarshaler); !own {
+		if err := checkMembers(raw, v); err != nil {
+			return err
+		}
 	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	if err := dec.Decode(v); err != nil {
 		var te *json.UnmarshalTypeError
 		var se *json.SyntaxError
@@ -36,13 +46,63 @@ func DecodeArgs(raw []byte, v any, strict bool) error {
 		case errors.As(err, &se):
 			return domain.Errorf(domain.CodeInvalidRequest, "the body is not valid JSON (offset %d)", se.Offset)
 		default:
-			return domain.Errorf(domain.CodeInvalidRequest, "the body could not be decoded: %s", err.Error())
+			return domain.Errorf(domain.CodeInvalidRequest, "the body is not a JSON object of the operation's members")
 		}
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return domain.Errorf(domain.CodeInvalidRequest, "the body holds more than one JSON value")
 	}
 	return nil
+}
+
+// checkMembers refuses a member of the JSON object raw that the struct v
+// points to has no field for.
+func checkMembers(raw []byte, v any) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return domain.Errorf(domain.CodeInvalidRequest, "the body is not valid JSON (offset %d)", se.Offset)
+		}
+		return domain.Errorf(domain.CodeInvalidRequest, "the body is not a JSON object")
+	}
+	known := memberNames(v)
+	var unknown []string
+	for name := range m {
+		if !slices.Contains(known, name) {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	slices.Sort(unknown)
+	takes := "no members"
+	if len(known) > 0 {
+		takes = "only '" + strings.Join(known, "', '") + "'"
+	}
+	noun := "member"
+	if len(unknown) > 1 {
+		noun = "members"
+	}
+	return domain.Errorf(domain.CodeInvalidRequest, "unknown %s '%s': this operation takes %s", noun, clipAt(strings.Join(unknown, "', '"), 200), takes)
+}
+
+// memberNames lists the JSON member names of the struct v points to, in
+// field order.
+func memberNames(v any) []string {
+	t := reflect.TypeOf(v)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	var names []string
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			names = append(names, name)
+		}
+	}
+	return names
 }
 
 func jsonKind(goType string) string {

@@ -79,14 +79,14 @@ func editBody(body []byte, setData func(json.RawMessage) (json.RawMessage, error
 				if err := json.Unmarshal(ms[i].value, &stored); err != nil {
 					return nil, fmt.Errorf("stored warnings: %w", err)
 				}
-				if ms[i].value, err = json.Marshal(append(stored, ws...)); err != nil {
+				if ms[i].value, err = domain.Marshal(append(stored, ws...)); err != nil {
 					return nil, err
 				}
 			}
 		}
 	}
 	if !haveWarnings && len(ws) > 0 {
-		wj, err := json.Marshal(ws)
+		wj, err := domain.Marshal(ws)
 		if err != nil {
 			return nil, err
 		}

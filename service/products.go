@@ -194,7 +194,7 @@ func viewResult(view View, v kv.View, input string, reading gs1.Reading, looked,
 		}
 	} else {
 		setData = func(json.RawMessage) (json.RawMessage, error) {
-			return json.Marshal(domain.Absence{Input: input, InterpretedAs: looked, HasProduct: true, Subject: product})
+			return domain.Marshal(domain.Absence{Input: input, InterpretedAs: looked, HasProduct: true, Subject: product})
 		}
 	}
 	edited, err := editBody(body, setData, warnings(reading.Warnings))

@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"sort"
 	"strconv"
@@ -380,7 +379,7 @@ func encodeBatch(items []item, cov domain.Coverage) (*Result, error) {
 			return nil, err
 		}
 		if it.candidates != nil {
-			cj, err := json.Marshal(it.candidates)
+			cj, err := domain.Marshal(it.candidates)
 			if err != nil {
 				return nil, domain.Internal(err)
 			}
@@ -413,7 +412,7 @@ func encodeBatch(items []item, cov domain.Coverage) (*Result, error) {
 	b = append(b, `,"total":`...)
 	b = strconv.AppendInt(b, int64(len(items)), 10)
 	b = append(b, "}}"...)
-	cj, err := json.Marshal(cov)
+	cj, err := domain.Marshal(cov)
 	if err != nil {
 		return nil, domain.Internal(err)
 	}
@@ -437,7 +436,7 @@ func appendInterpretation(b []byte, it *item) ([]byte, error) {
 		b = appendString(b, sub)
 	}
 	if len(r.Warnings) > 0 {
-		wj, err := json.Marshal(warnings(r.Warnings))
+		wj, err := domain.Marshal(warnings(r.Warnings))
 		if err != nil {
 			return nil, domain.Internal(err)
 		}
@@ -452,7 +451,7 @@ func appendString(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
-			j, _ := json.Marshal(s)
+			j, _ := domain.Marshal(s)
 			return append(b, j...)
 		}
 	}

@@ -128,7 +128,9 @@ type searchItem struct {
 	TrustLevel   string  `json:"trust_level"`
 	HasPassport  bool    `json:"has_passport"`
 	UpdatedAt    string  `json:"updated_at"`
-	Score        float64 `json:"score"`
+	// Score is the relevance of the manufacturer's name to the query, or
+	// null when the query has no manufacturer (nothing was scored).
+	Score *float64 `json:"score"`
 }
 
 // cursorBody is what a cursor carries, authenticated with the snapshot's key.
@@ -170,7 +172,11 @@ func (s *Service) Search(ctx context.Context, c Caller, a SearchArgs) (*Result, 
 	items := make([]searchItem, 0, len(page.Hits))
 	for _, h := range page.Hits {
 		it := searchItem{Subject: h.Subject, Manufacturer: h.Manufacturer, TrustLevel: trustName(h.TrustLevel),
-			HasPassport: h.HasPassport, UpdatedAt: h.UpdatedAt.UTC().Format(time.RFC3339), Score: roundScore(h.Score)}
+			HasPassport: h.HasPassport, UpdatedAt: h.UpdatedAt.UTC().Format(time.RFC3339)}
+		if q.Manufacturer != "" {
+			score := roundScore(h.Score)
+			it.Score = &score
+		}
 		if h.Brand != "" {
 			b := h.Brand
 			it.Brand = &b

@@ -7,7 +7,6 @@ package service
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"strconv"
 	"sync/atomic"
@@ -233,7 +232,7 @@ func bodyResult(b domain.Body, cov *domain.Coverage) (*Result, error) {
 	}
 	r := &Result{Body: members}
 	if cov != nil {
-		if r.Coverage, err = json.Marshal(cov); err != nil {
+		if r.Coverage, err = domain.Marshal(cov); err != nil {
 			return nil, domain.Internal(err)
 		}
 	}
