@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"time"
 
 	"github.com/productdata/pds/buildinfo"
@@ -350,15 +351,27 @@ func (h *handler) callTool(ctx context.Context, c service.Caller, params json.Ra
 	if !isObject(args) {
 		return nil, rpcErr(codeInvalidParams, "params.arguments must be an object")
 	}
-	res, err := t.run(ctx, c, args)
+	res, err := runTool(ctx, h.log, t, c, args, requestID, start)
 	if err != nil {
 		h.count(t.Name, "error", c, err)
-		return encode(h.toolFailure(t, err, requestID))
+	} else {
+		h.count(t.Name, "ok", c, nil)
 	}
-	h.count(t.Name, "ok", c, nil)
+	return encode(res)
+}
+
+// runTool runs t's operation and makes the call's result: the envelope as
+// text and structuredContent, or, when the operation fails, the failure
+// (also returned as err, for counting). Both entry points, /v1/mcp and the
+// SDK server of pds mcp, answer with it.
+func runTool(ctx context.Context, log *slog.Logger, t *tool, c service.Caller, args json.RawMessage, requestID string, start time.Time) (callResult, error) {
+	res, err := t.run(ctx, c, args)
+	if err != nil {
+		return toolFailure(log, t, err, requestID), err
+	}
 	env := res.AppendEnvelope(nil, requestID, time.Since(start))
-	return encode(callResult{ResultType: "complete", Content: []content{{Type: "text", Text: string(env)}},
-		StructuredContent: env, IsError: false})
+	return callResult{ResultType: "complete", Content: []content{{Type: "text", Text: string(env)}},
+		StructuredContent: env, IsError: false}, nil
 }
 
 // count reports a tool call to the metrics, if any: its outcome, and a
@@ -389,15 +402,21 @@ type content struct {
 
 // toolFailure is the result of an operation that failed: isError, and a
 // text block with the Problem and what to do instead.
-func (h *handler) toolFailure(t *tool, err error, requestID string) callResult {
+func toolFailure(log *slog.Logger, t *tool, err error, requestID string) callResult {
 	de := domain.AsError(err)
 	if de.Code == domain.CodeInternal {
-		h.log.Error("internal error", "request_id", requestID, "tool", t.Name, "error", err.Error())
+		log.Error("internal error", "request_id", requestID, "tool", t.Name, "error", err.Error())
 	}
 	p, _ := encode(httpwire.NewProblem(de, requestID))
 	text := string(p) + "\n\n" + advice(t.Name, de)
 	return callResult{ResultType: "complete", Content: []content{{Type: "text", Text: text}}, IsError: true}
 }
+
+// instructions is the paragraph for the model that both entry points send.
+const instructions = "pds answers questions about products from a persisted snapshot of product data: identity, digital product passport " +
+	"(claims and validation verdicts), the evidence behind each claim, and the sources with their licences. Identifiers are subject strings " +
+	"such as gtin:09520123456788 or bare values. Absence is an answer, not an error: not_found and unknown (with a reason) are results. " +
+	"Show a source's attribution_required text wherever you use its data."
 
 // discoverResult is the server/discover result.
 func discoverResult() any {
@@ -406,12 +425,9 @@ func discoverResult() any {
 		"resultType":        "complete",
 		"supportedVersions": []string{ProtocolVersion},
 		"capabilities":      map[string]any{"tools": map[string]any{}},
-		"instructions": "pds answers questions about products from a persisted snapshot of product data: identity, digital product passport " +
-			"(claims and validation verdicts), the evidence behind each claim, and the sources with their licences. Identifiers are subject strings " +
-			"such as gtin:09520123456788 or bare values. Absence is an answer, not an error: not_found and unknown (with a reason) are results. " +
-			"Show a source's attribution_required text wherever you use its data.",
-		"ttlMs":      listTTL.Milliseconds(),
-		"cacheScope": "public",
+		"instructions":      instructions,
+		"ttlMs":             listTTL.Milliseconds(),
+		"cacheScope":        "public",
 		"_meta": map[string]any{metaServerInfo: map[string]any{
 			"name": "pds", "title": "Product Data Service", "version": version,
 		}},
