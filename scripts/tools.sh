@@ -4,6 +4,8 @@
 #   versitygw  an S3-compatible server (the fleet tests' object store), built
 #              from the Go module proxy into $(go env GOPATH)/bin (a few minutes, once)
 #   minisign   the signature tool an operator checks snapshots with (Debian package)
+#   node, npm and the TypeScript MCP SDK 1.x (scripts/mcp-ts-client.sh): the
+#              host-side client the pds mcp test runs, into .tools/mcp-ts
 set -euo pipefail
 VERSITYGW_VERSION=${VERSITYGW_VERSION:-v1.8.0}
 
@@ -23,6 +25,7 @@ if ! command -v versitygw >/dev/null 2>&1 && [ ! -x "$gobin/versitygw" ]; then
   go install "github.com/versity/versitygw/cmd/versitygw@$VERSITYGW_VERSION"
 fi
 apt_install minisign minisign
+bash "$(dirname "$0")/mcp-ts-client.sh" >/dev/null
 for arg in "$@"; do
   case $arg in
     nginx) apt_install nginx nginx-light ;;
