@@ -85,12 +85,12 @@ func newTools(svc *service.Service) []*tool {
 			}),
 			OutputSchema: envelope("found: one verdict (valid or not, see data.valid). ambiguous: several namespaces fit, see data.candidates.",
 				object("The verdict.", []string{"input", "namespace", "valid", "normalized"}, obj{
-					"input":                str("The value as given."),
+					"input":                plain("string"),
 					"namespace":            nullStr("The namespace judged, or null when ambiguous."),
-					"valid":                boolean("Whether the value is valid in that namespace."),
-					"normalized":           str("The value in canonical form (GTINs zero-padded to 14 digits)."),
-					"subject":              str("The subject string (namespace:value) to pass to the other tools; present when valid."),
-					"format":               strEnum("The identifier format.", formats...),
+					"valid":                plain("boolean"),
+					"normalized":           str("The canonical form (GTINs zero-padded to 14 digits)."),
+					"subject":              str("namespace:value, to pass to the other tools; present when valid."),
+					"format":               strEnum("", formats...),
 					"expected_check_digit": str("The right check digit, when the given one is wrong."),
 					"candidates":           array("With ambiguous: one entry per namespace that fits.", candidateSchema()),
 				}),
@@ -114,26 +114,26 @@ func newTools(svc *service.Service) []*tool {
 			OutputSchema: envelope("found: every item found. not_found: every item not_found. partial: anything else (still a success).",
 				object("One result per input, and counts.", []string{"items", "counts"}, obj{
 					"items": array("One item per input, in input order.", object("", []string{"input", "status"}, obj{
-						"input":      str("The identifier as given."),
-						"status":     strEnum("What is stored for it.", domain.StatusFound, domain.StatusNotFound, domain.StatusUnknown, domain.StatusAmbiguous, "invalid"),
-						"subject":    str("The canonical subject, when known."),
+						"input":      plain("string"),
+						"status":     strEnum("", domain.StatusFound, domain.StatusNotFound, domain.StatusUnknown, domain.StatusAmbiguous, "invalid"),
+						"subject":    plain("string"),
 						"reason":     strEnum("With unknown: why.", reasons...),
 						"candidates": array("With ambiguous: the stored readings.", candidateSchema()),
 						"product":    identitySchema(),
 						"error": object("With invalid: what is wrong.", []string{"code", "detail"}, obj{
-							"code":   str("The error code (INVALID_IDENTIFIER)."),
-							"detail": str("What is wrong with the input."),
+							"code":   plain("string"),
+							"detail": plain("string"),
 						}),
 					})),
 					"counts": object("Items per status.", []string{"found", "not_found", "unknown", "ambiguous", "invalid", "total"}, obj{
-						"found":     integer("Items found.", 0),
-						"not_found": integer("Items not found.", 0),
-						"unknown":   integer("Items unknown.", 0),
-						"ambiguous": integer("Items ambiguous.", 0),
-						"invalid":   integer("Items invalid.", 0),
-						"total":     integer("All items.", 0),
+						"found":     count(),
+						"not_found": count(),
+						"unknown":   count(),
+						"ambiguous": count(),
+						"invalid":   count(),
+						"total":     count(),
 					}),
-				}), nil),
+				}), withMeta(nil, false)),
 			run: call(svc.Resolve),
 		},
 		{
@@ -146,7 +146,7 @@ func newTools(svc *service.Service) []*tool {
 				"ambiguous means a bare value names stored records in several namespaces: call again with one of data.candidates[].subject. " +
 				"For the product's attributes call get_passport; for where a value came from, get_evidence.",
 			InputSchema:  identifierInput(),
-			OutputSchema: envelope(productStatusDesc, productData(identitySchema()), nil),
+			OutputSchema: productEnvelope(productData(identitySchema()), nil),
 			run:          call(svc.Identity),
 		},
 		{
@@ -159,14 +159,14 @@ func newTools(svc *service.Service) []*tool {
 				"ingested for the identifier, not that no passport exists anywhere. unknown with LICENCE_RESTRICTED means claims exist but their licences " +
 				"forbid showing them. warnings say when claims were withheld. ambiguous works as in get_product.",
 			InputSchema: identifierInput(),
-			OutputSchema: envelope(productStatusDesc, productData(object("The passport.", []string{"subject", "attributes", "updated_at"}, obj{
-				"subject":    str("The canonical subject."),
+			OutputSchema: productEnvelope(productData(object("The passport.", []string{"subject", "attributes", "updated_at"}, obj{
+				"subject":    plain("string"),
 				"attributes": obj{"type": "object", "description": "Predicate to value, derived from claims only."},
 				"updated_at": str("When the newest claim was retrieved (RFC 3339)."),
 			})), mergeObj(obj{
 				"claims":     array("The current claims, one per predicate: the evidence-bearing truth behind data.attributes.", claimSchema()),
 				"validation": validationSchema(),
-			}, sourcesMember())),
+			}, sourcesMember(sourceSchema()))),
 			run: call(svc.Passport),
 		},
 		{
@@ -177,18 +177,18 @@ func newTools(svc *service.Service) []*tool {
 				"Use it to cite where a passport value came from or to judge how far to trust it. A claim with no links has no recorded evidence. " +
 				"Absence and ambiguity work as in get_product.",
 			InputSchema: identifierInput(),
-			OutputSchema: envelope(productStatusDesc, productData(object("The evidence chains.", []string{"subject", "chains"}, obj{
-				"subject": str("The canonical subject."),
+			OutputSchema: withDefs(productEnvelope(productData(object("The evidence chains.", []string{"subject", "chains"}, obj{
+				"subject": plain("string"),
 				"chains": array("One chain per current claim.", object("", []string{"claim", "links"}, obj{
 					"claim": claimSchema(),
 					"links": array("Evidence links of the claim; empty when none is recorded.", object("", []string{"id", "locator", "document", "source"}, obj{
-						"id":       str("Evidence link id."),
+						"id":       plain("string"),
 						"locator":  locatorSchema(),
 						"document": docSchema(),
-						"source":   sourceSchema(),
+						"source":   ref("source", ""),
 					})),
 				})),
-			})), sourcesMember()),
+			})), sourcesMember(ref("source", ""))), obj{"source": sourceSchema()}),
 			run: call(svc.Evidence),
 		},
 		{
@@ -212,15 +212,15 @@ func newTools(svc *service.Service) []*tool {
 			OutputSchema: envelope("found: at least one match. not_found: nothing matched.",
 				object("One page of matches.", []string{"items"}, obj{
 					"items": array("The matches of this page, best first (or newest first with sort updated_at).", object("", []string{"subject", "manufacturer", "trust_level", "has_passport", "updated_at"}, obj{
-						"subject":      str("The canonical subject; pass it to get_product, get_passport or get_evidence."),
-						"manufacturer": str("Manufacturer name."),
-						"brand":        nullStr("Brand, or null."),
-						"trust_level":  strEnum("Trust level, L0 (lowest) to L5.", domain.TrustLevels...),
+						"subject":      str("Pass it to get_product, get_passport or get_evidence."),
+						"manufacturer": plain("string"),
+						"brand":        plain("string", "null"),
+						"trust_level":  strEnum("", domain.TrustLevels...),
 						"has_passport": boolean("Whether get_passport would answer found."),
-						"updated_at":   str("When the record last changed (RFC 3339)."),
-						"score":        obj{"type": "number", "description": "Relevance score; higher is closer."},
+						"updated_at":   str("RFC 3339."),
+						"score":        obj{"type": "number", "description": "Relevance; higher is closer."},
 					})),
-				}), nil),
+				}), withMeta(nil, true)),
 			run: call(svc.Search),
 		},
 		{
@@ -233,16 +233,16 @@ func newTools(svc *service.Service) []*tool {
 			InputSchema: input([]string{"uri"}, obj{
 				"uri": obj{"type": "string", "minLength": 1, "maxLength": 4096, "description": "The Digital Link URI, http or https, at most 4096 characters."},
 			}),
-			OutputSchema: envelope("found: the URI parsed.", object("The parsed URI.", []string{"uri", "stem", "primary", "qualifiers", "attributes", "ignored_query_params", "element_string", "canonical_uri"}, obj{
+			OutputSchema: withDefs(envelope("found: the URI parsed.", object("The parsed URI.", []string{"uri", "stem", "primary", "qualifiers", "attributes", "ignored_query_params", "element_string", "canonical_uri"}, obj{
 				"uri":                  str("The URI as given."),
 				"stem":                 str("Scheme, host and any path before the identifier."),
-				"primary":              elementSchema("The primary identifier; subject is present when pds has a namespace for it."),
-				"qualifiers":           array("Key qualifiers, in URI order.", elementSchema("A qualifier.")),
-				"attributes":           array("Data attributes from the query, in URI order.", elementSchema("An attribute.")),
-				"ignored_query_params": array("Query parameters that are not GS1 application identifiers.", str("A parameter name.")),
-				"element_string":       str("The GS1 element string, such as (01)09520123456788(10)ABC123."),
+				"primary":              ref("element", "The primary identifier; subject is present when pds has a namespace for it."),
+				"qualifiers":           array("Key qualifiers, in URI order.", ref("element", "")),
+				"attributes":           array("Data attributes from the query, in URI order.", ref("element", "")),
+				"ignored_query_params": array("Query parameters that are not GS1 application identifiers.", plain("string")),
+				"element_string":       str("Such as (01)09520123456788(10)ABC123."),
 				"canonical_uri":        str("The canonical URI on https://id.gs1.org."),
-			}), nil),
+			}), nil), obj{"element": elementSchema()}),
 			run: call(svc.ParseDigitalLink),
 		},
 		{
@@ -258,9 +258,9 @@ func newTools(svc *service.Service) []*tool {
 			OutputSchema: envelope("found: the source. not_found: no such source is visible to this key.",
 				nullable("The source (null when not found).", object("The source and its licence.", append(append([]string{}, sourceRequired...), "operator"),
 					mergeObj(sourceProps(), obj{"operator": nullable("Who operates it, or null.", object("", []string{"id", "name"}, obj{
-						"id":   str("Party id."),
-						"name": str("Party name."),
-					}))}))), nil),
+						"id":   plain("string"),
+						"name": plain("string"),
+					}))}))), withMeta(nil, false)),
 			run: call(svc.Source),
 		},
 		{
@@ -273,23 +273,23 @@ func newTools(svc *service.Service) []*tool {
 				"Takes no arguments; not billed, and takes no rate-limit token.",
 			InputSchema: input(nil, obj{}),
 			OutputSchema: envelope("found: always.", object("The key's tenant, scopes and limits.", []string{"tenant", "scopes", "key_id", "limits"}, obj{
-				"tenant": str("The tenant the key belongs to."),
-				"scopes": array("The scopes the key holds.", str("A scope.")),
+				"tenant": plain("string"),
+				"scopes": array("", plain("string")),
 				"key_id": str("A public identifier of the key (never the key)."),
 				"limits": object("Where the key stands against its quota and rate limit.", []string{"quota", "rate"}, obj{
 					"quota": nullable("The tenant's quota in the current period (shared by every key of the tenant), or null when the key has none.",
 						object("", []string{"limit", "period", "used", "remaining", "resets_at"}, obj{
 							"limit":     integer("Billing units per period.", 1),
-							"period":    strEnum("The period, a UTC day or month.", "day", "month"),
-							"used":      integer("Units billed so far this period.", 0),
-							"remaining": integer("Units left this period.", 0),
+							"period":    strEnum("A UTC day or month.", "day", "month"),
+							"used":      count(),
+							"remaining": count(),
 							"resets_at": str("When the next period starts (RFC 3339)."),
 						})),
 					"rate": nullable("The key's rate bucket now, or null when the key has no rate limit.",
 						object("", []string{"per_second", "burst", "used", "remaining", "full_in_seconds"}, obj{
 							"per_second":      obj{"type": "number", "minimum": 0, "description": "Calls a second the bucket refills."},
 							"burst":           integer("Calls the full bucket allows at once.", 1),
-							"used":            integer("Calls spent from the bucket and not yet refilled (used + remaining = burst).", 0),
+							"used":            integer("used + remaining = burst.", 0),
 							"remaining":       integer("Calls that may be made at once now.", 0),
 							"full_in_seconds": integer("Seconds until the bucket is full again.", 0),
 						})),
@@ -304,11 +304,11 @@ func newTools(svc *service.Service) []*tool {
 	return tools
 }
 
-func elementSchema(desc string) obj {
-	return object(desc, []string{"ai", "name", "value"}, obj{
+func elementSchema() obj {
+	return object("", []string{"ai", "name", "value"}, obj{
 		"ai":      str("The GS1 application identifier, such as 01 or 10."),
-		"name":    str("Its name, such as GTIN or BATCH/LOT."),
-		"value":   str("The value."),
+		"name":    str("Such as GTIN or BATCH/LOT."),
+		"value":   plain("string"),
 		"subject": str("The subject string, where pds has a namespace for it."),
 	})
 }
