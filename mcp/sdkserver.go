@@ -3,10 +3,11 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/productdata/pds/buildinfo"
 	"github.com/productdata/pds/domain"
+	"github.com/productdata/pds/keys"
 	"github.com/productdata/pds/service"
 )
 
@@ -40,27 +42,58 @@ func NewLocalServer(svc *service.Service, c service.Caller, log *slog.Logger) *s
 // so that a wrong URL or key is said before a host starts using the tools;
 // close returns the connection.
 func NewRemoteServer(ctx context.Context, baseURL, key string, log *slog.Logger) (srv *sdk.Server, close func() error, err error) {
-	endpoint := strings.TrimRight(baseURL, "/") + "/v1/mcp"
+	base := strings.TrimRight(baseURL, "/")
+	endpoint := base + "/v1/mcp"
+	httpClient := &http.Client{Transport: bearer{key: key, next: http.DefaultTransport}, Timeout: 2 * time.Minute}
+	if err := checkKey(ctx, httpClient, base); err != nil {
+		return nil, nil, err
+	}
 	client := sdk.NewClient(&sdk.Implementation{Name: "pds-mcp", Version: buildinfo.Version()}, nil)
-	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{
-		Endpoint:   endpoint,
-		HTTPClient: &http.Client{Transport: bearer{key: key, next: http.DefaultTransport}, Timeout: 2 * time.Minute},
-	}, nil)
+	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: endpoint, HTTPClient: httpClient}, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("connecting to %s: %w", endpoint, err)
 	}
 	r := &remote{endpoint: endpoint, session: cs, log: log}
-	// The answer to whoami says at once whether the key may use the endpoint.
-	if res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "whoami", Arguments: map[string]any{}}); err != nil || res.IsError {
-		cs.Close()
-		if err == nil {
-			err = errors.New(textOf(res))
-		}
-		return nil, nil, fmt.Errorf("%s refused the key: %w", endpoint, err)
-	}
 	// The tools are only described here, never run: their service is nil.
 	srv = newSDKServer(newTools(nil), log, r.call)
 	return srv, cs.Close, nil
+}
+
+// checkKey asks the remote's GET /v1/whoami about the key, so that a wrong
+// URL, an unknown key or one without the mcp scope is said plainly (the
+// Problem's detail) rather than as a failed MCP handshake.
+func checkKey(ctx context.Context, client *http.Client, base string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/v1/whoami", nil)
+	if err != nil {
+		return fmt.Errorf("--url %q: %w", base, err)
+	}
+	res, err := client.Do(req)
+	if err != nil {
+		return fmt.Errorf("the pds at %s did not answer: %w", base, err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	if err != nil {
+		return fmt.Errorf("reading %s/v1/whoami: %w", base, err)
+	}
+	if res.StatusCode != http.StatusOK {
+		var p struct{ Code, Detail string }
+		json.Unmarshal(body, &p)
+		if (res.StatusCode == http.StatusUnauthorized || res.StatusCode == http.StatusForbidden) && p.Code != "" {
+			return fmt.Errorf("the pds at %s refused the key: %s: %s", base, p.Code, p.Detail)
+		}
+		return fmt.Errorf("%s/v1/whoami answered %s %s: is %s the base URL of a pds?", base, res.Status, p.Code, base)
+	}
+	var w struct {
+		Data struct{ Scopes []string }
+	}
+	if err := json.Unmarshal(body, &w); err != nil {
+		return fmt.Errorf("%s/v1/whoami answered what is not a pds envelope: is %s the base URL of a pds?", base, base)
+	}
+	if !slices.Contains(w.Data.Scopes, keys.ScopeMCP) {
+		return fmt.Errorf("the key lacks the %s scope that pds mcp --url needs (it has %s)", keys.ScopeMCP, strings.Join(w.Data.Scopes, ","))
+	}
+	return nil
 }
 
 // remote forwards tool calls to one pds's /v1/mcp over one client session.
@@ -141,14 +174,4 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+b.key)
 	return b.next.RoundTrip(r)
-}
-
-// textOf is the first text block of a result.
-func textOf(res *sdk.CallToolResult) string {
-	for _, c := range res.Content {
-		if tc, ok := c.(*sdk.TextContent); ok {
-			return tc.Text
-		}
-	}
-	return ""
 }

@@ -228,9 +228,15 @@ func TestRemoteServerFailures(t *testing.T) {
 	defer ts.Close()
 
 	ctx := context.Background()
-	for _, key := range []string{"not-a-key", secrets[fixture.KeyReadOnly]} {
-		if _, _, err := mcp.NewRemoteServer(ctx, ts.URL, key, log); err == nil {
-			t.Errorf("key %q accepted", key)
+	for _, c := range []struct{ url, key, want string }{
+		{ts.URL, "not-a-key", "refused the key: UNAUTHENTICATED"},
+		{ts.URL, secrets[fixture.KeyReadOnly], "lacks the mcp scope"},
+		{ts.URL + "/v1/products", secrets[fixture.KeyFull], "is " + ts.URL + "/v1/products the base URL of a pds?"},
+		{"http://127.0.0.1:1", secrets[fixture.KeyFull], "did not answer"},
+	} {
+		_, _, err := mcp.NewRemoteServer(ctx, c.url, c.key, log)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), c.key) {
+			t.Errorf("%s with key %q: %v, want an error saying %q without the key", c.url, c.key, err, c.want)
 		}
 	}
 	srv, closeRemote, err := mcp.NewRemoteServer(ctx, ts.URL+"/", secrets[fixture.KeyFull], log)
