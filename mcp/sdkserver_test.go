@@ -1,8 +1,10 @@
 package mcp_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"reflect"
 	"strings"
@@ -249,5 +251,41 @@ func TestRemoteServerFailures(t *testing.T) {
 	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "whoami", Arguments: map[string]any{}})
 	if err != nil || !res.IsError || !strings.Contains(text(res), "SERVICE_UNAVAILABLE") || !strings.Contains(text(res), "did not answer") {
 		t.Fatalf("call to a remote that is gone: %v %+v", err, res)
+	}
+}
+
+// TestStdioEndOfInput: requests piped in and followed at once by the end of
+// input are all answered before the session ends (the SDK's own stdio
+// transport answers none of them).
+func TestStdioEndOfInput(t *testing.T) {
+	e := newSDKEnv(t)
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"sh","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_product","arguments":{"identifier":"` + demo + `"}}}`,
+		`{"jsonrpc":"2.0","id":"three","method":"tools/call","params":{"name":"resolve_identifiers","arguments":{"identifiers":["` + demo + `","` + absent + `"]}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/list"}`,
+	}, "\n") + "\n"
+	var out bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := e.localServer(t, fixture.KeyFull).Run(ctx, mcp.Stdio(strings.NewReader(in), &out)); err != nil && ctx.Err() != nil {
+		t.Fatalf("run: %v", err)
+	}
+	answers := map[string]map[string]any{}
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("not JSON: %q", line)
+		}
+		answers[fmt.Sprint(m["id"])] = m
+	}
+	if len(answers) != 4 {
+		t.Fatalf("%d answers, want 4:\n%s", len(answers), out.String())
+	}
+	if fixture.Get(answers["2"], "result.structuredContent.status") != "found" ||
+		fixture.Get(answers["three"], "result.structuredContent.status") != "partial" ||
+		len(fixture.Get(answers["4"], "result.tools").([]any)) != len(toolNames) {
+		t.Errorf("answers:\n%s", out.String())
 	}
 }

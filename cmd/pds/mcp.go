@@ -26,7 +26,7 @@ var localCaller = service.Caller{Tenant: "local", Scopes: keys.AllScopes, KeyID:
 
 // runMCP is 'pds mcp': an MCP server on stdin and stdout for hosts that start
 // one as a subprocess. Logs go to stderr; stdout carries only the protocol.
-func runMCP(ctx context.Context, args []string, _, stderr io.Writer) error {
+func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("mcp", "mcp --snapshot SNAPSHOT_DIR | --url BASE_URL (key in $"+apiKeyEnv+")", stderr)
 	snapDir := fs.String("snapshot", "", "serve the tools from this snapshot directory, in this process")
 	url := fs.String("url", "", "serve the tools by calling the pds at this base URL (its /v1/mcp), with the key in $"+apiKeyEnv)
@@ -67,7 +67,7 @@ func runMCP(ctx context.Context, args []string, _, stderr io.Writer) error {
 		defer closeRemote()
 		log.Info("serving MCP on stdio", "url", *url)
 	}
-	err := srv.Run(ctx, &sdk.StdioTransport{})
+	err := srv.Run(ctx, mcp.Stdio(os.Stdin, stdout))
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 		return nil
 	}

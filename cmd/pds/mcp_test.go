@@ -67,6 +67,24 @@ func TestFinding12_9_StdioHosts(t *testing.T) {
 	t.Run("typescript-sdk/snapshot", func(t *testing.T) {
 		checkTSStdio(t, snap)
 	})
+	// What docs/mcp.md shows: requests piped in, every one answered, exit 0.
+	t.Run("pipe", func(t *testing.T) {
+		cmd := pdsCommand("mcp", "--snapshot", snap)
+		cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"sh","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_product","arguments":{"identifier":"09520123456788"}}}
+`)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%v: %s", err, stderr.String())
+		}
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		if len(lines) != 2 || !strings.Contains(lines[0], `"protocolVersion":"2024-11-05"`) || !strings.Contains(lines[1], `"status":"found"`) {
+			t.Errorf("stdout:\n%s", out)
+		}
+	})
 }
 
 // checkGoStdio runs cmd with the Go SDK's CommandTransport; whoami must
