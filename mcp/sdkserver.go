@@ -129,7 +129,6 @@ func newSDKServer(tools []*tool, log *slog.Logger, run func(context.Context, *to
 	})
 	notOpenWorld := false
 	for _, t := range tools {
-		t := t
 		srv.AddTool(&sdk.Tool{
 			Name:         t.Name,
 			Title:        t.Title,
