@@ -20,9 +20,12 @@ const apiKeyEnv = "PDS_API_KEY"
 
 // localCaller is who calls the operations of pds mcp --snapshot: whoever
 // started the process can read the snapshot files anyway, so it holds every
-// scope and no quota or rate limit applies.
-var localCaller = service.Caller{Tenant: "local", Scopes: keys.AllScopes, KeyID: "local",
-	Key: &keys.Key{ID: "local", Tenant: "local", Scopes: keys.AllScopes}}
+// scope and no quota or rate limit applies. tenant decides which
+// tenant-owned records it sees, as a key's tenant does.
+func localCaller(tenant string) service.Caller {
+	return service.Caller{Tenant: tenant, Scopes: keys.AllScopes, KeyID: "local",
+		Key: &keys.Key{ID: "local", Tenant: tenant, Scopes: keys.AllScopes}}
+}
 
 // runMCP is 'pds mcp': an MCP server on stdin and stdout for hosts that start
 // one as a subprocess. Logs go to stderr; stdout carries only the protocol.
@@ -31,12 +34,16 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	snapDir := fs.String("snapshot", "", "serve the tools from this snapshot directory, in this process")
 	url := fs.String("url", "", "serve the tools by calling the pds at this base URL (its /v1/mcp), with the key in $"+apiKeyEnv)
 	cacheMB := fs.Int("cache-mb", 64, "block cache size in MiB (with --snapshot)")
+	tenant := fs.String("tenant", "local", "with --snapshot: the tenant to answer as (which tenant-owned records are visible)")
 	logLevel := fs.String("log-level", "warn", "log level on stderr: debug, info, warn, error")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if (*snapDir == "") == (*url == "") {
 		return fmt.Errorf("%w: give exactly one of --snapshot and --url", errUsage)
+	}
+	if *url != "" && *tenant != "local" {
+		return fmt.Errorf("%w: --tenant is for --snapshot; with --url the key decides the tenant", errUsage)
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
@@ -52,7 +59,7 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		svc := service.New(snap, nil, nil, log)
 		defer svc.Close()
-		srv = mcp.NewLocalServer(svc, localCaller, log)
+		srv = mcp.NewLocalServer(svc, localCaller(*tenant), log)
 		log.Info("serving MCP on stdio", "snapshot", *snapDir, "build_id", snap.Manifest.BuildID)
 	} else {
 		key := os.Getenv(apiKeyEnv)

@@ -67,12 +67,13 @@ func TestFinding12_9_StdioHosts(t *testing.T) {
 	t.Run("typescript-sdk/snapshot", func(t *testing.T) {
 		checkTSStdio(t, snap)
 	})
-	// What docs/mcp.md shows: requests piped in, every one answered, exit 0.
+	// What docs/mcp.md shows: requests piped in, every one answered, exit 0;
+	// with --tenant, that tenant's own records are visible.
 	t.Run("pipe", func(t *testing.T) {
-		cmd := pdsCommand("mcp", "--snapshot", snap)
+		cmd := pdsCommand("mcp", "--snapshot", snap, "--tenant", "acme")
 		cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"sh","version":"1"}}}
 {"jsonrpc":"2.0","method":"notifications/initialized"}
-{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_product","arguments":{"identifier":"09520123456788"}}}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_product","arguments":{"identifier":"internal_sku:ACME-7"}}}
 `)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
