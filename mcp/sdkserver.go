@@ -20,9 +20,9 @@ import (
 )
 
 // The endpoint above (/v1/mcp) speaks only the stateless revision
-// 2026-07-28. Hosts of today (Claude Desktop, VS Code, MCP Inspector, the
-// TypeScript SDK 1.x) start a stdio server and negotiate 2024-11-05 to
-// 2025-11-25 with initialize. NewLocalServer and NewRemoteServer make such a
+// 2026-07-28. Hosts of today (the TypeScript SDK 1.x among them) start a
+// stdio server and negotiate an earlier revision with initialize.
+// NewLocalServer and NewRemoteServer make such a
 // server with the official Go SDK, which does the negotiation, from the same
 // tool table: the same names, descriptions and schemas, and the same answers.
 
@@ -40,8 +40,8 @@ func NewLocalServer(svc *service.Service, c service.Caller, log *slog.Logger) *s
 // each call to the /v1/mcp endpoint of the pds at baseURL (such as
 // https://pds.example.com), with key as its bearer key. It connects at once,
 // so that a wrong URL or key is said before a host starts using the tools;
-// close returns the connection.
-func NewRemoteServer(ctx context.Context, baseURL, key string, log *slog.Logger) (srv *sdk.Server, close func() error, err error) {
+// stop ends the connection.
+func NewRemoteServer(ctx context.Context, baseURL, key string, log *slog.Logger) (srv *sdk.Server, stop func() error, err error) {
 	base := strings.TrimRight(baseURL, "/")
 	endpoint := base + "/v1/mcp"
 	httpClient := &http.Client{Transport: bearer{key: key, next: http.DefaultTransport}, Timeout: 2 * time.Minute}
