@@ -10,25 +10,59 @@ type obj = map[string]any
 // The schema builders below use a small subset of JSON Schema: type,
 // properties, required, additionalProperties (false, in input schemas only),
 // items, enum, pattern, minLength, maxLength, minimum, maximum, minItems,
-// maxItems, anyOf, format and description. The tests check each schema with
-// a checker for exactly that subset.
+// maxItems, anyOf, $defs and $ref (to "#/$defs/NAME" only), format and
+// description. The tests check each schema with a checker for exactly that
+// subset, and with the JSON Schema library the Go SDK uses.
+//
+// tools/list is what every agent reads first, so output schemas stay lean:
+// a member is described only where its name and type do not say it all
+// (the tool's description explains the answer as a whole), and a
+// subschema used more than once in a tool is written once, in $defs.
 
-func str(desc string) obj { return obj{"type": "string", "description": desc} }
+// described adds desc to s, unless desc is empty.
+func described(s obj, desc string) obj {
+	if desc != "" {
+		s["description"] = desc
+	}
+	return s
+}
+
+func str(desc string) obj { return described(obj{"type": "string"}, desc) }
+
+// plain is a schema of the given JSON types and nothing else.
+func plain(types ...string) obj {
+	if len(types) == 1 {
+		return obj{"type": types[0]}
+	}
+	return obj{"type": types}
+}
 
 func strEnum(desc string, values ...string) obj {
-	return obj{"type": "string", "enum": values, "description": desc}
+	return described(obj{"type": "string", "enum": values}, desc)
 }
 
-func nullStr(desc string) obj { return obj{"type": []string{"string", "null"}, "description": desc} }
+func nullStr(desc string) obj { return described(obj{"type": []string{"string", "null"}}, desc) }
 
-func boolean(desc string) obj { return obj{"type": "boolean", "description": desc} }
+func boolean(desc string) obj { return described(obj{"type": "boolean"}, desc) }
 
 func integer(desc string, min int) obj {
-	return obj{"type": "integer", "minimum": min, "description": desc}
+	return described(obj{"type": "integer", "minimum": min}, desc)
 }
 
+// count is a number of things.
+func count() obj { return obj{"type": "integer", "minimum": 0} }
+
 func array(desc string, items obj) obj {
-	return obj{"type": "array", "items": items, "description": desc}
+	return described(obj{"type": "array", "items": items}, desc)
+}
+
+// ref points at the subschema name of the tool's $defs (see withDefs).
+func ref(name, desc string) obj { return described(obj{"$ref": "#/$defs/" + name}, desc) }
+
+// withDefs adds defs, the subschemas ref points at, to a tool's schema.
+func withDefs(schema, defs obj) obj {
+	schema["$defs"] = defs
+	return schema
 }
 
 // object is an output object: members besides props may be added later, so
@@ -55,7 +89,7 @@ func input(required []string, props obj) obj {
 
 // nullable allows null besides s.
 func nullable(desc string, s obj) obj {
-	return obj{"anyOf": []any{s, obj{"type": "null"}}, "description": desc}
+	return described(obj{"anyOf": []any{s, obj{"type": "null"}}}, desc)
 }
 
 var (
@@ -71,17 +105,16 @@ var (
 const requestIDPattern = `^req_[0-9A-HJKMNP-TV-Z]{26}$`
 
 // envelope is the outputSchema of a tool: the REST envelope (spec 2.1) with
-// data as given and extra describing the envelope members the tool fills.
+// data as given and extra adding (or replacing) envelope members: reason,
+// sources, validation, or a meta with coverage and next_cursor, each only
+// where the tool's operation can answer it.
 func envelope(statusDesc string, data obj, extra obj) obj {
 	props := obj{
-		"request_id": obj{"type": "string", "pattern": requestIDPattern,
-			"description": "Identifies this call; the same value is in the x-request-id response header. Quote it when reporting a problem."},
-		"status": strEnum(statusDesc, statuses...),
-		"reason": strEnum("Why the answer is unknown; present exactly when status is unknown. NO_SOURCE: no enabled source covers the identifier, so nothing can be said. "+
-			"OUT_OF_SCOPE: the identifier is valid but names no product (a GLN or SSCC). LICENCE_RESTRICTED: claims exist but their licences forbid showing them.", reasons...),
-		"data":     data,
-		"warnings": array("Advisories about the answer (withheld claims, demo prefixes, syntax problems).", warningSchema()),
-		"meta":     metaSchema(),
+		"request_id": obj{"type": "string", "pattern": requestIDPattern, "description": "Identifies this call (also the x-request-id header); quote it when reporting a problem."},
+		"status":     strEnum(statusDesc, statuses...),
+		"data":       data,
+		"warnings":   array("Advisories about the answer (withheld claims, demo prefixes, syntax problems).", warningSchema()),
+		"meta":       metaSchema(false, false),
 	}
 	for k, v := range extra {
 		props[k] = v
@@ -89,91 +122,112 @@ func envelope(statusDesc string, data obj, extra obj) obj {
 	return object("", []string{"request_id", "status", "meta"}, props)
 }
 
+// reasonMember is the envelope's reason, for the tools that can answer unknown.
+func reasonMember() obj {
+	return obj{"reason": strEnum("Present exactly when status is unknown: NO_SOURCE, no enabled source covers the identifier; "+
+		"OUT_OF_SCOPE, a valid GLN or SSCC, which name no product; LICENCE_RESTRICTED, claims exist but their licences forbid showing them.", reasons...)}
+}
+
 func warningSchema() obj {
 	return object("", []string{"code", "severity"}, obj{
-		"code":     obj{"type": "string", "pattern": `^[A-Z][A-Z0-9_]+$`, "description": "Machine-readable warning code."},
-		"severity": strEnum("How much the warning matters.", domain.SeverityInfo, domain.SeverityWarn, domain.SeverityError),
-		"detail":   str("What the warning means here."),
+		"code":     obj{"type": "string", "pattern": `^[A-Z][A-Z0-9_]+$`},
+		"severity": obj{"type": "string", "enum": []string{domain.SeverityInfo, domain.SeverityWarn, domain.SeverityError}},
+		"detail":   obj{"type": "string"},
 	})
 }
 
-func metaSchema() obj {
-	return object("Facts about how the answer was made.", []string{"duration_ms"}, obj{
-		"duration_ms": integer("Time the server spent on the call, in milliseconds.", 0),
-		"snapshot": object("The snapshot the answer was read from (absent when the call reads none).", []string{"build_id", "created_at"}, obj{
-			"build_id":   str("The snapshot's build id."),
-			"created_at": str("When the snapshot was built (RFC 3339)."),
+// metaSchema is the envelope's meta: duration_ms always, coverage and
+// next_cursor for the tools whose operations answer them.
+func metaSchema(coverage, cursor bool) obj {
+	props := obj{
+		"duration_ms": obj{"type": "integer", "minimum": 0},
+		"snapshot": object("The snapshot the answer was read from; absent when the call reads none.", []string{"build_id", "created_at"}, obj{
+			"build_id":   plain("string"),
+			"created_at": str("RFC 3339."),
 		}),
-		"coverage": object("What was consulted, so that 'does not exist' can be told from 'not covered'. Present on absence and on batches.",
+	}
+	if coverage {
+		props["coverage"] = object("What was consulted, so that 'does not exist' can be told from 'not covered'; present on absence and on batches.",
 			[]string{"sources_consulted"}, obj{
-				"sources_consulted": array("Ids of the sources consulted (pass one to get_source to learn about it).", str("A source id (UUID).")),
-				"sources_skipped": array("Sources that cover the identifier but were not used, and why.",
+				"sources_consulted": array("Source ids; pass one to get_source.", obj{"type": "string"}),
+				"sources_skipped": array("Sources that cover the identifier but were not used.",
 					object("", []string{"id", "reason"}, obj{
-						"id":     str("The source id (UUID)."),
-						"reason": strEnum("Why it was skipped.", skipReasons...),
+						"id":     obj{"type": "string"},
+						"reason": obj{"type": "string", "enum": skipReasons},
 					})),
-			}),
-		"next_cursor": str("Present when more results remain: pass it as cursor, with the same other arguments, to get the next page. Absent: the results have ended."),
-	})
+			})
+	}
+	if cursor {
+		props["next_cursor"] = str("Present when more results remain: pass it as cursor, with the same other arguments.")
+	}
+	return object("", []string{"duration_ms"}, props)
+}
+
+// withMeta is extra with a meta that has coverage and, if cursor, next_cursor.
+func withMeta(extra obj, cursor bool) obj {
+	return mergeObj(extra, obj{"meta": metaSchema(true, cursor)})
+}
+
+// productEnvelope is the outputSchema of a tool about one product: it can
+// answer unknown with a reason, and meta.coverage on absence.
+func productEnvelope(data obj, extra obj) obj {
+	return envelope(productStatusDesc, data, withMeta(mergeObj(reasonMember(), extra), false))
 }
 
 func validationSchema() obj {
-	axis := func(what string) obj {
-		return strEnum("The latest "+what+" verdict; absent when no rule of this class was evaluated (which differs from not_assessed, a recorded verdict).", axisValues...)
-	}
-	return object("Validation verdicts on up to four independent axes; never collapse them into one score.", nil, obj{
-		"technical":  axis("technical (syntax, check digit, structure)"),
-		"business":   axis("business-rule"),
-		"regulatory": axis("regulatory"),
+	axis := func(what string) obj { return strEnum(what, axisValues...) }
+	return object("The latest verdict per axis; an absent axis was never evaluated (not_assessed is a recorded verdict). Never collapse the axes into one score.", nil, obj{
+		"technical":  axis("Syntax, check digit, structure."),
+		"business":   axis(""),
+		"regulatory": axis(""),
 		"authority":  strEnum("Whether an authority attested the data.", "none", "attested"),
 	})
 }
 
 func claimSchema() obj {
-	return object("A claim: one statement about the subject, with where it came from and how far to trust it.",
+	return object("One statement about the subject, with where it came from and how far to trust it.",
 		[]string{"id", "subject", "predicate", "object", "claim_type", "trust_level", "retrieved_at"}, obj{
-			"id":        str("Claim id."),
-			"subject":   str("The subject the claim is about, as namespace:value."),
-			"predicate": str("What is claimed (such as name, net_content, carbon_kg)."),
-			"object": object("The claimed value.", []string{"value"}, obj{
-				"value":    obj{"description": "The value, of any JSON type."},
-				"unit":     nullStr("Unit of the value, or null."),
-				"language": nullStr("Language of a text value, or null."),
+			"id":        plain("string"),
+			"subject":   plain("string"),
+			"predicate": str("Such as name, net_content, carbon_kg."),
+			"object": object("", []string{"value"}, obj{
+				"value":    obj{"description": "The claimed value, of any JSON type."},
+				"unit":     plain("string", "null"),
+				"language": plain("string", "null"),
 			}),
-			"claim_type": strEnum("What kind of statement it is. INFERENCE and ESTIMATION are derived by a method and are never facts.",
-				domain.ClaimTypes...),
-			"method":              nullStr("The method that derived an INFERENCE or ESTIMATION claim."),
-			"method_version":      nullStr("Version of the method."),
-			"source_ref":          nullStr("Id of the source the claim came from (pass it to get_source)."),
-			"publisher_ref":       nullStr("Who published the claim, if known."),
-			"evidence_refs":       array("Ids of evidence links (see get_evidence).", str("Evidence id.")),
-			"verification_status": strEnum("How the claim was verified.", domain.VerificationStatuses...),
-			"verification_method": nullStr("How it was verified."),
-			"trust_level":         strEnum("Trust level, L0 (lowest) to L5.", domain.TrustLevels...),
-			"confidence":          obj{"type": "number", "minimum": 0, "maximum": 1, "description": "Confidence of a derived claim, 0 to 1."},
-			"published_at":        nullStr("When the source published it (RFC 3339), or null."),
-			"retrieved_at":        str("When pds retrieved it (RFC 3339)."),
-			"superseded_by":       nullStr("Id of the claim that replaces this one, or null when it is current."),
+			"claim_type":          strEnum("INFERENCE and ESTIMATION are derived by a method and are never facts.", domain.ClaimTypes...),
+			"method":              plain("string", "null"),
+			"method_version":      plain("string", "null"),
+			"source_ref":          nullStr("The source's id; pass it to get_source."),
+			"publisher_ref":       plain("string", "null"),
+			"evidence_refs":       array("Evidence link ids (see get_evidence).", plain("string")),
+			"verification_status": strEnum("", domain.VerificationStatuses...),
+			"verification_method": plain("string", "null"),
+			"trust_level":         strEnum("L0 (lowest) to L5.", domain.TrustLevels...),
+			"confidence":          obj{"type": "number", "minimum": 0, "maximum": 1},
+			"published_at":        plain("string", "null"),
+			"retrieved_at":        plain("string"),
+			"superseded_by":       nullStr("The replacing claim's id; null while current."),
 		})
 }
 
 func sourceProps() obj {
 	return obj{
-		"id":                        str("Source id (UUID)."),
-		"kind":                      strEnum("What kind of source it is.", domain.SourceKinds...),
-		"origin":                    str("Where its data comes from (a URL or name)."),
-		"operator_party_id":         nullStr("Id of the party that operates it."),
-		"trust_tier":                obj{"type": "integer", "minimum": 0, "maximum": domain.MaxTrustTier, "description": "Trust tier, 0 to 4 (4 is the most trusted)."},
-		"robots_policy":             nullStr("Its robots policy, if any."),
-		"enabled":                   boolean("Whether the source is enabled (always given; true unless the source is disabled)."),
-		"licence_name":              str("Name of the licence its data is under."),
-		"may_store_raw":             boolean("Whether the licence permits storing raw data."),
-		"may_redistribute_verbatim": boolean("Whether the licence permits redistributing the data as it is."),
-		"may_redistribute_derived":  boolean("Whether the licence permits redistributing data derived from it."),
-		"attribution_required":      nullStr("Attribution text to show wherever its data is used, or null when none is required."),
-		"licence_determined_by":     str("Who determined the licence terms."),
-		"licence_determined_at":     str("When they were determined (RFC 3339)."),
-		"licence_review_due_at":     str("When they are due for review (RFC 3339)."),
+		"id":                        plain("string"),
+		"kind":                      strEnum("", domain.SourceKinds...),
+		"origin":                    str("A URL or name."),
+		"operator_party_id":         plain("string", "null"),
+		"trust_tier":                obj{"type": "integer", "minimum": 0, "maximum": domain.MaxTrustTier, "description": "4 is the most trusted."},
+		"robots_policy":             plain("string", "null"),
+		"enabled":                   plain("boolean"),
+		"licence_name":              plain("string"),
+		"may_store_raw":             plain("boolean"),
+		"may_redistribute_verbatim": plain("boolean"),
+		"may_redistribute_derived":  plain("boolean"),
+		"attribution_required":      nullStr("Text to show wherever its data is used; null when none is required."),
+		"licence_determined_by":     plain("string"),
+		"licence_determined_at":     plain("string"),
+		"licence_review_due_at":     plain("string"),
 	}
 }
 
@@ -186,15 +240,16 @@ func sourceSchema() obj {
 // linkSourceSchema is the short form of a source inside an evidence link.
 func linkSourceSchema() obj {
 	p := sourceProps()
-	return object("The link's source in short: id, kind and the licence terms for citing it; the full source is in the envelope's sources.",
+	return object("The link's source in short; the full source is in the envelope's sources.",
 		[]string{"id", "kind", "licence_name", "may_redistribute_verbatim", "may_redistribute_derived", "attribution_required"}, obj{
 			"id": p["id"], "kind": p["kind"], "licence_name": p["licence_name"], "may_redistribute_verbatim": p["may_redistribute_verbatim"],
 			"may_redistribute_derived": p["may_redistribute_derived"], "attribution_required": p["attribution_required"],
 		})
 }
 
-func sourcesMember() obj {
-	return obj{"sources": array("Every source that contributed to the answer, with its licence and attribution text: show attribution_required wherever you use the data.", sourceSchema())}
+// sourcesMember is the envelope's sources, each item as source says.
+func sourcesMember(source obj) obj {
+	return obj{"sources": array("Every source that contributed to the answer: show attribution_required wherever you use the data.", source)}
 }
 
 // validateCandidateSchema is a candidate of an ambiguous validate answer,
@@ -210,57 +265,57 @@ func validateCandidateSchema() obj {
 }
 
 func candidateSchema() obj {
-	return object("One reading of an ambiguous value.", []string{"namespace", "valid", "normalized", "subject"}, obj{
-		"namespace":  strEnum("The namespace of this reading.", namespaces...),
-		"valid":      boolean("Whether the value is valid in this namespace."),
-		"normalized": str("The value in this namespace's canonical form."),
-		"subject":    str("The subject string to pass to the other tools for this reading."),
+	return object("", []string{"namespace", "valid", "normalized", "subject"}, obj{
+		"namespace":  strEnum("", namespaces...),
+		"valid":      plain("boolean"),
+		"normalized": plain("string"),
+		"subject":    str("Pass it to the other tools for this reading."),
 	})
 }
 
 // ambiguousData is the data of a product answer whose identifier names
 // stored records in several namespaces.
 func ambiguousData() obj {
-	return object("The identifier names stored records in several namespaces: call again with one candidate's subject.",
+	return object("With ambiguous: call again with one candidate's subject.",
 		[]string{"input", "candidates"}, obj{
-			"input":      str("The identifier as given."),
-			"candidates": array("The stored readings.", candidateSchema()),
+			"input":      plain("string"),
+			"candidates": array("", candidateSchema()),
 		})
 }
 
 func identitySchema() obj {
 	return object("A product's identity.", []string{"subject", "identifiers", "trust_level", "status", "manufacturer", "manufacturer_gln", "brand", "updated_at", "has_passport"}, obj{
 		"subject":          str("The canonical subject (namespace:value)."),
-		"identifiers":      array("Every identifier linked to the product, canonical first.", str("A subject string.")),
-		"trust_level":      strEnum("Trust level of the product record, L0 (lowest) to L5.", domain.TrustLevels...),
-		"status":           str("Lifecycle status of the product (such as active)."),
-		"manufacturer":     str("Manufacturer name."),
-		"manufacturer_gln": nullStr("The manufacturer's GLN, or null."),
-		"brand":            nullStr("Brand, or null."),
-		"updated_at":       str("When the record last changed (RFC 3339)."),
+		"identifiers":      array("Every identifier linked to the product, canonical first.", plain("string")),
+		"trust_level":      strEnum("L0 (lowest) to L5.", domain.TrustLevels...),
+		"status":           str("Lifecycle status, such as active."),
+		"manufacturer":     plain("string"),
+		"manufacturer_gln": plain("string", "null"),
+		"brand":            plain("string", "null"),
+		"updated_at":       plain("string"),
 		"has_passport":     boolean("True exactly when get_passport would answer found for this key."),
 	})
 }
 
 func docSchema() obj {
-	return object("The document a claim was read from.", []string{"id", "source_id", "media_type", "url", "content_hash", "size", "retrieved_at"}, obj{
-		"id":           str("Document id."),
-		"source_id":    str("Id of the source it came from."),
-		"media_type":   str("Its media type."),
-		"url":          nullStr("Where it was retrieved from, or null."),
-		"content_hash": obj{"type": "string", "pattern": "^sha256:[0-9a-f]{64}$", "description": "SHA-256 of its content."},
-		"size":         integer("Its size in bytes.", 0),
-		"retrieved_at": str("When it was retrieved (RFC 3339)."),
+	return object("The document the claim was read from.", []string{"id", "source_id", "media_type", "url", "content_hash", "size", "retrieved_at"}, obj{
+		"id":           plain("string"),
+		"source_id":    plain("string"),
+		"media_type":   plain("string"),
+		"url":          plain("string", "null"),
+		"content_hash": obj{"type": "string", "pattern": "^sha256:[0-9a-f]{64}$"},
+		"size":         count(),
+		"retrieved_at": plain("string"),
 	})
 }
 
 func locatorSchema() obj {
 	return object("Where in the document the claim is.", []string{"kind"}, obj{
-		"kind":         strEnum("The kind of locator.", domain.LocatorContentHash, domain.LocatorByteRange, domain.LocatorJSONPointer),
-		"content_hash": str("With content_hash: the hash of the whole document."),
+		"kind":         strEnum("", domain.LocatorContentHash, domain.LocatorByteRange, domain.LocatorJSONPointer),
+		"content_hash": str("With content_hash: the whole document's hash."),
 		"start":        integer("With byte_range: the first byte.", 0),
 		"end":          integer("With byte_range: the byte after the last.", 0),
-		"pointer":      str("With json_pointer: an RFC 6901 JSON Pointer into the document."),
+		"pointer":      str("With json_pointer: an RFC 6901 JSON Pointer."),
 	})
 }
 
@@ -275,7 +330,7 @@ func productData(found obj) obj {
 // absenceData is the data of an absence: what was looked up.
 func absenceData() obj {
 	return object("What was looked up and found absent.", []string{"input", "interpreted_as", "has_product"}, obj{
-		"input":          str("The identifier as given."),
+		"input":          plain("string"),
 		"interpreted_as": str("The subject it was read as and looked up; warnings say what was stripped or assumed."),
 		"has_product": boolean("True when a product is stored under it but has no passport (or its claims are all withheld): " +
 			"no passport yet, rather than no such product."),

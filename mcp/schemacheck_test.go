@@ -3,9 +3,11 @@ package mcp_test
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -15,12 +17,18 @@ import (
 
 var (
 	validatingKeywords = []string{"type", "properties", "required", "additionalProperties", "items", "enum",
-		"pattern", "minLength", "maxLength", "minimum", "maximum", "minItems", "maxItems", "anyOf"}
+		"pattern", "minLength", "maxLength", "minimum", "maximum", "minItems", "maxItems", "anyOf", "$ref"}
 	annotationKeywords = []string{"description", "default", "format", "title"}
 )
 
-// checkKeywords returns the paths of keywords outside the subset.
+// checkKeywords returns the paths of keywords outside the subset, and of
+// a $ref that does not name one of the root's $defs ($defs is allowed at the
+// root only).
 func checkKeywords(schema any, path string) []string {
+	return checkKeywordsIn(schema, schema, path)
+}
+
+func checkKeywordsIn(root, schema any, path string) []string {
 	s, ok := schema.(map[string]any)
 	if !ok {
 		return []string{path + ": a schema must be an object"}
@@ -32,14 +40,26 @@ func checkKeywords(schema any, path string) []string {
 		case k == "properties":
 			props, _ := v.(map[string]any)
 			for _, name := range sortedKeys(props) {
-				bad = append(bad, checkKeywords(props[name], path+".properties."+name)...)
+				bad = append(bad, checkKeywordsIn(root, props[name], path+".properties."+name)...)
 			}
 		case k == "items":
-			bad = append(bad, checkKeywords(v, path+".items")...)
+			bad = append(bad, checkKeywordsIn(root, v, path+".items")...)
 		case k == "anyOf":
 			list, _ := v.([]any)
 			for i, sub := range list {
-				bad = append(bad, checkKeywords(sub, fmt.Sprintf("%s.anyOf.%d", path, i))...)
+				bad = append(bad, checkKeywordsIn(root, sub, fmt.Sprintf("%s.anyOf.%d", path, i))...)
+			}
+		case k == "$defs":
+			defs, _ := v.(map[string]any)
+			if !reflect.DeepEqual(root, schema) {
+				bad = append(bad, path+".$defs: only at the root")
+			}
+			for _, name := range sortedKeys(defs) {
+				bad = append(bad, checkKeywordsIn(root, defs[name], path+".$defs."+name)...)
+			}
+		case k == "$ref":
+			if _, ok := resolveRef(root, v); !ok {
+				bad = append(bad, fmt.Sprintf("%s.$ref: %v is not #/$defs/NAME of a definition", path, v))
 			}
 		case k == "additionalProperties":
 			if v != false {
@@ -53,15 +73,39 @@ func checkKeywords(schema any, path string) []string {
 	return bad
 }
 
+// resolveRef finds the definition a $ref value names in root's $defs.
+func resolveRef(root, ref any) (any, bool) {
+	r, _ := ref.(string)
+	name, ok := strings.CutPrefix(r, "#/$defs/")
+	if !ok {
+		return nil, false
+	}
+	defs, _ := root.(map[string]any)["$defs"].(map[string]any)
+	def, ok := defs[name]
+	return def, ok
+}
+
 // validate returns what is wrong with v (decoded JSON) under schema.
 func validate(schema any, v any, path string) []string {
+	return validateIn(schema, schema, v, path)
+}
+
+func validateIn(root, schema any, v any, path string) []string {
 	s := schema.(map[string]any)
 	var errs []string
 	fail := func(format string, args ...any) { errs = append(errs, path+": "+fmt.Sprintf(format, args...)) }
+	if r, ok := s["$ref"]; ok {
+		def, ok := resolveRef(root, r)
+		if !ok {
+			fail("$ref %v names no definition", r)
+			return errs
+		}
+		errs = append(errs, validateIn(root, def, v, path)...)
+	}
 	if any, ok := s["anyOf"].([]any); ok {
 		matched := false
 		for _, sub := range any {
-			if len(validate(sub, v, path)) == 0 {
+			if len(validateIn(root, sub, v, path)) == 0 {
 				matched = true
 				break
 			}
@@ -105,7 +149,7 @@ func validate(schema any, v any, path string) []string {
 		}
 		if items, ok := s["items"]; ok {
 			for i, e := range x {
-				errs = append(errs, validate(items, e, fmt.Sprintf("%s.%d", path, i))...)
+				errs = append(errs, validateIn(root, items, e, fmt.Sprintf("%s.%d", path, i))...)
 			}
 		}
 	case map[string]any:
@@ -119,7 +163,7 @@ func validate(schema any, v any, path string) []string {
 		}
 		for _, k := range sortedKeys(x) {
 			if sub, ok := props[k]; ok {
-				errs = append(errs, validate(sub, x[k], path+"."+k)...)
+				errs = append(errs, validateIn(root, sub, x[k], path+"."+k)...)
 			} else if s["additionalProperties"] == false {
 				fail("member %q is not allowed", k)
 			}

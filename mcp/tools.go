@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"time"
 
 	"github.com/productdata/pds/buildinfo"
@@ -88,12 +89,12 @@ func newTools(svc *service.Service) []*tool {
 			}),
 			OutputSchema: envelope("found: one verdict (valid or not, see data.valid). ambiguous: several namespaces fit, see data.candidates.",
 				object("The verdict.", []string{"input", "namespace", "valid", "normalized"}, obj{
-					"input":                str("The value as given."),
+					"input":                plain("string"),
 					"namespace":            nullStr("The namespace judged, or null when ambiguous."),
-					"valid":                boolean("Whether the value is valid in that namespace."),
-					"normalized":           str("The value in canonical form (GTINs zero-padded to 14 digits)."),
-					"subject":              str("The subject string (namespace:value) to pass to the other tools; present when valid."),
-					"format":               strEnum("The identifier format.", formats...),
+					"valid":                plain("boolean"),
+					"normalized":           str("The canonical form (GTINs zero-padded to 14 digits)."),
+					"subject":              str("namespace:value, to pass to the other tools; present when valid."),
+					"format":               strEnum("", formats...),
 					"expected_check_digit": str("The right check digit, when the given one is wrong."),
 					"candidates":           array("With ambiguous: one entry per namespace that fits.", validateCandidateSchema()),
 					"likely": object("With ambiguous: the likely reading, and why.", []string{"namespace", "subject", "reason"}, obj{
@@ -122,28 +123,28 @@ func newTools(svc *service.Service) []*tool {
 			OutputSchema: envelope("found: every item found. not_found: every item not_found. partial: anything else (still a success).",
 				object("One result per input, and counts.", []string{"items", "counts"}, obj{
 					"items": array("One item per input, in input order.", object("", []string{"input", "status"}, obj{
-						"input":          str("The identifier as given."),
-						"status":         strEnum("What is stored for it.", domain.StatusFound, domain.StatusNotFound, domain.StatusUnknown, domain.StatusAmbiguous, "invalid"),
-						"subject":        str("The canonical subject, when known."),
+						"input":          plain("string"),
+						"status":         strEnum("", domain.StatusFound, domain.StatusNotFound, domain.StatusUnknown, domain.StatusAmbiguous, "invalid"),
+						"subject":        plain("string"),
 						"interpreted_as": str("The subject the input was read as and looked up; present on an absence and whenever the input was not that subject string itself."),
 						"warnings":       array("What was stripped from the input or assumed about it to read it.", warningSchema()),
 						"reason":         strEnum("With unknown: why.", reasons...),
 						"candidates":     array("With ambiguous: the stored readings.", candidateSchema()),
 						"product":        identitySchema(),
 						"error": object("With invalid: what is wrong.", []string{"code", "detail"}, obj{
-							"code":   str("The error code (INVALID_IDENTIFIER)."),
-							"detail": str("What is wrong with the input."),
+							"code":   plain("string"),
+							"detail": plain("string"),
 						}),
 					})),
 					"counts": object("Items per status.", []string{"found", "not_found", "unknown", "ambiguous", "invalid", "total"}, obj{
-						"found":     integer("Items found.", 0),
-						"not_found": integer("Items not found.", 0),
-						"unknown":   integer("Items unknown.", 0),
-						"ambiguous": integer("Items ambiguous.", 0),
-						"invalid":   integer("Items invalid.", 0),
-						"total":     integer("All items.", 0),
+						"found":     count(),
+						"not_found": count(),
+						"unknown":   count(),
+						"ambiguous": count(),
+						"invalid":   count(),
+						"total":     count(),
 					}),
-				}), nil),
+				}), withMeta(nil, false)),
 			run: call(svc.Resolve),
 		},
 		{
@@ -156,7 +157,7 @@ func newTools(svc *service.Service) []*tool {
 				"ambiguous means a bare value names stored records in several namespaces: call again with one of data.candidates[].subject. " +
 				"For the product's attributes call get_passport; for where a value came from, get_evidence.",
 			InputSchema:  identifierInput(),
-			OutputSchema: envelope(productStatusDesc, productData(identitySchema()), nil),
+			OutputSchema: productEnvelope(productData(identitySchema()), nil),
 			run:          call(svc.Identity),
 		},
 		{
@@ -170,15 +171,15 @@ func newTools(svc *service.Service) []*tool {
 				"false that no such product is stored. unknown with LICENCE_RESTRICTED means claims exist but their licences " +
 				"forbid showing them. warnings say when claims were withheld. ambiguous works as in get_product.",
 			InputSchema: identifierInput(),
-			OutputSchema: envelope(productStatusDesc, productData(object("The passport.", []string{"subject", "attributes", "updated_at"}, obj{
-				"subject":    str("The canonical subject."),
-				"attributes": obj{"type": "object", "description": "Predicate to value, derived from claims only: the claim's value."},
-				"units":      obj{"type": "object", "description": "Predicate to unit (a string), for each attribute whose claim has one (net_content 1 l: attributes 1, units \"l\"); left out when none has."},
+			OutputSchema: productEnvelope(productData(object("The passport.", []string{"subject", "attributes", "updated_at"}, obj{
+				"subject":    plain("string"),
+				"attributes": obj{"type": "object", "description": "Predicate to value, derived from claims only."},
+				"units":      obj{"type": "object", "description": "Predicate to unit (a string), for each attribute whose claim has one; left out when none has."},
 				"updated_at": str("When the newest claim was retrieved (RFC 3339)."),
 			})), mergeObj(obj{
 				"claims":     array("The current claims, one per predicate: the evidence-bearing truth behind data.attributes.", claimSchema()),
 				"validation": validationSchema(),
-			}, sourcesMember())),
+			}, sourcesMember(sourceSchema()))),
 			run: call(svc.Passport),
 		},
 		{
@@ -190,18 +191,18 @@ func newTools(svc *service.Service) []*tool {
 				"Use it to cite where a passport value came from or to judge how far to trust it. A claim with no links has no recorded evidence. " +
 				"Absence and ambiguity work as in get_product.",
 			InputSchema: identifierInput(),
-			OutputSchema: envelope(productStatusDesc, productData(object("The evidence chains.", []string{"subject", "chains"}, obj{
-				"subject": str("The canonical subject."),
+			OutputSchema: withDefs(productEnvelope(productData(object("The evidence chains.", []string{"subject", "chains"}, obj{
+				"subject": plain("string"),
 				"chains": array("One chain per current claim.", object("", []string{"claim", "links"}, obj{
 					"claim": claimSchema(),
 					"links": array("Evidence links of the claim; empty when none is recorded.", object("", []string{"id", "locator", "document", "source"}, obj{
-						"id":       str("Evidence link id."),
+						"id":       plain("string"),
 						"locator":  locatorSchema(),
 						"document": docSchema(),
 						"source":   linkSourceSchema(),
 					})),
 				})),
-			})), sourcesMember()),
+			})), sourcesMember(ref("source", ""))), obj{"source": sourceSchema()}),
 			run: call(svc.Evidence),
 		},
 		{
@@ -225,15 +226,15 @@ func newTools(svc *service.Service) []*tool {
 			OutputSchema: envelope("found: at least one match. not_found: nothing matched.",
 				object("One page of matches.", []string{"items"}, obj{
 					"items": array("The matches of this page, best first (or newest first with sort updated_at).", object("", []string{"subject", "manufacturer", "trust_level", "has_passport", "updated_at"}, obj{
-						"subject":      str("The canonical subject; pass it to get_product, get_passport or get_evidence."),
-						"manufacturer": str("Manufacturer name."),
-						"brand":        nullStr("Brand, or null."),
-						"trust_level":  strEnum("Trust level, L0 (lowest) to L5.", domain.TrustLevels...),
+						"subject":      str("Pass it to get_product, get_passport or get_evidence."),
+						"manufacturer": plain("string"),
+						"brand":        plain("string", "null"),
+						"trust_level":  strEnum("", domain.TrustLevels...),
 						"has_passport": boolean("Whether get_passport would answer found."),
-						"updated_at":   str("When the record last changed (RFC 3339)."),
-						"score":        obj{"type": []string{"number", "null"}, "description": "Relevance of the manufacturer's name to the query, 0 to 1 (1: the same name); null when no manufacturer was given."},
+						"updated_at":   str("RFC 3339."),
+						"score":        obj{"type": []string{"number", "null"}, "description": "Relevance of the name to the query, 0 to 1; null without a manufacturer."},
 					})),
-				}), nil),
+				}), withMeta(nil, true)),
 			run: call(svc.Search),
 		},
 		{
@@ -246,16 +247,16 @@ func newTools(svc *service.Service) []*tool {
 			InputSchema: input([]string{"uri"}, obj{
 				"uri": obj{"type": "string", "minLength": 1, "maxLength": 4096, "description": "The Digital Link URI, http or https, at most 4096 characters."},
 			}),
-			OutputSchema: envelope("found: the URI parsed.", object("The parsed URI.", []string{"uri", "stem", "primary", "qualifiers", "attributes", "ignored_query_params", "element_string", "canonical_uri"}, obj{
+			OutputSchema: withDefs(envelope("found: the URI parsed.", object("The parsed URI.", []string{"uri", "stem", "primary", "qualifiers", "attributes", "ignored_query_params", "element_string", "canonical_uri"}, obj{
 				"uri":                  str("The URI as given."),
 				"stem":                 str("Scheme, host and any path before the identifier."),
-				"primary":              elementSchema("The primary identifier; subject is present when pds has a namespace for it."),
-				"qualifiers":           array("Key qualifiers, in URI order.", elementSchema("A qualifier.")),
-				"attributes":           array("Data attributes from the query, in URI order.", elementSchema("An attribute.")),
-				"ignored_query_params": array("Query parameters that are not GS1 application identifiers.", str("A parameter name.")),
-				"element_string":       str("The GS1 element string, such as (01)09520123456788(10)ABC123."),
+				"primary":              ref("element", "The primary identifier; subject is present when pds has a namespace for it."),
+				"qualifiers":           array("Key qualifiers, in URI order.", ref("element", "")),
+				"attributes":           array("Data attributes from the query, in URI order.", ref("element", "")),
+				"ignored_query_params": array("Query parameters that are not GS1 application identifiers.", plain("string")),
+				"element_string":       str("Such as (01)09520123456788(10)ABC123."),
 				"canonical_uri":        str("The canonical URI on https://id.gs1.org."),
-			}), nil),
+			}), nil), obj{"element": elementSchema()}),
 			run: call(svc.ParseDigitalLink),
 		},
 		{
@@ -271,9 +272,9 @@ func newTools(svc *service.Service) []*tool {
 			OutputSchema: envelope("found: the source. not_found: no such source is visible to this key.",
 				nullable("The source (null when not found).", object("The source and its licence.", append(append([]string{}, sourceRequired...), "operator"),
 					mergeObj(sourceProps(), obj{"operator": nullable("Who operates it, or null.", object("", []string{"id", "name"}, obj{
-						"id":   str("Party id."),
-						"name": str("Party name."),
-					}))}))), nil),
+						"id":   plain("string"),
+						"name": plain("string"),
+					}))}))), withMeta(nil, false)),
 			run: call(svc.Source),
 		},
 		{
@@ -286,23 +287,23 @@ func newTools(svc *service.Service) []*tool {
 				"Takes no arguments; not billed, and takes no rate-limit token.",
 			InputSchema: input(nil, obj{}),
 			OutputSchema: envelope("found: always.", object("The key's tenant, scopes and limits.", []string{"tenant", "scopes", "key_id", "limits"}, obj{
-				"tenant": str("The tenant the key belongs to."),
-				"scopes": array("The scopes the key holds.", str("A scope.")),
+				"tenant": plain("string"),
+				"scopes": array("", plain("string")),
 				"key_id": str("A public identifier of the key (never the key)."),
 				"limits": object("Where the key stands against its quota and rate limit.", []string{"quota", "rate"}, obj{
 					"quota": nullable("The tenant's quota in the current period (shared by every key of the tenant), or null when the key has none.",
 						object("", []string{"limit", "period", "used", "remaining", "resets_at"}, obj{
 							"limit":     integer("Billing units per period.", 1),
-							"period":    strEnum("The period, a UTC day or month.", "day", "month"),
-							"used":      integer("Units billed so far this period.", 0),
-							"remaining": integer("Units left this period.", 0),
+							"period":    strEnum("A UTC day or month.", "day", "month"),
+							"used":      count(),
+							"remaining": count(),
 							"resets_at": str("When the next period starts (RFC 3339)."),
 						})),
 					"rate": nullable("The key's rate bucket now, or null when the key has no rate limit.",
 						object("", []string{"per_second", "burst", "used", "remaining", "full_in_seconds"}, obj{
 							"per_second":      obj{"type": "number", "minimum": 0, "description": "Calls a second the bucket refills."},
 							"burst":           integer("Calls the full bucket allows at once.", 1),
-							"used":            integer("Calls spent from the bucket and not yet refilled (used + remaining = burst).", 0),
+							"used":            integer("used + remaining = burst.", 0),
 							"remaining":       integer("Calls that may be made at once now.", 0),
 							"full_in_seconds": integer("Seconds until the bucket is full again.", 0),
 						})),
@@ -317,11 +318,11 @@ func newTools(svc *service.Service) []*tool {
 	return tools
 }
 
-func elementSchema(desc string) obj {
-	return object(desc, []string{"ai", "name", "value"}, obj{
+func elementSchema() obj {
+	return object("", []string{"ai", "name", "value"}, obj{
 		"ai":      str("The GS1 application identifier, such as 01 or 10."),
-		"name":    str("Its name, such as GTIN or BATCH/LOT."),
-		"value":   str("The value."),
+		"name":    str("Such as GTIN or BATCH/LOT."),
+		"value":   plain("string"),
 		"subject": str("The subject string, where pds has a namespace for it."),
 	})
 }
@@ -364,15 +365,27 @@ func (h *handler) callTool(ctx context.Context, c service.Caller, params json.Ra
 	if !isObject(args) {
 		return nil, rpcErr(codeInvalidParams, "params.arguments must be an object")
 	}
-	res, err := t.run(ctx, c, args)
+	res, err := runTool(ctx, h.log, t, c, args, requestID, start)
 	if err != nil {
 		h.count(t.Name, "error", c, err)
-		return encode(h.toolFailure(t, err, requestID))
+	} else {
+		h.count(t.Name, "ok", c, nil)
 	}
-	h.count(t.Name, "ok", c, nil)
+	return encode(res)
+}
+
+// runTool runs t's operation and makes the call's result: the envelope as
+// text and structuredContent, or, when the operation fails, the failure
+// (also returned as err, for counting). Both entry points, /v1/mcp and the
+// SDK server of pds mcp, answer with it.
+func runTool(ctx context.Context, log *slog.Logger, t *tool, c service.Caller, args json.RawMessage, requestID string, start time.Time) (callResult, error) {
+	res, err := t.run(ctx, c, args)
+	if err != nil {
+		return toolFailure(log, t, err, requestID), err
+	}
 	env := res.AppendEnvelope(nil, requestID, time.Since(start))
-	return encode(callResult{ResultType: "complete", Content: []content{{Type: "text", Text: string(env)}},
-		StructuredContent: env, IsError: false})
+	return callResult{ResultType: "complete", Content: []content{{Type: "text", Text: string(env)}},
+		StructuredContent: env, IsError: false}, nil
 }
 
 // count reports a tool call to the metrics, if any: its outcome, and a
@@ -403,15 +416,21 @@ type content struct {
 
 // toolFailure is the result of an operation that failed: isError, and a
 // text block with the Problem and what to do instead.
-func (h *handler) toolFailure(t *tool, err error, requestID string) callResult {
+func toolFailure(log *slog.Logger, t *tool, err error, requestID string) callResult {
 	de := domain.AsError(err)
 	if de.Code == domain.CodeInternal {
-		h.log.Error("internal error", "request_id", requestID, "tool", t.Name, "error", err.Error())
+		log.Error("internal error", "request_id", requestID, "tool", t.Name, "error", err.Error())
 	}
 	p, _ := encode(httpwire.NewProblem(de, requestID))
 	text := string(p) + "\n\n" + advice(t.Name, de)
 	return callResult{ResultType: "complete", Content: []content{{Type: "text", Text: text}}, IsError: true}
 }
+
+// instructions is the paragraph for the model that both entry points send.
+const instructions = "pds answers questions about products from a persisted snapshot of product data: identity, digital product passport " +
+	"(claims and validation verdicts), the evidence behind each claim, and the sources with their licences. Identifiers are subject strings " +
+	"such as gtin:09520123456788 or bare values. Absence is an answer, not an error: not_found and unknown (with a reason) are results. " +
+	"Show a source's attribution_required text wherever you use its data."
 
 // discoverResult is the server/discover result.
 func discoverResult() any {
@@ -420,12 +439,9 @@ func discoverResult() any {
 		"resultType":        "complete",
 		"supportedVersions": []string{ProtocolVersion},
 		"capabilities":      map[string]any{"tools": map[string]any{}},
-		"instructions": "pds answers questions about products from a persisted snapshot of product data: identity, digital product passport " +
-			"(claims and validation verdicts), the evidence behind each claim, and the sources with their licences. Identifiers are subject strings " +
-			"such as gtin:09520123456788 or bare values. Absence is an answer, not an error: not_found and unknown (with a reason) are results. " +
-			"Show a source's attribution_required text wherever you use its data.",
-		"ttlMs":      listTTL.Milliseconds(),
-		"cacheScope": "public",
+		"instructions":      instructions,
+		"ttlMs":             listTTL.Milliseconds(),
+		"cacheScope":        "public",
 		"_meta": map[string]any{metaServerInfo: map[string]any{
 			"name": "pds", "title": "Product Data Service", "version": version,
 		}},

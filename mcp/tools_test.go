@@ -353,6 +353,29 @@ func TestSchemaChecker(t *testing.T) {
 	if bad := checkKeywords(jsonValue(map[string]any{"type": "object", "oneOf": []any{}}), "s"); len(bad) != 1 {
 		t.Errorf("unknown keyword not reported: %v", bad)
 	}
+
+	// $ref to the root's $defs.
+	withRef := jsonValue(map[string]any{
+		"type": "object", "$defs": map[string]any{"e": map[string]any{"type": "object", "required": []string{"ai"}, "properties": map[string]any{"ai": map[string]any{"type": "string"}}}},
+		"properties": map[string]any{"p": map[string]any{"$ref": "#/$defs/e", "description": "d"}, "q": map[string]any{"type": "array", "items": map[string]any{"$ref": "#/$defs/e"}}},
+	})
+	if bad := checkKeywords(withRef, "s"); len(bad) != 0 {
+		t.Errorf("$ref and $defs refused: %v", bad)
+	}
+	for value, ok := range map[string]bool{`{"p":{"ai":"01"},"q":[{"ai":"10"}]}`: true, `{"p":{}}`: false, `{"q":[{"ai":1}]}`: false} {
+		var v any
+		json.Unmarshal([]byte(value), &v)
+		if errs := validate(withRef, v, "v"); (len(errs) == 0) != ok {
+			t.Errorf("%s: errors %v, want ok=%v", value, errs, ok)
+		}
+	}
+	badRefs := jsonValue(map[string]any{"type": "object", "properties": map[string]any{
+		"p": map[string]any{"$ref": "#/$defs/missing"},
+		"q": map[string]any{"type": "object", "$defs": map[string]any{}},
+	}})
+	if bad := checkKeywords(badRefs, "s"); len(bad) != 2 {
+		t.Errorf("a dangling $ref and a nested $defs: %v", bad)
+	}
 }
 
 // meter records what each operation bills and refuses when told to.

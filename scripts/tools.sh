@@ -5,6 +5,8 @@
 #              from the Go module proxy into $(go env GOPATH)/bin (a few minutes, once)
 #   minisign   the signature tool an operator checks snapshots with (Debian package)
 #   curl       what the README and docs examples call (cmd/pds TestFinding12_1_DocsExamplesRun runs them)
+#   node, npm and the TypeScript MCP SDK 1.x (scripts/mcp-ts-client.sh): the
+#              host-side client the pds mcp test runs, into .tools/mcp-ts
 set -euo pipefail
 VERSITYGW_VERSION=${VERSITYGW_VERSION:-v1.8.0}
 
@@ -25,6 +27,7 @@ if ! command -v versitygw >/dev/null 2>&1 && [ ! -x "$gobin/versitygw" ]; then
 fi
 apt_install minisign minisign
 apt_install curl curl
+bash "$(dirname "$0")/mcp-ts-client.sh" >/dev/null
 for arg in "$@"; do
   case $arg in
     nginx) apt_install nginx nginx-light ;;

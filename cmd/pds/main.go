@@ -33,6 +33,7 @@ func commands() []command {
 		{"version", "print the version and commit of this build", runVersion},
 		{"import", "turn an Open Food Facts dump into an input directory", runImport},
 		{"snapshot", "sign, verify, publish, pull, follow and roll back snapshots", runSnapshot},
+		{"mcp", "serve the MCP tools on stdin/stdout (for hosts that start a subprocess)", runMCP},
 	}
 }
 
