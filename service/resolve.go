@@ -1,6 +1,7 @@
 package service
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"slices"
@@ -33,7 +34,7 @@ type item struct {
 	errDetail  string
 	subjects   []gs1.Subject
 	alias      kv.Alias
-	identity   []byte
+	identity   []byte // in the batch's arena
 }
 
 // Resolve looks up to MaxBatch identifiers in one call. It bills one unit
@@ -119,31 +120,67 @@ type batch struct {
 	items  []item
 	cov    *coverageUnion
 	buf    []byte
+	arena  []byte // every identity document read, one after the other
+	keys   []byte // every key to read, one after the other
+}
+
+// keep copies an identity document into the arena for item i. The arena
+// only grows: a slice taken before it moved still holds its bytes.
+func (b *batch) keep(i int, doc []byte) {
+	if cap(b.arena) == 0 {
+		b.arena = make([]byte, 0, len(b.items)*512)
+	}
+	start := len(b.arena)
+	b.arena = append(b.arena, doc...)
+	b.items[i].identity = b.arena[start:len(b.arena):len(b.arena)]
+}
+
+// key appends a key to the batch's key buffer and returns it; like the
+// arena, the buffer only grows, so every key returned stays valid.
+func (b *batch) key(appendKey func([]byte) []byte) []byte {
+	if cap(b.keys) == 0 {
+		b.keys = make([]byte, 0, len(b.items)*32)
+	}
+	start := len(b.keys)
+	b.keys = appendKey(b.keys)
+	return b.keys[start:len(b.keys):len(b.keys)]
 }
 
 // want is a key to read for an item.
 type want struct {
-	key string
+	key []byte
 	at  int // item index
 }
 
 func sortWants(ws []want) {
-	sort.Slice(ws, func(i, j int) bool { return ws[i].key < ws[j].key })
+	slices.SortFunc(ws, func(x, y want) int { return bytes.Compare(x.key, y.key) })
 }
 
 // get reads key into b.buf; ok is false when nothing is stored under it.
-func (b *batch) get(key string) (ok bool, err error) {
-	b.buf, ok, err = b.r.Get([]byte(key), b.buf[:0])
+func (b *batch) get(key []byte) (ok bool, err error) {
+	b.buf, ok, err = b.r.Get(key, b.buf[:0])
 	return ok, err
+}
+
+// subjectOf returns the subject string of sub, without building it anew
+// when the input already is that string (a canonical subject).
+func subjectOf(input string, sub gs1.Subject) string {
+	ns, v := sub.Namespace, sub.Value
+	if len(input) == len(ns)+1+len(v) && input[:len(ns)] == ns && input[len(ns)] == ':' && input[len(ns)+1:] == v {
+		return input
+	}
+	return sub.String()
 }
 
 // readDirect is the fast path: an input that names one subject is looked up
 // as a canonical subject, straight in the public identity views.
 func (b *batch) readDirect() error {
-	var direct []want
+	direct := make([]want, 0, len(b.items))
 	for i := range b.items {
 		if it := &b.items[i]; it.status == "" && len(it.subjects) == 1 {
-			direct = append(direct, want{key: string(kv.AppendViewKey(nil, kv.TagIdentity, it.subjects[0].String(), "")), at: i})
+			direct = append(direct, want{key: b.key(func(dst []byte) []byte {
+				return kv.AppendViewKey(dst, kv.TagIdentity, subjectOf(it.input, it.subjects[0]), "")
+			}), at: i})
 		}
 	}
 	sortWants(direct)
@@ -163,8 +200,8 @@ func (b *batch) readDirect() error {
 			continue // the caller has its own view: the alias path finds it
 		}
 		it := &b.items[w.at]
-		it.status, it.subject = domain.StatusFound, it.subjects[0].String()
-		it.identity = append([]byte(nil), v.Body...)
+		it.status, it.subject = domain.StatusFound, subjectOf(it.input, it.subjects[0])
+		b.keep(w.at, v.Body)
 		b.cov.add(it.subject)
 	}
 	return nil
@@ -180,7 +217,9 @@ func (b *batch) readAliases() ([][]kv.Alias, error) {
 			continue
 		}
 		for _, sub := range it.subjects {
-			wants = append(wants, want{key: string(kv.Key(kv.TagAlias, sub.String())), at: i})
+			wants = append(wants, want{key: b.key(func(dst []byte) []byte {
+				return kv.AppendKey(dst, kv.TagAlias, subjectOf(it.input, sub))
+			}), at: i})
 		}
 	}
 	sortWants(wants)
@@ -217,7 +256,9 @@ func (b *batch) decide(found [][]kv.Alias) []want {
 		case 1:
 			al := found[i][0]
 			it.status, it.subject, it.alias = domain.StatusFound, al.Subject, al
-			views = append(views, want{key: string(kv.AppendViewKey(nil, kv.TagIdentity, al.Subject, al.ViewTenant(b.tenant))), at: i})
+			views = append(views, want{key: b.key(func(dst []byte) []byte {
+				return kv.AppendViewKey(dst, kv.TagIdentity, al.Subject, al.ViewTenant(b.tenant))
+			}), at: i})
 			b.cov.add(al.Subject)
 		case 0:
 			b.absent(it)
@@ -263,7 +304,7 @@ func (b *batch) readIdentities(views []want) error {
 		if err != nil {
 			return domain.Internal(err)
 		}
-		b.items[v.at].identity = append([]byte(nil), dv.Body...)
+		b.keep(v.at, dv.Body)
 	}
 	return nil
 }
