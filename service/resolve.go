@@ -369,10 +369,13 @@ func (u *coverageUnion) result() domain.Coverage {
 // stored identity document as it is.
 func encodeBatch(items []item, cov domain.Coverage) (*Result, error) {
 	counts := map[string]int{}
-	size := 64
+	size := 256
 	for i := range items {
-		counts[items[i].status]++
-		size += len(items[i].identity) + len(items[i].input) + 64
+		it := &items[i]
+		counts[it.status]++
+		// The members' names and punctuation take under 128 bytes; the
+		// answer is then written without growing (a second copy of it).
+		size += len(it.identity) + len(it.input) + len(it.subject) + len(it.errDetail) + 128
 	}
 	status := domain.StatusPartial
 	switch {
