@@ -20,7 +20,7 @@ out=$(mktemp)
 {
   echo "## In-process hot paths (\`make bench-go\`)"
   echo
-  echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(machine); load average when the run ended: $(cut -d' ' -f1-3 /proc/loadavg) (ns/op moves with the machine's load; B/op and allocs/op do not). Command: \`make bench-go\` (scripts/bench-go.sh: \`go test -run '^\$' -bench RE -benchmem -cpu 1 -count $COUNT PKG\` for each of: $(printf '`%s` ' "${BENCHES[@]}"))."
+  echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(machine); load average when the run ended: $(cut -d' ' -f1-3 /proc/loadavg) (ns/op moves with the machine's load; B/op and allocs/op do not). Command: \`make bench-go\` (scripts/bench-go.sh: \`go test -run '^\$' -bench RE -benchmem -cpu 1 -count $COUNT PKG\` for each of: $(printf '`%s`, ' "${BENCHES[@]}" | sed 's/, $//'))."
   echo
   echo "| benchmark | ns/op | B/op | allocs/op | other |"
   echo "|---|---:|---:|---:|---|"
