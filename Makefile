@@ -13,7 +13,7 @@ TOOLS := .tools
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(TOOLS)/staticcheck-$(STATICCHECK_VERSION)
 
-.PHONY: help build tools fleet run test lint fmt load image-test bench bench-go bench-http bench-resolve bench-search bench-off fuzz conformance sample clean
+.PHONY: help build tools fleet run test lint fmt load image-test bench bench-go bench-http bench-resolve bench-search bench-serve bench-off fuzz conformance sample clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -60,16 +60,19 @@ sample: build ## regenerate the bundled sample input (snapshots/sample) with pds
 	rm -rf $(SAMPLE_IN)
 	$(BIN) gen --products 300 --seed 1 --showcase --out $(SAMPLE_IN)
 
-bench: bench-go bench-http bench-resolve bench-search bench-off ## every benchmark; figures go to BENCHMARKS.md
+bench: bench-go bench-http bench-resolve bench-search bench-serve bench-off ## every benchmark; figures go to BENCHMARKS.md
 
-bench-go: ## in-process Go benchmarks with allocation counts (GS1 syntax, view Get, the REST GET handler)
-	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 ./gs1/ ./service/ ./http/
+bench-go: ## in-process Go benchmarks of the hot paths (GS1 syntax, view Get, REST GET, resolve of 1000, ...) with allocations; table to BENCHMARKS.md
+	bash scripts/bench-go.sh
 
 bench-http: build ## ingest 1M products, identity/passport/evidence GETs under wrk vs a minimal net/http baseline
 	bash scripts/bench-http.sh
 
 bench-resolve: build ## bulk resolve under wrk vs PostgreSQL = ANY (pgbench)
 	bash scripts/bench-resolve.sh
+
+bench-serve: build ## pds serve on the 1M snapshot: start to /readyz 200 (verification included), RSS while serving
+	bash scripts/bench-serve.sh
 
 bench-search: build ## typo'd manufacturer search vs PostgreSQL pg_trgm
 	bash scripts/bench-search.sh

@@ -36,6 +36,7 @@ func TestResolve(t *testing.T) {
 		envelope string
 		items    []item
 		counts   map[string]int
+		golden   string // the whole answer, byte for byte (keys in order), when set
 	}{
 		{name: "mixed", key: fixture.KeyFull, status: 200, envelope: "partial",
 			body: resolveBody(demo, "gtin:09520000000028", "00012345678905", "09520123456789", "9520000000011", demo, "internal_sku:ACME-7", "gln:9520000000028", "internal_sku:SKU-1"),
@@ -50,10 +51,11 @@ func TestResolve(t *testing.T) {
 				{status: "unknown", subject: "gln:9520000000028", reason: "OUT_OF_SCOPE"},
 				{status: "found", subject: demoSub},
 			},
-			counts: map[string]int{"found": 3, "not_found": 1, "unknown": 3, "ambiguous": 1, "invalid": 1, "total": 9}},
-		{name: "tenant sees its private product", key: fixture.KeyAcme, status: 200, envelope: "found",
-			body:  resolveBody("internal_sku:ACME-7", demo),
-			items: []item{{status: "found", subject: "internal_sku:ACME-7"}, {status: "found", subject: demoSub}}},
+			counts: map[string]int{"found": 3, "not_found": 1, "unknown": 3, "ambiguous": 1, "invalid": 1, "total": 9}, golden: "resolve-mixed"},
+		{name: "tenant sees its private product", key: fixture.KeyAcme, status: 200, envelope: "partial",
+			body:   resolveBody("internal_sku:ACME-7", demo, "gtin:09520000000011", "sku:ACME-7", "9520000000011", "gtin:09520000000028"),
+			items:  []item{{status: "found", subject: "internal_sku:ACME-7"}, {status: "found", subject: demoSub}, {status: "found", subject: "gtin:09520000000011"}},
+			golden: "resolve-tenant"},
 		{name: "all found", key: fixture.KeyFull, status: 200, envelope: "found", body: resolveBody(demo, "gtin:09520000000011"),
 			items: []item{{status: "found", subject: demoSub}, {status: "found", subject: "gtin:09520000000011"}}},
 		{name: "all absent", key: fixture.KeyFull, status: 200, envelope: "not_found", body: resolveBody("gtin:09520000000028", "9520000000042"),
@@ -78,6 +80,9 @@ func TestResolve(t *testing.T) {
 			checkEnvelope(t, r)
 			if r.status != c.status {
 				t.Fatalf("status %d, want %d: %.300s", r.status, c.status, r.body)
+			}
+			if c.golden != "" {
+				checkGolden(t, c.golden, r)
 			}
 			if c.code != "" {
 				if r.json["code"] != c.code {

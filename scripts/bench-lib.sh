@@ -104,7 +104,8 @@ percentiles() {
 
 # start_pds NAME SNAP PORT SCOPES: make a key with SCOPES (comma-separated)
 # in $W/keys-NAME.json and export it as KEY, start pds serving SNAP on
-# 127.0.0.1:PORT in the background (log: $W/serve-NAME.log), and wait until it
+# 127.0.0.1:PORT in the background (log: $W/serve-NAME.log), with its admin
+# listener (metrics and pprof) on 127.0.0.1:PORT+1 (ADMIN), and wait until it
 # listens. Sets PDS_PID; stop_pds stops it, and the caller's EXIT trap should
 # too (kill "$PDS_PID").
 PDS_PID=
@@ -113,9 +114,48 @@ start_pds() {
   rm -f "$W/keys-$name.json"
   KEY=$(bin/pds keys add --keys "$W/keys-$name.json" --tenant bench --scopes "$scopes" 2>/dev/null)
   export KEY
-  bin/pds serve --snapshot "$snap" --keys "$W/keys-$name.json" --addr "127.0.0.1:$port" > "$W/serve-$name.log" 2>&1 &
+  ADMIN=127.0.0.1:$((port + 1))
+  bin/pds serve --snapshot "$snap" --keys "$W/keys-$name.json" --addr "127.0.0.1:$port" --admin-addr "$ADMIN" > "$W/serve-$name.log" 2>&1 &
   PDS_PID=$!
   wait_port "127.0.0.1:$port"
+}
+
+# profile_pds SECONDS FILE: in the background, take a CPU profile of the
+# running pds (start_pds) for SECONDS into FILE; sets PROF_PID (wait for it).
+# Start it just after the load starts, and make SECONDS shorter than the load.
+profile_pds() {
+  curl -sf -o "$2" "http://$ADMIN/debug/pprof/profile?seconds=$1" &
+  PROF_PID=$!
+}
+
+# profile_note FILE [N]: a CPU profile's top N (default 8) functions as two
+# markdown lines for a "where the time goes now" note: by cumulative share
+# (a call chain whose frames share one figure is shown once, by its outermost
+# frame; the scheduler's and net/http's frames above everything are left out)
+# and by own share (`go tool pprof -top`).
+profile_note() {
+  local file=$1 n=${2:-8}
+  if [ ! -s "$file" ]; then
+    echo "- (no profile was captured: $file is missing)"
+    return
+  fi
+  local pick='
+      /^ *flat *flat%/ { table = 1; next }
+      !table { next }
+      { fn = $6; for (i = 7; i <= NF; i++) fn = fn " " $i
+        sub(/\[go\.shape.*\]/, "[...]", fn); sub(/^github\.com\/productdata\/pds\//, "", fn)
+        sub(/^github\.com\/cockroachdb\//, "", fn); if (length(fn) > 90) fn = substr(fn, 1, 87) "..." }'
+  printf -- '- by cumulative share: '
+  go tool pprof -top -cum -nodecount=80 "$file" 2>/dev/null | awk -v n="$n" "$pick"'
+      fn ~ /^runtime\.(goexit|main|mcall|park_m|schedule|findRunnable|systemstack|gcBgMarkWorker)$/ { next }
+      fn ~ /^(net\/http\.\(\*conn\)\.serve|net\/http\.serverHandler\.ServeHTTP)$/ { next }
+      $5 == last { next }
+      { last = $5; printf "%s`%s` %s", (k ? ", " : ""), fn, $5; if (++k >= n) exit }
+      END { print "" }'
+  printf -- '- by own share: '
+  go tool pprof -top -nodecount=30 "$file" 2>/dev/null | awk -v n="$n" "$pick"'
+      { printf "%s`%s` %s", (k ? ", " : ""), fn, $2; if (++k >= n) exit }
+      END { print "" }'
 }
 
 # stop_pds: stop the server start_pds started and wait for it to exit.

@@ -12,6 +12,7 @@ targets=(
   "./ingest/ FuzzParseLine"
   "./http/ FuzzREST"
   "./mcp/ FuzzMCP"
+  "./service/ FuzzScanResolve"
 )
 for t in "${targets[@]}"; do
   read -r pkg name <<<"$t"

@@ -28,6 +28,9 @@ func DecodeArgs(raw []byte, v any) error {
 	if raw[0] != '{' {
 		return domain.Errorf(domain.CodeInvalidRequest, "the body is not a JSON object")
 	}
+	if ra, ok := v.(*ResolveArgs); ok && scanResolve(raw, ra) {
+		return nil // the usual resolve body, read without encoding/json
+	}
 	if _, own := v.(json.Unmarshaler); !own {
 		if err := checkMembers(raw, v); err != nil {
 			return err
@@ -113,4 +116,77 @@ func jsonKind(goType string) string {
 		return "an array of strings"
 	}
 	return goType
+}
+
+// scanResolve reads the usual body of a resolve call, {"identifiers":[...]}
+// of plain strings, without encoding/json: it is most of a call's decoding
+// cost, and one conversion of the body to a string gives every identifier
+// without an allocation of its own. It reports false, having set nothing,
+// for anything else (another member, an escape or a byte outside printable
+// ASCII in a string, an empty array, a syntax error), which DecodeArgs then
+// decodes, and refuses, the general way. Written by hand because the shape
+// is fixed and small; a JSON library would still allocate per string.
+func scanResolve(raw []byte, a *ResolveArgs) bool {
+	const member = `"identifiers"`
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return false
+	}
+	i = skipSpace(raw, i+1)
+	if !bytes.HasPrefix(raw[i:], []byte(member)) {
+		return false
+	}
+	i = skipSpace(raw, i+len(member))
+	if i >= len(raw) || raw[i] != ':' {
+		return false
+	}
+	i = skipSpace(raw, i+1)
+	if i >= len(raw) || raw[i] != '[' {
+		return false
+	}
+	// The identifiers are slices of one string holding the whole body.
+	s := string(raw)
+	n := bytes.Count(raw[i:], []byte{','}) + 1
+	ids := make([]string, 0, min(n, MaxBatch+1))
+	for {
+		i = skipSpace(raw, i+1)
+		if i >= len(raw) || raw[i] != '"' {
+			return false
+		}
+		start := i + 1
+		for i = start; i < len(raw) && raw[i] != '"'; i++ {
+			if c := raw[i]; c < 0x20 || c >= 0x7f || c == '\\' {
+				return false
+			}
+		}
+		if i >= len(raw) {
+			return false
+		}
+		ids = append(ids, s[start:i])
+		i = skipSpace(raw, i+1)
+		if i >= len(raw) {
+			return false
+		}
+		if raw[i] == ']' {
+			break
+		}
+		if raw[i] != ',' {
+			return false
+		}
+	}
+	i = skipSpace(raw, i+1)
+	if i >= len(raw) || raw[i] != '}' || skipSpace(raw, i+1) != len(raw) {
+		return false
+	}
+	a.Identifiers = &ids
+	return true
+}
+
+// skipSpace returns the index of the first byte at or after i that is not
+// JSON white space.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
 }

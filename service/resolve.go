@@ -1,6 +1,7 @@
 package service
 
 import (
+	"bytes"
 	"context"
 	"slices"
 	"sort"
@@ -33,7 +34,7 @@ type item struct {
 	readings   []gs1.Reading
 	reading    int // the reading that found it, or that the absence is about
 	alias      kv.Alias
-	identity   []byte
+	identity   []byte // in the batch's arena
 }
 
 // Resolve looks up to MaxBatch identifiers in one call. It bills one unit
@@ -119,32 +120,68 @@ type batch struct {
 	items  []item
 	cov    *coverageUnion
 	buf    []byte
+	arena  []byte // every identity document read, one after the other
+	keys   []byte // every key to read, one after the other
+}
+
+// keep copies an identity document into the arena for item i. The arena
+// only grows: a slice taken before it moved still holds its bytes.
+func (b *batch) keep(i int, doc []byte) {
+	if cap(b.arena) == 0 {
+		b.arena = make([]byte, 0, len(b.items)*512)
+	}
+	start := len(b.arena)
+	b.arena = append(b.arena, doc...)
+	b.items[i].identity = b.arena[start:len(b.arena):len(b.arena)]
+}
+
+// key appends a key to the batch's key buffer and returns it; like the
+// arena, the buffer only grows, so every key returned stays valid.
+func (b *batch) key(appendKey func([]byte) []byte) []byte {
+	if cap(b.keys) == 0 {
+		b.keys = make([]byte, 0, len(b.items)*32)
+	}
+	start := len(b.keys)
+	b.keys = appendKey(b.keys)
+	return b.keys[start:len(b.keys):len(b.keys)]
 }
 
 // want is a key to read for an item.
 type want struct {
-	key     string
+	key     []byte
 	at      int // item index
 	reading int // reading index, for an alias
 }
 
 func sortWants(ws []want) {
-	sort.Slice(ws, func(i, j int) bool { return ws[i].key < ws[j].key })
+	slices.SortFunc(ws, func(x, y want) int { return bytes.Compare(x.key, y.key) })
 }
 
 // get reads key into b.buf; ok is false when nothing is stored under it.
-func (b *batch) get(key string) (ok bool, err error) {
-	b.buf, ok, err = b.r.Get([]byte(key), b.buf[:0])
+func (b *batch) get(key []byte) (ok bool, err error) {
+	b.buf, ok, err = b.r.Get(key, b.buf[:0])
 	return ok, err
+}
+
+// subjectOf returns the subject string of sub, without building it anew
+// when the input already is that string (a canonical subject).
+func subjectOf(input string, sub gs1.Subject) string {
+	ns, v := sub.Namespace, sub.Value
+	if len(input) == len(ns)+1+len(v) && input[:len(ns)] == ns && input[len(ns)] == ':' && input[len(ns)+1:] == v {
+		return input
+	}
+	return sub.String()
 }
 
 // readDirect is the fast path: an input that names one subject is looked up
 // as a canonical subject, straight in the public identity views.
 func (b *batch) readDirect() error {
-	var direct []want
+	direct := make([]want, 0, len(b.items))
 	for i := range b.items {
 		if it := &b.items[i]; it.status == "" && len(it.readings) == 1 {
-			direct = append(direct, want{key: string(kv.AppendViewKey(nil, kv.TagIdentity, it.readings[0].Subject.String(), "")), at: i})
+			direct = append(direct, want{key: b.key(func(dst []byte) []byte {
+				return kv.AppendViewKey(dst, kv.TagIdentity, subjectOf(it.input, it.readings[0].Subject), "")
+			}), at: i})
 		}
 	}
 	sortWants(direct)
@@ -164,8 +201,8 @@ func (b *batch) readDirect() error {
 			continue // the caller has its own view: the alias path finds it
 		}
 		it := &b.items[w.at]
-		it.status, it.subject = domain.StatusFound, it.readings[0].Subject.String()
-		it.identity = append([]byte(nil), v.Body...)
+		it.status, it.subject = domain.StatusFound, subjectOf(it.input, it.readings[0].Subject)
+		b.keep(w.at, v.Body)
 		b.cov.add(it.subject)
 	}
 	return nil
@@ -188,7 +225,9 @@ func (b *batch) readAliases() ([][]foundAlias, error) {
 			continue
 		}
 		for j, r := range it.readings {
-			wants = append(wants, want{key: string(kv.Key(kv.TagAlias, r.Subject.String())), at: i, reading: j})
+			wants = append(wants, want{key: b.key(func(dst []byte) []byte {
+				return kv.AppendKey(dst, kv.TagAlias, subjectOf(it.input, r.Subject))
+			}), at: i, reading: j})
 		}
 	}
 	sortWants(wants)
@@ -228,7 +267,9 @@ func (b *batch) decide(found [][]foundAlias) []want {
 		case 1:
 			al := found[i][0].alias
 			it.status, it.subject, it.alias, it.reading = domain.StatusFound, al.Subject, al, found[i][0].reading
-			views = append(views, want{key: string(kv.AppendViewKey(nil, kv.TagIdentity, al.Subject, al.ViewTenant(b.tenant))), at: i})
+			views = append(views, want{key: b.key(func(dst []byte) []byte {
+				return kv.AppendViewKey(dst, kv.TagIdentity, al.Subject, al.ViewTenant(b.tenant))
+			}), at: i})
 			b.cov.add(al.Subject)
 		case 0:
 			b.absent(it)
@@ -274,7 +315,7 @@ func (b *batch) readIdentities(views []want) error {
 		if err != nil {
 			return domain.Internal(err)
 		}
-		b.items[v.at].identity = append([]byte(nil), dv.Body...)
+		b.keep(v.at, dv.Body)
 	}
 	return nil
 }
@@ -339,10 +380,13 @@ func (u *coverageUnion) result() domain.Coverage {
 // stored identity document as it is.
 func encodeBatch(items []item, cov domain.Coverage) (*Result, error) {
 	counts := map[string]int{}
-	size := 64
+	size := 256
 	for i := range items {
-		counts[items[i].status]++
-		size += len(items[i].identity) + len(items[i].input) + 64
+		it := &items[i]
+		counts[it.status]++
+		// The members' names and punctuation take under 128 bytes; the
+		// answer is then written without growing (a second copy of it).
+		size += len(it.identity) + len(it.input) + len(it.subject) + len(it.errDetail) + 128
 	}
 	status := domain.StatusPartial
 	switch {

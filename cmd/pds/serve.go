@@ -141,7 +141,8 @@ func (s *serve) Open(stderr io.Writer) error {
 		return err
 	}
 	s.log.Info("serving", "addr", strings.TrimPrefix(s.ln.URL(), "http://"), "admin_addr", strings.TrimPrefix(s.ln.AdminURL(), "http://"),
-		"snapshot", snap.Dir, "build_id", snap.Manifest.BuildID, "input_digest", snap.Manifest.InputDigest, "keys", ks.Len())
+		"snapshot", snap.Dir, "build_id", snap.Manifest.BuildID, "input_digest", snap.Manifest.InputDigest, "keys", ks.Len(),
+		"verify_ms", snap.Verified.Milliseconds(), "open_ms", snap.Opened.Milliseconds())
 	return nil
 }
 
@@ -260,7 +261,7 @@ func (s *serve) swapIfChanged() {
 	s.svc.Swap(next)
 	s.metrics.Swapped()
 	s.reportSnapshot(next)
-	s.log.Info("snapshot swapped", "snapshot", next.Dir, "build_id", next.Manifest.BuildID)
+	s.log.Info("snapshot swapped", "snapshot", next.Dir, "build_id", next.Manifest.BuildID, "verify_ms", next.Verified.Milliseconds(), "open_ms", next.Opened.Milliseconds())
 }
 
 // Close drains: /readyz turns 503, the drain period passes, the listener

@@ -66,6 +66,10 @@ func TestServeOperable(t *testing.T) {
 	if base == "" {
 		t.Fatalf("serve did not start: %s", stderr.String())
 	}
+	// The start-up line says what the start waited for (make bench-serve reads it).
+	if !regexp.MustCompile(`"msg":"serving",.*"verify_ms":[0-9]+,"open_ms":[0-9]+`).MatchString(stderr.String()) {
+		t.Errorf("the serving line lacks verify_ms and open_ms: %s", stderr.String())
+	}
 	get := func(url string) (int, string) {
 		res, err := http.Get(url)
 		if err != nil {
