@@ -62,8 +62,9 @@ sample: build ## regenerate the bundled sample input (snapshots/sample) with pds
 
 bench: bench-go bench-http bench-resolve bench-search bench-off ## every benchmark; figures go to BENCHMARKS.md
 
-bench-go: ## in-process Go benchmarks (GS1 syntax and more)
+bench-go: ## in-process Go benchmarks (GS1 syntax, ingest of 10k records) with allocation counts
 	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 ./gs1/
+	$(GO) test -run '^$$' -bench Ingest10k -benchmem -benchtime 5x ./ingest/
 
 bench-http: build ## ingest 1M products, identity/passport/evidence GETs under wrk vs a minimal net/http baseline
 	bash scripts/bench-http.sh
