@@ -34,3 +34,14 @@ type PassportData struct {
 	Attributes map[string]json.RawMessage `json:"attributes"`
 	UpdatedAt  string                     `json:"updated_at"`
 }
+
+// Absence is the data of a product answer that found no product or no
+// passport: what was asked, how it was read, and whether a product is
+// stored under it (a product with no passport, or whose claims are all
+// withheld, is known; Subject is then its canonical subject).
+type Absence struct {
+	Input         string `json:"input"`
+	InterpretedAs string `json:"interpreted_as"`
+	HasProduct    bool   `json:"has_product"`
+	Subject       string `json:"subject,omitempty"`
+}

@@ -46,67 +46,6 @@ func ParseSubject(s string) (Subject, error) {
 	return Subject{Namespace: ns, Value: v.normalized}, nil
 }
 
-// Identify reads an {identifier} path parameter: a GS1 element string (its
-// primary key is the identifier), a subject string, or a bare value read
-// like Validate with auto. It returns every valid reading in
-// canonical form: one, or a GTIN and a GLN (in that order) for a valid
-// 13-digit value. A value valid in no namespace it could be in is an *Error
-// with Code INVALID_IDENTIFIER.
-//
-// A value holding ':' is always read as a subject string: no bare value in
-// any namespace contains one.
-func Identify(s string) ([]Subject, error) {
-	if LooksLikeElementString(s) {
-		sub, err := elementStringSubject(s)
-		if err != nil {
-			return nil, err
-		}
-		return []Subject{sub}, nil
-	}
-	if strings.IndexByte(s, ':') >= 0 {
-		sub, err := ParseSubject(s)
-		if err != nil {
-			return nil, err
-		}
-		return []Subject{sub}, nil
-	}
-	if c, ok := ValidGTIN(s); ok && len(s) != 13 {
-		return []Subject{{Namespace: NSGTIN, Value: string(c[:])}}, nil
-	}
-	r := validateAuto(s)
-	if r.Ambiguous {
-		var subs []Subject
-		for _, c := range r.Data.Candidates {
-			if c.Valid {
-				subs = append(subs, Subject{Namespace: c.Namespace, Value: c.Normalized})
-			}
-		}
-		return subs, nil
-	}
-	if !r.Data.Valid {
-		return nil, invalidIdentifier(s, *r.Data.Namespace, verdict{warnings: r.Warnings})
-	}
-	return []Subject{{Namespace: *r.Data.Namespace, Value: r.Data.Normalized}}, nil
-}
-
-// elementStringSubject gives the subject of an element string's primary
-// key, when it is a GTIN, GLN or SSCC.
-func elementStringSubject(s string) (Subject, error) {
-	es, err := ParseElementString(s)
-	if err != nil {
-		return Subject{}, err
-	}
-	if es.Primary == nil {
-		return Subject{}, newError(CodeInvalidIdentifier, "the GS1 element string "+quote(s)+" holds no primary key (such as 00, 01 or 414), so it names no identifier")
-	}
-	ns := strings.TrimSuffix(subjectPrefix(es.Primary.AI), ":")
-	if ns == "" {
-		return Subject{}, newError(CodeInvalidIdentifier, "the primary key of the GS1 element string is "+aiName(lookupAI(es.Primary.AI))+
-			"; pds identifies products by GTIN (01), GLN (414) or SSCC (00)")
-	}
-	return Subject{Namespace: ns, Value: es.Primary.Value}, nil
-}
-
 func invalidIdentifier(input, ns string, v verdict) *Error {
 	detail := quote(input) + " is not a valid " + ns + " identifier"
 	if len(v.warnings) > 0 && v.warnings[0].Detail != "" {

@@ -77,12 +77,29 @@ type Warning struct {
 	Detail   string `json:"detail,omitempty"`
 }
 
-// Candidate is one reading of an ambiguous value.
+// Candidate is one reading of an ambiguous value, judged on its own: its
+// format, its technical verdict and its own advisories.
 type Candidate struct {
-	Namespace  string `json:"namespace"`
-	Valid      bool   `json:"valid"`
-	Normalized string `json:"normalized"`
-	Subject    string `json:"subject"`
+	Namespace  string            `json:"namespace"`
+	Valid      bool              `json:"valid"`
+	Normalized string            `json:"normalized"`
+	Subject    string            `json:"subject"`
+	Format     string            `json:"format,omitempty"`
+	Validation *CandidateVerdict `json:"validation,omitempty"`
+	Warnings   []Warning         `json:"warnings,omitempty"`
+}
+
+// CandidateVerdict is a candidate's validation: its technical axis.
+type CandidateVerdict struct {
+	Technical string `json:"technical"`
+}
+
+// Likely names the reading of an ambiguous value that is the likely one,
+// and why.
+type Likely struct {
+	Namespace string `json:"namespace"`
+	Subject   string `json:"subject"`
+	Reason    string `json:"reason"`
 }
 
 // ValidationData is the `data` member of the validate endpoint.
@@ -95,6 +112,9 @@ type ValidationData struct {
 	Format             string      `json:"format,omitempty"`
 	ExpectedCheckDigit string      `json:"expected_check_digit,omitempty"`
 	Candidates         []Candidate `json:"candidates,omitempty"`
+	// Likely says which candidate is the likely reading, and why (with
+	// ambiguous).
+	Likely *Likely `json:"likely,omitempty"`
 	// For an element string: its primary key (the identifier judged), the
 	// other AIs in order, the bracketed form, the Digital Link on
 	// https://id.gs1.org and the scanner's symbology identifier.
@@ -258,10 +278,8 @@ func ambiguous13(value string) Report {
 			Input:      value,
 			Valid:      g.valid && l.valid,
 			Normalized: value,
-			Candidates: []Candidate{
-				{Namespace: NSGTIN, Valid: g.valid, Normalized: g.normalized, Subject: g.subject},
-				{Namespace: NSGLN, Valid: l.valid, Normalized: l.normalized, Subject: l.subject},
-			},
+			Candidates: []Candidate{g.candidate(), l.candidate()},
+			Likely:     &Likely{Namespace: NSGTIN, Subject: g.subject, Reason: likelyGTINReason(g.normalized)},
 		},
 		Ambiguous: true,
 	}
@@ -280,6 +298,30 @@ func ambiguous13(value string) Report {
 		}
 	}
 	return r
+}
+
+// candidate is v as one candidate of an ambiguous value.
+func (v verdict) candidate() Candidate {
+	r := v.report()
+	return Candidate{Namespace: *v.ns, Valid: v.valid, Normalized: v.normalized, Subject: v.subject,
+		Format: v.format, Validation: &CandidateVerdict{Technical: r.Technical}, Warnings: v.warnings}
+}
+
+// likelyGTINReason says why a valid 13-digit value is more likely a GTIN-13
+// than a GLN, from its 14-digit GTIN form. The digits alone cannot settle
+// it; what they can say is said first.
+func likelyGTINReason(c14 string) string {
+	d := c14[1:]
+	switch {
+	case d[0] == '0':
+		return "it starts with 0: a UPC-A (GTIN-12) written with 13 digits, which is a product number"
+	case d[:3] == "978" || d[:3] == "979" || d[:3] == "977":
+		return "prefix " + d[:3] + " marks a book, serial or printed music, which carry GTIN-13s"
+	case d[0] == '2':
+		return "prefix 2 marks in-store and variable-measure product numbers, which are GTIN-13s"
+	}
+	return "13 digits on a product or from a barcode scan are an EAN-13, which carries a GTIN-13; a GLN names a party or location " +
+		"and is rarely given alone. The digits cannot settle it: use the gln subject if a location is meant"
 }
 
 // isDigits reports whether s is one or more ASCII digits. Non-ASCII digits

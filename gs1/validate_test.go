@@ -2,6 +2,7 @@ package gs1
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -239,17 +240,28 @@ func TestValidateAmbiguousCandidates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	pass := &CandidateVerdict{Technical: TechnicalPass}
 	want := []Candidate{
-		{Namespace: NSGTIN, Valid: true, Normalized: "04006381333931", Subject: "gtin:04006381333931"},
-		{Namespace: NSGLN, Valid: true, Normalized: "4006381333931", Subject: "gln:4006381333931"},
+		{Namespace: NSGTIN, Valid: true, Normalized: "04006381333931", Subject: "gtin:04006381333931", Format: FormatGTIN13, Validation: pass},
+		{Namespace: NSGLN, Valid: true, Normalized: "4006381333931", Subject: "gln:4006381333931", Format: FormatGLN, Validation: pass},
 	}
-	if len(r.Data.Candidates) != len(want) {
-		t.Fatalf("candidates = %+v", r.Data.Candidates)
+	if !reflect.DeepEqual(r.Data.Candidates, want) {
+		t.Errorf("candidates = %+v, want %+v", r.Data.Candidates, want)
 	}
-	for i := range want {
-		if r.Data.Candidates[i] != want[i] {
-			t.Errorf("candidate %d = %+v, want %+v", i, r.Data.Candidates[i], want[i])
+	if l := r.Data.Likely; l == nil || l.Subject != "gtin:04006381333931" || l.Reason == "" {
+		t.Errorf("likely = %+v", l)
+	}
+	// Each candidate carries its own advisories: a demo prefix warns in both.
+	r, _ = Validate("", "9520123456788")
+	for _, c := range r.Data.Candidates {
+		if len(c.Warnings) != 1 || c.Warnings[0].Code != WarnDemoPrefix || c.Validation.Technical != TechnicalWarn {
+			t.Errorf("candidate %s: %+v", c.Namespace, c)
 		}
+	}
+	// A book prefix says why the GTIN reading is the likely one.
+	r, _ = Validate("", "9780306406157")
+	if l := r.Data.Likely; l == nil || !strings.Contains(l.Reason, "978") {
+		t.Errorf("likely = %+v", l)
 	}
 }
 

@@ -5,11 +5,13 @@
 package http
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
 	"mime"
 	"net/http"
+	"net/url"
 	"runtime/debug"
 	"sort"
 	"strconv"
@@ -91,7 +93,7 @@ func NewWithOptions(svc *service.Service, log *slog.Logger, mcp http.Handler, o 
 		w.WriteHeader(http.StatusNoContent)
 	})
 	r.NotFound = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		s.writeError(w, req, domain.Errorf(domain.CodeRouteNotFound, "no route %s %s; see the API in the README", req.Method, req.URL.Path))
+		s.writeError(w, req, routeNotFound(req))
 	})
 	r.MethodNotAllowed = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		allow := allowFor(req.URL.Path, w.Header().Get("Allow"))
@@ -147,7 +149,46 @@ func (s *Server) routed(path string, h httprouter.Handle) httprouter.Handle {
 	route := s.metrics.Route(path)
 	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 		setRoute(w, route)
+		unescapeParams(r, ps)
 		h(w, r, ps)
+	}
+}
+
+// escapedKey marks a request routed on its escaped path (see routable).
+type escapedKey struct{}
+
+// routable returns r as the router should see it. httprouter matches the
+// decoded path, so a product identifier holding an escaped '/' (a Digital
+// Link URI, https%3A%2F%2Fid.gs1.org%2F01%2F…) would be split into
+// segments and match nothing. Such a request is routed on its escaped path
+// instead, and routed unescapes its parameters again. Only a path under
+// /v1/products/ whose escaping is not Go's default (RawPath set) is
+// affected; every other request is routed as it came.
+func routable(r *http.Request) *http.Request {
+	if r.URL.RawPath == "" || !strings.HasPrefix(r.URL.Path, "/v1/products/") {
+		return r
+	}
+	raw := r.URL.EscapedPath()
+	if !strings.Contains(raw, "%2F") && !strings.Contains(raw, "%2f") {
+		return r
+	}
+	u := *r.URL
+	u.Path, u.RawPath = raw, ""
+	r2 := r.WithContext(context.WithValue(r.Context(), escapedKey{}, true))
+	r2.URL = &u
+	return r2
+}
+
+// unescapeParams undoes the escaping of the parameters of a request routed
+// on its escaped path.
+func unescapeParams(r *http.Request, ps httprouter.Params) {
+	if r.Context().Value(escapedKey{}) == nil {
+		return
+	}
+	for i := range ps {
+		if v, err := url.PathUnescape(ps[i].Value); err == nil {
+			ps[i].Value = v
+		}
 	}
 }
 
@@ -171,6 +212,18 @@ func allowFor(path, routerAllow string) string {
 	return "GET, HEAD, OPTIONS"
 }
 
+// routeNotFound is the ROUTE_NOT_FOUND of a path no route matches. A URI
+// written into a product path unescaped is the likely mistake there, so the
+// detail says how to send one.
+func routeNotFound(r *http.Request) error {
+	rest, ok := strings.CutPrefix(r.URL.Path, "/v1/products/")
+	if ok && (strings.HasPrefix(strings.ToLower(rest), "http:/") || strings.HasPrefix(strings.ToLower(rest), "https:/")) {
+		return domain.Errorf(domain.CodeRouteNotFound, "no route %s %s; to look up a Digital Link URI, percent-encode it as one path segment "+
+			"(/v1/products/https%%3A%%2F%%2Fid.gs1.org%%2F01%%2F09520123456788), or send it in POST /v1/products/resolve", r.Method, r.URL.Path)
+	}
+	return domain.Errorf(domain.CodeRouteNotFound, "no route %s %s; see the API in the README", r.Method, r.URL.Path)
+}
+
 // SetState sets what /readyz reports.
 func (s *Server) SetState(st State) { s.state.Store(int32(st)) }
 
@@ -187,7 +240,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.metrics.Shed("requests")
 		s.writeError(rec, r, &domain.Error{Code: domain.CodeServiceUnavailable, Detail: "too many requests in flight; try again shortly", RetryAfter: 1})
 	} else {
-		s.router.ServeHTTP(rec, r)
+		s.router.ServeHTTP(rec, routable(r))
 	}
 	s.inFlight.Add(-1)
 	s.metrics.Done()

@@ -183,6 +183,18 @@ func sourcesMember() obj {
 	return obj{"sources": array("Every source that contributed to the answer, with its licence and attribution text: show attribution_required wherever you use the data.", sourceSchema())}
 }
 
+// validateCandidateSchema is a candidate of an ambiguous validate answer,
+// judged on its own.
+func validateCandidateSchema() obj {
+	c := candidateSchema()
+	props := mergeObj(c["properties"].(obj), obj{
+		"format":     strEnum("The identifier format of this reading.", formats...),
+		"validation": object("This reading's own verdict.", []string{"technical"}, obj{"technical": strEnum("pass, or warn when valid with advisories.", axisValues...)}),
+		"warnings":   array("This reading's own advisories.", warningSchema()),
+	})
+	return object("One reading of an ambiguous value, with its own format, verdict and advisories.", []string{"namespace", "valid", "normalized", "subject", "format", "validation"}, props)
+}
+
 func candidateSchema() obj {
 	return object("One reading of an ambiguous value.", []string{"namespace", "valid", "normalized", "subject"}, obj{
 		"namespace":  strEnum("The namespace of this reading.", namespaces...),
@@ -239,8 +251,20 @@ func locatorSchema() obj {
 }
 
 // productData is the data of an answer about one product identifier: the
-// found payload, the ambiguous candidates, or null on absence.
+// found payload, the ambiguous candidates, or what an absence looked up.
 func productData(found obj) obj {
-	return obj{"anyOf": []any{found, ambiguousData(), obj{"type": "null"}},
-		"description": "With found: the payload described here. With ambiguous: input and candidates. With not_found and unknown: null."}
+	return obj{"anyOf": []any{found, ambiguousData(), absenceData()},
+		"description": "With found: the payload described here (interpreted_as: the subject looked up, when the identifier was not that subject string itself). " +
+			"With ambiguous: input and candidates. With not_found and unknown: input, interpreted_as and has_product."}
+}
+
+// absenceData is the data of an absence: what was looked up.
+func absenceData() obj {
+	return object("What was looked up and found absent.", []string{"input", "interpreted_as", "has_product"}, obj{
+		"input":          str("The identifier as given."),
+		"interpreted_as": str("The subject it was read as and looked up; warnings say what was stripped or assumed."),
+		"has_product": boolean("True when a product is stored under it but has no passport (or its claims are all withheld): " +
+			"no passport yet, rather than no such product."),
+		"subject": str("With has_product: the product's canonical subject."),
+	})
 }

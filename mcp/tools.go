@@ -37,8 +37,10 @@ type annotations struct {
 
 const identifierDesc = "The product identifier: a subject string namespace:value (gtin:09520123456788, internal_sku:SKU-1) or a bare value " +
 	"(09520123456788, 9520123456788, SKU-1), read like validate_identifier with namespace auto. GTIN-8/12/13 are zero-padded to 14 digits; " +
-	"internal SKUs are case-sensitive and at most 64 characters. A GS1 element string ((01)09520123456788(10)AB12, or scanner data with ]C1, ]d2, ]Q3 " +
-	"and GS separators) is looked up by its primary key (the GTIN, GLN or SSCC)."
+	"internal SKUs are case-sensitive and at most 64 characters. Forms people hold are read too: digits with spaces or hyphens (952-0123-456788), " +
+	"a UPC-A that lost its leading zero (12345678905), a GS1 element string or scanner data ((01)09520123456788(10)AB12, 0109520123456788, ]C1…) " +
+	"and a GS1 Digital Link URI (https://id.gs1.org/01/09520123456788) are looked up by their GS1 primary key; data.interpreted_as echoes " +
+	"the subject looked up and warnings say what was stripped or assumed."
 
 func identifierInput() obj {
 	return input([]string{"identifier"}, obj{
@@ -46,7 +48,8 @@ func identifierInput() obj {
 	})
 }
 
-const productStatusDesc = "found: the product is stored. not_found: a source covers the identifier but nothing is stored for it (absence is an answer, not an error). " +
+const productStatusDesc = "found: the product is stored. not_found: a source covers the identifier but nothing is stored for it (absence is an answer, not an error; " +
+	"data.interpreted_as says what was looked up, data.has_product whether the product exists without a passport). " +
 	"unknown: nothing can be said, see reason. ambiguous: the bare value names stored records in several namespaces; data.candidates lists them."
 
 // call makes a tool's run of an operation: it decodes the arguments into
@@ -75,7 +78,8 @@ func newTools(svc *service.Service) []*tool {
 				"Pure syntax: it never reads stored data and never says whether a product exists (use get_product for that). " +
 				"Answers status found with data.valid true or false, data.subject (the canonical namespace:value, when valid), data.format, " +
 				"data.expected_check_digit when the check digit is wrong, validation.technical (pass, warn, fail) and the syntax problems in warnings. " +
-				"Answers status ambiguous when several namespaces fit (13 digits can be a GTIN-13 or a GLN): pick one of data.candidates and use its subject.",
+				"Answers status ambiguous when several namespaces fit (13 digits can be a GTIN-13 or a GLN): each of data.candidates carries its own format, validation and warnings, " +
+				"and data.likely names the likely reading and why; use its subject unless you know the other is meant.",
 			InputSchema: input([]string{"value"}, obj{
 				"value": obj{"type": "string", "maxLength": service.MaxValueLength,
 					"description": "The identifier to judge, as written (digits, or an internal SKU), at most 256 characters."},
@@ -91,7 +95,12 @@ func newTools(svc *service.Service) []*tool {
 					"subject":              str("The subject string (namespace:value) to pass to the other tools; present when valid."),
 					"format":               strEnum("The identifier format.", formats...),
 					"expected_check_digit": str("The right check digit, when the given one is wrong."),
-					"candidates":           array("With ambiguous: one entry per namespace that fits.", candidateSchema()),
+					"candidates":           array("With ambiguous: one entry per namespace that fits.", validateCandidateSchema()),
+					"likely": object("With ambiguous: the likely reading, and why.", []string{"namespace", "subject", "reason"}, obj{
+						"namespace": strEnum("Its namespace.", namespaces...),
+						"subject":   str("Its subject."),
+						"reason":    str("Why it is the likely one."),
+					}),
 				}),
 				obj{"validation": validationSchema()}),
 			run: call(svc.Validate),
@@ -113,12 +122,14 @@ func newTools(svc *service.Service) []*tool {
 			OutputSchema: envelope("found: every item found. not_found: every item not_found. partial: anything else (still a success).",
 				object("One result per input, and counts.", []string{"items", "counts"}, obj{
 					"items": array("One item per input, in input order.", object("", []string{"input", "status"}, obj{
-						"input":      str("The identifier as given."),
-						"status":     strEnum("What is stored for it.", domain.StatusFound, domain.StatusNotFound, domain.StatusUnknown, domain.StatusAmbiguous, "invalid"),
-						"subject":    str("The canonical subject, when known."),
-						"reason":     strEnum("With unknown: why.", reasons...),
-						"candidates": array("With ambiguous: the stored readings.", candidateSchema()),
-						"product":    identitySchema(),
+						"input":          str("The identifier as given."),
+						"status":         strEnum("What is stored for it.", domain.StatusFound, domain.StatusNotFound, domain.StatusUnknown, domain.StatusAmbiguous, "invalid"),
+						"subject":        str("The canonical subject, when known."),
+						"interpreted_as": str("The subject the input was read as and looked up; present on an absence and whenever the input was not that subject string itself."),
+						"warnings":       array("What was stripped from the input or assumed about it to read it.", warningSchema()),
+						"reason":         strEnum("With unknown: why.", reasons...),
+						"candidates":     array("With ambiguous: the stored readings.", candidateSchema()),
+						"product":        identitySchema(),
 						"error": object("With invalid: what is wrong.", []string{"code", "detail"}, obj{
 							"code":   str("The error code (INVALID_IDENTIFIER)."),
 							"detail": str("What is wrong with the input."),
@@ -155,7 +166,8 @@ func newTools(svc *service.Service) []*tool {
 				"(value, unit, claim_type, trust_level, source_ref), data.attributes (predicate to value, a convenience projection of claims), " +
 				"the latest verdict per validation axis in validation (technical, business, regulatory, authority; an absent axis was never evaluated), " +
 				"and sources with the attribution text to show wherever you use their data. Nothing is fetched live: not_found means nothing has been " +
-				"ingested for the identifier, not that no passport exists anywhere. unknown with LICENCE_RESTRICTED means claims exist but their licences " +
+				"ingested for the identifier, not that no passport exists anywhere; data.has_product true says the product is known but has no passport yet, " +
+				"false that no such product is stored. unknown with LICENCE_RESTRICTED means claims exist but their licences " +
 				"forbid showing them. warnings say when claims were withheld. ambiguous works as in get_product.",
 			InputSchema: identifierInput(),
 			OutputSchema: envelope(productStatusDesc, productData(object("The passport.", []string{"subject", "attributes", "updated_at"}, obj{

@@ -1,7 +1,9 @@
 package service
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/gs1"
@@ -37,21 +39,20 @@ type lookup struct {
 	status     string // found, not_found, unknown, ambiguous
 	reason     string
 	alias      kv.Alias
-	subject    string             // the canonical subject, when known
+	reading    gs1.Reading        // the reading that found it, or that the absence is about
 	candidates []domain.Candidate // when ambiguous
 	coverage   *domain.Coverage   // on absence
 }
 
-// find reads an identifier (a subject string or a bare value) and looks up
-// what it names for tenant.
-func (snap *Snapshot) find(identifier, tenant string) (lookup, error) {
-	subjects, err := gs1.Identify(identifier)
-	if err != nil {
-		return lookup{}, fromGS1(err, domain.CodeInvalidIdentifier)
-	}
+// find looks up what the readings of an identifier name for tenant. When
+// exactly one reading finds a product visible to tenant, that is the
+// answer; several distinct products are ambiguous; none is an absence
+// about the first reading in a product namespace (or, without one, the
+// first reading, out of scope).
+func (snap *Snapshot) find(readings []gs1.Reading, tenant string) (lookup, error) {
 	var hits []lookup
-	for _, s := range subjects {
-		a, ok, err := snap.store.Alias(s.String())
+	for _, r := range readings {
+		a, ok, err := snap.store.Alias(r.Subject.String())
 		if err != nil {
 			return lookup{}, err
 		}
@@ -61,7 +62,7 @@ func (snap *Snapshot) find(identifier, tenant string) (lookup, error) {
 				dup = dup || h.alias.Subject == a.Subject
 			}
 			if !dup {
-				hits = append(hits, lookup{status: domain.StatusFound, alias: a, subject: a.Subject})
+				hits = append(hits, lookup{status: domain.StatusFound, alias: a, reading: r})
 			}
 		}
 	}
@@ -72,19 +73,19 @@ func (snap *Snapshot) find(identifier, tenant string) (lookup, error) {
 	default:
 		l := lookup{status: domain.StatusAmbiguous}
 		for _, h := range hits {
-			ns, v, _ := cut(h.subject)
-			l.candidates = append(l.candidates, domain.Candidate{Namespace: ns, Valid: true, Normalized: v, Subject: h.subject})
+			ns, v, _ := cut(h.alias.Subject)
+			l.candidates = append(l.candidates, domain.Candidate{Namespace: ns, Valid: true, Normalized: v, Subject: h.alias.Subject})
 		}
 		return l, nil
 	}
-	for _, s := range subjects {
-		if isProductNamespace(s.Namespace) {
-			cov := domain.CoverageOf(s.String(), tenant, snap.sources)
+	for _, r := range readings {
+		if isProductNamespace(r.Subject.Namespace) {
+			cov := domain.CoverageOf(r.Subject.String(), tenant, snap.sources)
 			status, reason := cov.Absence()
-			return lookup{status: status, reason: reason, subject: s.String(), coverage: &cov}, nil
+			return lookup{status: status, reason: reason, reading: r, coverage: &cov}, nil
 		}
 	}
-	return lookup{status: domain.StatusUnknown, reason: domain.ReasonOutOfScope, subject: subjects[0].String(),
+	return lookup{status: domain.StatusUnknown, reason: domain.ReasonOutOfScope, reading: readings[0],
 		coverage: &domain.Coverage{SourcesConsulted: []string{}}}, nil
 }
 
@@ -126,19 +127,26 @@ func (s *Service) product(ctx context.Context, c Caller, view View, a ProductArg
 	if err := s.authorize(ctx, c, view.op(), keys.ScopeRead, 1); err != nil {
 		return nil, err
 	}
+	readings, err := gs1.Interpret(identifier)
+	if err != nil {
+		return nil, fromGS1(err, domain.CodeInvalidIdentifier)
+	}
 	snap, err := s.snapshot()
 	if err != nil {
 		return nil, err
 	}
 	defer snap.release()
-	v, ok, err := snap.direct(view, identifier, c.Tenant)
-	if err != nil {
-		return nil, err
+	if len(readings) == 1 {
+		subject := readings[0].Subject.String()
+		v, ok, err := snap.direct(view, subject, c.Tenant)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return viewResult(view, v, identifier, readings[0], subject, subject)
+		}
 	}
-	if ok {
-		return viewResult(view, v), nil
-	}
-	l, err := snap.find(identifier, c.Tenant)
+	l, err := snap.find(readings, c.Tenant)
 	if err != nil {
 		return nil, err
 	}
@@ -152,32 +160,56 @@ func (s *Service) product(ctx context.Context, c Caller, view View, a ProductArg
 	if !ok {
 		return nil, domain.Internal(errMissingView(l.alias.Subject))
 	}
-	v, err = kv.DecodeView(raw)
+	v, err := kv.DecodeView(raw)
 	if err != nil {
 		return nil, domain.Internal(err)
 	}
-	return viewResult(view, v), nil
+	return viewResult(view, v, identifier, l.reading, l.reading.Subject.String(), l.alias.Subject)
 }
 
-func viewResult(view View, v kv.View) *Result {
+// viewResult answers a stored view of product, found through reading of
+// input, whose subject string is looked. A found answer read as written is the stored view as it is;
+// otherwise data.interpreted_as echoes the subject looked up and the
+// reading's warnings follow the stored ones. A passport or evidence view
+// that is an absence (a known product with no passport, or whose claims
+// are all withheld) gets the data of every absence, with has_product.
+func viewResult(view View, v kv.View, input string, reading gs1.Reading, looked, product string) (*Result, error) {
+	body := v.Body
 	if view == ViewIdentity {
-		body := make([]byte, 0, len(identityPrefix)+len(v.Body))
+		body = make([]byte, 0, len(identityPrefix)+len(v.Body))
 		body = append(append(body, identityPrefix...), v.Body...)
-		return &Result{Body: body}
 	}
-	return &Result{Body: v.Body, Coverage: v.Coverage}
+	res := &Result{Body: body}
+	if view != ViewIdentity {
+		res.Coverage = v.Coverage
+	}
+	found := bytes.HasPrefix(body, []byte(identityPrefix))
+	if found && input == looked && len(reading.Warnings) == 0 {
+		return res, nil
+	}
+	var setData func(json.RawMessage) (json.RawMessage, error)
+	if found {
+		setData = func(data json.RawMessage) (json.RawMessage, error) {
+			return prependMember(data, "interpreted_as", looked)
+		}
+	} else {
+		setData = func(json.RawMessage) (json.RawMessage, error) {
+			return json.Marshal(domain.Absence{Input: input, InterpretedAs: looked, HasProduct: true, Subject: product})
+		}
+	}
+	edited, err := editBody(body, setData, warnings(reading.Warnings))
+	if err != nil {
+		return nil, domain.Internal(err)
+	}
+	res.Body = edited
+	return res, nil
 }
 
-// direct is the fast path for an identifier that is a product's canonical
+// direct is the fast path for a subject that is a product's canonical
 // subject: its public view is read without the alias. ok is false when the
-// identifier needs the full lookup (a linked identifier, a private product,
-// an ambiguous bare value, or nothing stored).
-func (snap *Snapshot) direct(view View, identifier, tenant string) (kv.View, bool, error) {
-	subjects, err := gs1.Identify(identifier)
-	if err != nil || len(subjects) != 1 {
-		return kv.View{}, false, nil
-	}
-	subject := subjects[0].String()
+// subject needs the full lookup (a linked identifier, a private product, or
+// nothing stored).
+func (snap *Snapshot) direct(view View, subject, tenant string) (kv.View, bool, error) {
 	raw, ok, err := snap.store.View(byte(view), subject, "", nil)
 	if err != nil || !ok {
 		return kv.View{}, false, err
@@ -202,7 +234,9 @@ func (snap *Snapshot) direct(view View, identifier, tenant string) (kv.View, boo
 // identityPrefix precedes the stored identity data in the envelope.
 const identityPrefix = `"status":"found","data":`
 
-// absence answers a lookup that found nothing (or several things).
+// absence answers a lookup that found nothing (or several things): an
+// absence echoes the input and the subject it was read as, with the
+// reading's warnings.
 func (l lookup) absence(input string) (*Result, error) {
 	b := domain.Body{Status: l.status, Reason: l.reason}
 	if l.status == domain.StatusAmbiguous {
@@ -210,6 +244,11 @@ func (l lookup) absence(input string) (*Result, error) {
 		b.Data = map[string]any{"input": input, "candidates": l.candidates}
 		b.Warnings = []domain.Warning{{Code: "AMBIGUOUS_IDENTIFIER", Severity: domain.SeverityWarn,
 			Detail: "the value names stored records in several namespaces; ask again with one of the candidate subjects"}}
+	} else {
+		b.Data = domain.Absence{Input: input, InterpretedAs: l.reading.Subject.String()}
+		if len(l.reading.Warnings) > 0 {
+			b.Warnings = warnings(l.reading.Warnings)
+		}
 	}
 	return bodyResult(b, l.coverage)
 }

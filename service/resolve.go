@@ -31,7 +31,8 @@ type item struct {
 	candidates []domain.Candidate
 	errCode    string
 	errDetail  string
-	subjects   []gs1.Subject
+	readings   []gs1.Reading
+	reading    int // the reading that found it, or that the absence is about
 	alias      kv.Alias
 	identity   []byte
 }
@@ -99,13 +100,13 @@ func identifyAll(ids []string) []item {
 			it.status, it.errCode, it.errDetail = "invalid", domain.CodeInvalidIdentifier, "longer than 256 characters"
 			continue
 		}
-		subs, err := gs1.Identify(in)
+		rs, err := gs1.Interpret(in)
 		if err != nil {
 			de := fromGS1(err, domain.CodeInvalidIdentifier).(*domain.Error)
 			it.status, it.errCode, it.errDetail = "invalid", domain.CodeInvalidIdentifier, de.Detail
 			continue
 		}
-		it.subjects = subs
+		it.readings = rs
 	}
 	return items
 }
@@ -123,8 +124,9 @@ type batch struct {
 
 // want is a key to read for an item.
 type want struct {
-	key string
-	at  int // item index
+	key     string
+	at      int // item index
+	reading int // reading index, for an alias
 }
 
 func sortWants(ws []want) {
@@ -142,8 +144,8 @@ func (b *batch) get(key string) (ok bool, err error) {
 func (b *batch) readDirect() error {
 	var direct []want
 	for i := range b.items {
-		if it := &b.items[i]; it.status == "" && len(it.subjects) == 1 {
-			direct = append(direct, want{key: string(kv.AppendViewKey(nil, kv.TagIdentity, it.subjects[0].String(), "")), at: i})
+		if it := &b.items[i]; it.status == "" && len(it.readings) == 1 {
+			direct = append(direct, want{key: string(kv.AppendViewKey(nil, kv.TagIdentity, it.readings[0].Subject.String(), "")), at: i})
 		}
 	}
 	sortWants(direct)
@@ -163,28 +165,35 @@ func (b *batch) readDirect() error {
 			continue // the caller has its own view: the alias path finds it
 		}
 		it := &b.items[w.at]
-		it.status, it.subject = domain.StatusFound, it.subjects[0].String()
+		it.status, it.subject = domain.StatusFound, it.readings[0].Subject.String()
 		it.identity = append([]byte(nil), v.Body...)
 		b.cov.add(it.subject)
 	}
 	return nil
 }
 
-// readAliases reads the aliases of every subject of the items not decided
-// yet and returns, per item, the distinct aliases visible to the caller.
-func (b *batch) readAliases() ([][]kv.Alias, error) {
+// foundAlias is an alias one reading of an item found.
+type foundAlias struct {
+	alias   kv.Alias
+	reading int
+}
+
+// readAliases reads the aliases of every reading of the items not decided
+// yet and returns, per item, the distinct aliases visible to the caller, in
+// the order of the readings that found them.
+func (b *batch) readAliases() ([][]foundAlias, error) {
 	var wants []want
 	for i := range b.items {
 		it := &b.items[i]
 		if it.status != "" {
 			continue
 		}
-		for _, sub := range it.subjects {
-			wants = append(wants, want{key: string(kv.Key(kv.TagAlias, sub.String())), at: i})
+		for j, r := range it.readings {
+			wants = append(wants, want{key: string(kv.Key(kv.TagAlias, r.Subject.String())), at: i, reading: j})
 		}
 	}
 	sortWants(wants)
-	found := make([][]kv.Alias, len(b.items))
+	found := make([][]foundAlias, len(b.items))
 	for _, w := range wants {
 		ok, err := b.get(w.key)
 		if err != nil {
@@ -197,16 +206,19 @@ func (b *batch) readAliases() ([][]kv.Alias, error) {
 		if err != nil {
 			return nil, domain.Internal(err)
 		}
-		if al.VisibleTo(b.tenant) && !slices.ContainsFunc(found[w.at], func(x kv.Alias) bool { return x.Subject == al.Subject }) {
-			found[w.at] = append(found[w.at], al)
+		if al.VisibleTo(b.tenant) && !slices.ContainsFunc(found[w.at], func(x foundAlias) bool { return x.alias.Subject == al.Subject }) {
+			found[w.at] = append(found[w.at], foundAlias{alias: al, reading: w.reading})
 		}
+	}
+	for _, fs := range found {
+		sort.Slice(fs, func(i, j int) bool { return fs[i].reading < fs[j].reading })
 	}
 	return found, nil
 }
 
 // decide gives each remaining item its status from the aliases found and
 // returns the identity views to read for those found.
-func (b *batch) decide(found [][]kv.Alias) []want {
+func (b *batch) decide(found [][]foundAlias) []want {
 	var views []want
 	for i := range b.items {
 		it := &b.items[i]
@@ -215,33 +227,33 @@ func (b *batch) decide(found [][]kv.Alias) []want {
 		}
 		switch len(found[i]) {
 		case 1:
-			al := found[i][0]
-			it.status, it.subject, it.alias = domain.StatusFound, al.Subject, al
+			al := found[i][0].alias
+			it.status, it.subject, it.alias, it.reading = domain.StatusFound, al.Subject, al, found[i][0].reading
 			views = append(views, want{key: string(kv.AppendViewKey(nil, kv.TagIdentity, al.Subject, al.ViewTenant(b.tenant))), at: i})
 			b.cov.add(al.Subject)
 		case 0:
 			b.absent(it)
 		default:
 			it.status = domain.StatusAmbiguous
-			for _, al := range found[i] {
-				ns, v, _ := cut(al.Subject)
-				it.candidates = append(it.candidates, domain.Candidate{Namespace: ns, Valid: true, Normalized: v, Subject: al.Subject})
+			for _, f := range found[i] {
+				ns, v, _ := cut(f.alias.Subject)
+				it.candidates = append(it.candidates, domain.Candidate{Namespace: ns, Valid: true, Normalized: v, Subject: f.alias.Subject})
 			}
 		}
 	}
 	return views
 }
 
-// absent decides an item nothing is stored for: its first product subject's
+// absent decides an item nothing is stored for: its first product reading's
 // coverage says not_found or unknown; without one it is out of scope.
 func (b *batch) absent(it *item) {
 	it.status, it.reason = domain.StatusUnknown, domain.ReasonOutOfScope
-	it.subject = it.subjects[0].String()
-	for _, sub := range it.subjects {
-		if isProductNamespace(sub.Namespace) {
-			c := domain.CoverageOf(sub.String(), b.tenant, b.snap.sources)
+	it.subject, it.reading = it.readings[0].Subject.String(), 0
+	for j, r := range it.readings {
+		if isProductNamespace(r.Subject.Namespace) {
+			c := domain.CoverageOf(r.Subject.String(), b.tenant, b.snap.sources)
 			it.status, it.reason = c.Absence()
-			it.subject = sub.String()
+			it.subject, it.reading = r.Subject.String(), j
 			b.cov.add(it.subject)
 			return
 		}
@@ -363,6 +375,10 @@ func encodeBatch(items []item, cov domain.Coverage) (*Result, error) {
 			b = append(b, it.reason...)
 			b = append(b, '"')
 		}
+		var err error
+		if b, err = appendInterpretation(b, it); err != nil {
+			return nil, err
+		}
 		if it.candidates != nil {
 			cj, err := json.Marshal(it.candidates)
 			if err != nil {
@@ -402,6 +418,33 @@ func encodeBatch(items []item, cov domain.Coverage) (*Result, error) {
 		return nil, domain.Internal(err)
 	}
 	return &Result{Body: b, Coverage: cj}, nil
+}
+
+// appendInterpretation appends how an item's input was read: interpreted_as
+// on an absence, or when the subject looked up is not the input as given,
+// and the reading's warnings.
+func appendInterpretation(b []byte, it *item) ([]byte, error) {
+	if it.readings == nil || it.status == domain.StatusAmbiguous {
+		return b, nil
+	}
+	r := it.readings[it.reading]
+	sub := it.subject // the reading's subject, unless found through an alias
+	if it.status == domain.StatusFound && it.alias.Subject != "" {
+		sub = r.Subject.String()
+	}
+	if it.status != domain.StatusFound || sub != it.input {
+		b = append(b, `,"interpreted_as":`...)
+		b = appendString(b, sub)
+	}
+	if len(r.Warnings) > 0 {
+		wj, err := json.Marshal(warnings(r.Warnings))
+		if err != nil {
+			return nil, domain.Internal(err)
+		}
+		b = append(b, `,"warnings":`...)
+		b = append(b, wj...)
+	}
+	return b, nil
 }
 
 // appendString appends s as a JSON string.

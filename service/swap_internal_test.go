@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/productdata/pds/gs1"
 	"github.com/productdata/pds/ingest"
 	"github.com/productdata/pds/keys"
 )
@@ -58,7 +59,7 @@ func TestSwapKeepsCallsInFlight(t *testing.T) {
 		t.Fatalf("old snapshot refs = %d, want 1 (the call in flight)", got)
 	}
 	// The call in flight can still read the old snapshot.
-	if l, err := inFlight.find("09520123456788", ""); err != nil || l.status != "found" {
+	if l, err := inFlight.find([]gs1.Reading{{Subject: gs1.Subject{Namespace: gs1.NSGTIN, Value: "09520123456788"}}}, ""); err != nil || l.status != "found" {
 		t.Fatalf("in-flight read on the old snapshot: %v %v", l, err)
 	}
 	v, ok, err := inFlight.store.View('i', "gtin:09520123456788", "", nil)

@@ -1,0 +1,108 @@
+package mcp_test
+
+import (
+	"testing"
+
+	"github.com/productdata/pds/internal/fixture"
+)
+
+// callTool calls a tool with the full key and returns its structuredContent.
+func callTool(t *testing.T, e *env, tool string, args map[string]any) map[string]any {
+	t.Helper()
+	r := e.post(t, 1, "tools/call", callParams(tool, args))
+	sc, ok := fixture.Get(r.json, "result.structuredContent").(map[string]any)
+	if r.status != 200 || !ok {
+		t.Fatalf("%s: %d %.400s", tool, r.status, r.body)
+	}
+	return sc
+}
+
+func warned(m map[string]any, code string) bool {
+	ws, _ := m["warnings"].([]any)
+	for _, w := range ws {
+		if w.(map[string]any)["code"] == code {
+			return true
+		}
+	}
+	return false
+}
+
+// TestFinding12_2_IdentifierForms: the product tools and resolve_identifiers
+// read identifiers in the forms people hold, echo the subject looked up and
+// say what was stripped. On main these were read as internal SKUs or refused.
+func TestFinding12_2_IdentifierForms(t *testing.T) {
+	e := newEnv(t)
+	forms := []struct{ in, warning string }{
+		{"952-0123-456788", "SEPARATORS_REMOVED"},
+		{"9520 1234 5678 8", "SEPARATORS_REMOVED"},
+		{"0109520123456788", "READ_AS_ELEMENT_STRING"},
+		{"]C1010952012345678810ABC", "READ_AS_ELEMENT_STRING"},
+		{"https://id.gs1.org/01/09520123456788/10/ABC", "READ_AS_DIGITAL_LINK"},
+	}
+	var ids []any
+	for _, f := range forms {
+		ids = append(ids, f.in)
+		for _, tool := range []string{"get_product", "get_passport", "get_evidence"} {
+			sc := callTool(t, e, tool, map[string]any{"identifier": f.in})
+			if sc["status"] != "found" || fixture.Get(sc, "data.interpreted_as") != demoSub || !warned(sc, f.warning) {
+				t.Errorf("%s %q: %v %v %v", tool, f.in, sc["status"], fixture.Get(sc, "data.interpreted_as"), sc["warnings"])
+			}
+		}
+	}
+	sc := callTool(t, e, "resolve_identifiers", map[string]any{"identifiers": ids})
+	for i, it := range fixture.Get(sc, "data.items").([]any) {
+		it := it.(map[string]any)
+		if it["status"] != "found" || it["interpreted_as"] != demoSub || !warned(it, forms[i].warning) {
+			t.Errorf("item %q: %v", forms[i].in, it)
+		}
+	}
+	sc = callTool(t, e, "get_product", map[string]any{"identifier": "12345678905"})
+	if fixture.Get(sc, "data.interpreted_as") != "gtin:00012345678905" || !warned(sc, "LEADING_ZEROS_ASSUMED") {
+		t.Errorf("UPC-A without its leading zero: %v", sc)
+	}
+}
+
+// TestFinding12_3_AbsenceEchoesSubject: absences over MCP say what was looked
+// up, and get_passport tells a known product without a passport from no
+// product. On main data was null.
+func TestFinding12_3_AbsenceEchoesSubject(t *testing.T) {
+	e := newEnv(t)
+	cases := []struct {
+		tool, in, interpreted string
+		hasProduct            bool
+	}{
+		{"get_product", absent, absent, false},
+		{"get_product", "ABC-1", "internal_sku:ABC-1", false},
+		{"get_passport", absent, absent, false},
+		{"get_passport", "4006381333931", "gtin:04006381333931", true},
+		{"get_evidence", "gtin:04006381333931", "gtin:04006381333931", true},
+	}
+	for _, c := range cases {
+		sc := callTool(t, e, c.tool, map[string]any{"identifier": c.in})
+		if fixture.Get(sc, "data.interpreted_as") != c.interpreted || fixture.Get(sc, "data.has_product") != c.hasProduct || fixture.Get(sc, "data.input") != c.in {
+			t.Errorf("%s %q: %v", c.tool, c.in, sc["data"])
+		}
+	}
+	sc := callTool(t, e, "resolve_identifiers", map[string]any{"identifiers": []any{absent, "ABC-1"}})
+	for i, want := range []string{absent, "internal_sku:ABC-1"} {
+		if got := fixture.Get(sc, "data.items."+string(rune('0'+i))+".interpreted_as"); got != want {
+			t.Errorf("item %d: interpreted_as %v, want %s", i, got, want)
+		}
+	}
+}
+
+// TestFinding12_4_ValidateCandidates: validate_identifier on 13 digits gives
+// each candidate its own format and validation and names the likely one.
+func TestFinding12_4_ValidateCandidates(t *testing.T) {
+	e := newEnv(t)
+	sc := callTool(t, e, "validate_identifier", map[string]any{"value": "4006381333931"})
+	if sc["status"] != "ambiguous" || fixture.Get(sc, "data.likely.subject") != "gtin:04006381333931" {
+		t.Fatalf("%v", sc)
+	}
+	for _, c := range fixture.Get(sc, "data.candidates").([]any) {
+		c := c.(map[string]any)
+		if c["format"] == nil || fixture.Get(c, "validation.technical") != "pass" {
+			t.Errorf("candidate %v", c)
+		}
+	}
+}
