@@ -13,7 +13,7 @@ TOOLS := .tools
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(TOOLS)/staticcheck-$(STATICCHECK_VERSION)
 
-.PHONY: help build tools fleet run test lint fmt load image-test bench bench-go bench-http bench-resolve bench-search bench-serve bench-off fuzz conformance sample clean
+.PHONY: help build tools fleet run test lint fmt load image-test bench bench-go bench-http bench-ingest bench-resolve bench-search bench-serve bench-off fuzz conformance sample clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -60,13 +60,16 @@ sample: build ## regenerate the bundled sample input (snapshots/sample) with pds
 	rm -rf $(SAMPLE_IN)
 	$(BIN) gen --products 300 --seed 1 --showcase --out $(SAMPLE_IN)
 
-bench: bench-go bench-http bench-resolve bench-search bench-serve bench-off ## every benchmark; figures go to BENCHMARKS.md
+bench: bench-go bench-http bench-ingest bench-resolve bench-search bench-serve bench-off ## every benchmark; figures go to BENCHMARKS.md
 
-bench-go: ## in-process Go benchmarks of the hot paths (GS1 syntax, view Get, REST GET, resolve of 1000, ...) with allocations; table to BENCHMARKS.md
+bench-go: ## in-process Go benchmarks of the hot paths (GS1 syntax, view Get, REST GET, resolve of 1000, ingest of 10k records) with allocations; table to BENCHMARKS.md
 	bash scripts/bench-go.sh
 
 bench-http: build ## ingest 1M products, identity/passport/evidence GETs under wrk vs a minimal net/http baseline
 	bash scripts/bench-http.sh
+
+bench-ingest: build ## pds ingest of 200k products vs a PostgreSQL 15 load (COPY into jsonb, keys, subject and trigram indexes) of the same files
+	bash scripts/bench-ingest.sh
 
 bench-resolve: build ## bulk resolve under wrk vs PostgreSQL = ANY (pgbench)
 	bash scripts/bench-resolve.sh

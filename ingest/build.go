@@ -271,7 +271,7 @@ func (b *builder) writeAliases() error {
 	defer it.Close()
 	var key, val, tv []byte
 	for ok := it.First(); ok; ok = it.Next() {
-		c, owner, _ := bytes.Cut(it.Value(), []byte{0})
+		c, owner, _ := splitOwned(it.Value())
 		a := kv.Alias{Subject: string(c), Owner: string(owner)}
 		if a.Owner == "" {
 			var found bool

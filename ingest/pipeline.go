@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 )
 
 // parsed is one line after parsing: the record, and its JSON encoding for
@@ -13,6 +14,9 @@ import (
 type parsed struct {
 	v   any
 	enc []byte
+	// unknown names the first member of the line that the record type does
+	// not have (ignored, and counted in the summary); "" for none.
+	unknown string
 }
 
 // parseFunc turns a line into a record, judging what the line alone shows.
@@ -141,6 +145,9 @@ func (b *builder) readFile(ctx context.Context, logical string, parse parseFunc,
 				continue
 			}
 			b.summary.Accepted[logical]++
+			if u := pb.res[i].p.unknown; u != "" {
+				b.noteUnknown(logical, u)
+			}
 		}
 		return nil
 	}
@@ -148,12 +155,26 @@ func (b *builder) readFile(ctx context.Context, logical string, parse parseFunc,
 	if err := ordered(ctx, produce, parseBatch, applyBatch); err != nil {
 		return err
 	}
+	if lr.bom {
+		b.summary.ByteOrderMark = append(b.summary.ByteOrderMark, name)
+	}
 	sum, err := lr.finish()
 	if err != nil {
 		return err
 	}
 	b.digest.add(name, sum)
 	return nil
+}
+
+// noteUnknown counts an accepted line of logical that had the unknown member
+// name.
+func (b *builder) noteUnknown(logical, name string) {
+	u := b.summary.Unknown[logical]
+	u.Lines++
+	if len(u.Names) < maxUnknownNames && !slices.Contains(u.Names, name) {
+		u.Names = append(u.Names, name)
+	}
+	b.summary.Unknown[logical] = u
 }
 
 // readBatches reads lines into batches and emits each.

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
@@ -108,6 +109,9 @@ type lineReader struct {
 	line   int
 	buf    []byte
 	tooBig bool
+	// bom is set when the file began with a UTF-8 byte order mark, which
+	// next skipped.
+	bom bool
 }
 
 func openLines(dir, name string) (*lineReader, error) {
@@ -156,6 +160,12 @@ func (lr *lineReader) next() (line []byte, tooLong bool, err error) {
 		}
 	}
 	lr.line++
+	if lr.line == 1 && bytes.HasPrefix(lr.buf, []byte(byteOrderMark)) {
+		// RFC 8259 lets a parser ignore a byte order mark at the start of a
+		// text; editors on Windows write one. Anywhere else it is refused.
+		lr.bom = true
+		return lr.buf[len(byteOrderMark):], lr.tooBig, nil
+	}
 	return lr.buf, lr.tooBig, nil
 }
 

@@ -150,3 +150,56 @@ func TestManyBatches(t *testing.T) {
 		t.Fatalf("accepted %v, views %d, rejects %q", sum.Accepted, sum.Views, rejects)
 	}
 }
+
+// A duplicate id in claims, documents or evidence is refused with the line
+// that had it first: the id filter must answer "maybe" for every id it was
+// given, near the start of a file or near the end.
+func TestDuplicatesNameTheEarlierLine(t *testing.T) {
+	const src = "11111111-0000-4000-8000-000000000001"
+	in := t.TempDir()
+	files := map[string]string{
+		"sources.ndjson":  `{"id":"` + src + `","kind":"registry","origin":"https://x","trust_tier":2,"licence_name":"CC0","may_redistribute_verbatim":true,"may_redistribute_derived":true,"covers":{"namespaces":["gtin"]}}` + "\n",
+		"products.ndjson": `{"identifiers":["gtin:9520123456788"],"manufacturer":"M","trust_level":"L1","status":"active","updated_at":"2025-01-01T00:00:00Z"}` + "\n",
+	}
+	claim := func(id string) string {
+		return `{"id":"` + id + `","subject":"gtin:09520123456788","predicate":"p` + id + `","object":{"value":1},"claim_type":"FACT","source_ref":"` + src + `","trust_level":"L2","retrieved_at":"2025-01-01T00:00:00Z"}` + "\n"
+	}
+	doc := func(id string) string {
+		return `{"id":"` + id + `","source_id":"` + src + `","media_type":"text/html","content_hash":"sha256:0000000000000000000000000000000000000000000000000000000000000001","size":1,"retrieved_at":"2025-01-01T00:00:00Z"}` + "\n"
+	}
+	ev := func(id string) string {
+		return `{"id":"` + id + `","claim_id":"c1","document_id":"d1","locator":{"kind":"byte_range","start":0,"end":9}}` + "\n"
+	}
+	var claims, docs, evs strings.Builder
+	for i := 1; i <= 2000; i++ {
+		claims.WriteString(claim(fmt.Sprintf("c%d", i)))
+		docs.WriteString(doc(fmt.Sprintf("d%d", i)))
+		evs.WriteString(ev(fmt.Sprintf("e%d", i)))
+	}
+	claims.WriteString(claim("c2") + claim("c1999"))
+	docs.WriteString(doc("d7"))
+	evs.WriteString(ev("e1") + ev("e2000"))
+	files["claims.ndjson"], files["documents.ndjson"], files["evidence.ndjson"] = claims.String(), docs.String(), evs.String()
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(in, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, sum, rejects, err := build(t, in, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"claims.ndjson:2001: id c2 is already used by line 2\n",
+		"claims.ndjson:2002: id c1999 is already used by line 1999\n",
+		"documents.ndjson:2001: id d7 is already used by line 7\n",
+		"evidence.ndjson:2001: id e1 is already used by line 1\n",
+		"evidence.ndjson:2002: id e2000 is already used by line 2000\n",
+	}
+	if rejects != strings.Join(want, "") {
+		t.Errorf("rejects:\n%s\nwant:\n%s", rejects, strings.Join(want, ""))
+	}
+	if sum.Accepted["claims.ndjson"] != 2000 || sum.Accepted["evidence.ndjson"] != 2000 {
+		t.Errorf("accepted %v", sum.Accepted)
+	}
+}

@@ -17,18 +17,19 @@ import (
 // product's records together; the upper-case ones are id lookups made while
 // the input is read.
 const (
-	// tagAlias: identifier -> canonical subject, zero byte, owner tenant.
+	// tagAlias: identifier -> canonical subject, zero byte, owner tenant,
+	// zero byte, uvarint line of products.ndjson (appendOwned).
 	tagAlias byte = 'A'
 	// tagProduct: canonical subject -> the product's record.
 	tagProduct byte = 'P'
-	// tagClaimID: claim id -> canonical subject, zero byte, owner tenant; for
-	// duplicate ids and evidence.claim_id.
+	// tagClaimID: claim id -> canonical subject, owner tenant and line
+	// (appendOwned); for duplicate ids and evidence.claim_id.
 	tagClaimID byte = 'C'
 	// tagClaim: canonical subject, claim id -> the claim's record.
 	tagClaim byte = 'c'
 	// tagDocument: document id -> its source's tenant, zero byte, record.
 	tagDocument byte = 'D'
-	// tagEvidenceID: evidence id -> empty; for duplicate ids.
+	// tagEvidenceID: evidence id -> uvarint line; for duplicate ids.
 	tagEvidenceID byte = 'E'
 	// tagEvidence: canonical subject, claim id, evidence id -> the record.
 	tagEvidence byte = 'e'

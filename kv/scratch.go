@@ -39,7 +39,7 @@ func OpenScratch(dir string) (*Scratch, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scratch: %w", err)
 	}
-	return &Scratch{dir: dir, db: db, batch: db.NewIndexedBatch()}, nil
+	return &Scratch{dir: dir, db: db, batch: db.NewBatch()}, nil
 }
 
 // Set writes key and value (copied). Writes become readable after Flush.
@@ -62,13 +62,19 @@ func (s *Scratch) Flush() error {
 		return fmt.Errorf("scratch: %w", err)
 	}
 	s.batch.Close()
-	s.batch = s.db.NewIndexedBatch()
+	s.batch = s.db.NewBatch()
 	return nil
 }
 
-// Get copies the value of key into dst[:0]; pending writes are seen.
+// Get copies the value of key into dst[:0]; pending writes are seen. The
+// batch is not indexed (writes are cheaper so), so Get commits the pending
+// writes first: callers ask only when an in-memory filter says the key may
+// exist, which is rare.
 func (s *Scratch) Get(key, dst []byte) ([]byte, bool, error) {
-	dst, ok, err := copyValue(s.batch.Get, key, dst)
+	if err := s.Flush(); err != nil {
+		return dst, false, err
+	}
+	dst, ok, err := copyValue(s.db.Get, key, dst)
 	if err != nil {
 		err = fmt.Errorf("scratch: %w", err)
 	}

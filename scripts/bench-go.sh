@@ -11,6 +11,7 @@ BENCHES=(
   "./gs1/ ."
   "./service/ ViewGet|Resolve1000"
   "./http/ GET"
+  "./ingest/ Ingest10k"
 )
 raw=$(mktemp)
 for b in "${BENCHES[@]}"; do

@@ -10,6 +10,7 @@ need /usr/bin/time time
 N_BIG=${N_BIG:-1000000}
 N_SMALL=${N_SMALL:-250000}
 N_SERVE=${N_SERVE:-200000}
+N_PROF=${N_PROF:-20000}
 DUR=${DUR:-10s}
 W=${BENCH_DIR:-var/bench}
 PORT_PDS=${PORT_PDS:-18080}
@@ -40,6 +41,10 @@ for n in "$N_SMALL" "$N_BIG" "$N_SERVE"; do
   ING_SIZE[$n]=$(du -sm "$snap" | cut -f1)
   echo "ingest $n: ${WALL_S}s, peak RSS ${RSS_MB} MiB, snapshot ${ING_SIZE[$n]} MiB (input $(du -sm "$in" | cut -f1) MiB)"
 done
+
+# Where ingest's time goes: a CPU profile of a smaller build.
+[ -f "$W/in-$N_PROF/products.ndjson" ] || bin/pds gen --products "$N_PROF" --seed 7 --out "$W/in-$N_PROF"
+WHERE=$(ingest_profile "$W/in-$N_PROF" "$W/ingest-$N_PROF.prof")
 
 # 2. Serving at N_SERVE products.
 snap="$W/snap-$N_SERVE"
@@ -113,7 +118,9 @@ out=$(mktemp)
     echo "| $n | $(du -sm "$W/in-$n" | cut -f1) MiB | ${ING_T[$n]} s | ${ING_RSS[$n]} MiB | ${ING_SIZE[$n]} MiB |"
   done
   echo
-  echo "Peak RSS grows $(ratio "${ING_RSS[$N_BIG]}" "${ING_RSS[$N_SMALL]}")× for $(ratio "$N_BIG" "$N_SMALL")× the input."
+  echo "Peak RSS grows $(ratio "${ING_RSS[$N_BIG]}" "${ING_RSS[$N_SMALL]}")× for $(ratio "$N_BIG" "$N_SMALL")× the input (goal ≤ 1.3×; peak at $N_BIG: goal ≤ 1024 MiB). Wall time at $N_BIG: ${ING_T[$N_BIG]} s (goal ≤ 240 s, aim ≤ 90 s)."
+  echo
+  echo "Where the time goes (\`pds ingest --cpuprofile\` of $N_PROF products, share of CPU, cumulative; stages overlap the costs after them): $WHERE."
   echo
   echo "### GETs at $N_SERVE products, \`wrk -t1\` on loopback, ${DUR} each"
   echo

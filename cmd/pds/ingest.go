@@ -64,10 +64,20 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	sort.Strings(names)
-	var parts []string
 	for _, n := range names {
-		parts = append(parts, fmt.Sprintf("%s %d accepted, %d rejected", n, sum.Accepted[n], sum.Rejected[n]))
+		file := n
+		if f := sum.Files[n]; f != "" {
+			file = f
+		}
+		line := fmt.Sprintf("  %s %d accepted, %d rejected", file, sum.Accepted[n], sum.Rejected[n])
+		if u := sum.Unknown[n]; u.Lines > 0 {
+			line += fmt.Sprintf("; %d with members ingest does not read, ignored (%s)", u.Lines, strings.Join(u.Names, ", "))
+		}
+		fmt.Fprintln(stdout, line)
 	}
-	fmt.Fprintf(stdout, "  %s\n  %d views\n", strings.Join(parts, "\n  "), sum.Views)
+	for _, f := range sum.ByteOrderMark {
+		fmt.Fprintf(stdout, "  %s began with a UTF-8 byte order mark, which was skipped\n", f)
+	}
+	fmt.Fprintf(stdout, "  %d views\n", sum.Views)
 	return nil
 }

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// product is one valid products.ndjson line naming internal_sku:SKU.
+func product(sku, extra string) string {
+	return `{"identifiers":["internal_sku:` + sku + `"],"manufacturer":"M","trust_level":"L1","status":"active","updated_at":"2025-01-01T00:00:00Z"` + extra + "}\n"
+}
+
+// Finding 8 of issue #12: what pds ingest says about input it cannot read as
+// is, each checked on the command's own output.
+func TestFinding12_8_IngestRoughEdges(t *testing.T) {
+	const party = `{"id":"aaaaaaaa-0000-4000-8000-000000000001","name":"P"}` + "\n"
+	gz := func(s string) string {
+		var buf bytes.Buffer
+		w := gzip.NewWriter(&buf)
+		w.Write([]byte(s))
+		w.Close()
+		return buf.String()
+	}
+	cases := []struct {
+		name  string
+		files map[string]string
+		// out and errs must appear in stdout and stderr; notOut must not.
+		out, errs []string
+		notOut    []string
+	}{
+		{
+			name:  "a byte order mark is skipped at the start of a file and explained elsewhere",
+			files: map[string]string{"products.ndjson": "\xef\xbb\xbf" + product("A", "") + "\xef\xbb\xbf" + product("B", "")},
+			out: []string{"products.ndjson 1 accepted, 1 rejected",
+				"products.ndjson began with a UTF-8 byte order mark, which was skipped"},
+			errs: []string{"products.ndjson:2: not a JSON object: the line starts with a UTF-8 byte order mark"},
+		},
+		{
+			name:   "the summary names the gzip file that was read",
+			files:  map[string]string{"products.ndjson.gz": gz(product("A", "")), "parties.ndjson.gz": gz(party)},
+			out:    []string{"  products.ndjson.gz 1 accepted, 0 rejected", "  parties.ndjson.gz 1 accepted, 0 rejected"},
+			notOut: []string{"  products.ndjson 1", "  parties.ndjson 1"},
+		},
+		{
+			name: "a duplicate names the earlier line",
+			files: map[string]string{"products.ndjson": product("A", "") + product("B", "") + product("A", ""),
+				"parties.ndjson": party + party},
+			errs: []string{"products.ndjson:3: identifier internal_sku:A already names product internal_sku:A (line 1)",
+				"parties.ndjson:2: id aaaaaaaa-0000-4000-8000-000000000001 is already used by line 1"},
+		},
+		{
+			name: "unknown members are counted and named per file",
+			files: map[string]string{"products.ndjson": product("A", `,"name":"Crisps"`) + product("B", "") + product("C", `,"colour":"red","name":"Dip"`),
+				"parties.ndjson": `{"id":"aaaaaaaa-0000-4000-8000-000000000001","name":"P","country":"NL"}` + "\n"},
+			out: []string{"products.ndjson 3 accepted, 0 rejected; 2 with members ingest does not read, ignored (name, colour)",
+				"parties.ndjson 1 accepted, 0 rejected; 1 with members ingest does not read, ignored (country)"},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in := t.TempDir()
+			for name, body := range c.files {
+				if err := os.WriteFile(filepath.Join(in, name), []byte(body), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			code, out, errOut := runCmd("ingest", "--in", in, "--out", filepath.Join(t.TempDir(), "snap"), "--quiet")
+			if code != 0 {
+				t.Fatalf("exit %d\n%s%s", code, out, errOut)
+			}
+			for _, want := range c.out {
+				if !strings.Contains(out, want) {
+					t.Errorf("stdout lacks %q:\n%s", want, out)
+				}
+			}
+			for _, bad := range c.notOut {
+				if strings.Contains(out, bad) {
+					t.Errorf("stdout has %q:\n%s", bad, out)
+				}
+			}
+			for _, want := range c.errs {
+				if !strings.Contains(errOut, want) {
+					t.Errorf("stderr lacks %q:\n%s", want, errOut)
+				}
+			}
+		})
+	}
+}

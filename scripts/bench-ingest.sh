@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# make bench-ingest: pds ingest of N products (pds gen --seed 7) against a
+# PostgreSQL 15 load of the same files in the same run: each file COPYed
+# into a jsonb table, then a primary key, a subject index and a pg_trgm index
+# on the manufacturer. Also a CPU profile of pds ingest ("where the time
+# goes"). BASELINE_BIN=path/to/an/older/pds times that binary too, back to
+# back with bin/pds, for a before/after figure.
+source "$(dirname "$0")/bench-lib.sh"
+cd "$(dirname "$0")/.."
+need /usr/bin/time time
+
+N=${N:-200000}
+N_PROF=${N_PROF:-20000}
+W=${BENCH_DIR:-var/bench}
+PORT_PG=${PORT_PG:-15434}
+PGDIR="$PWD/$W/pg-ingest"
+mkdir -p "$W"
+go build -o bin/pds ./cmd/pds
+trap 'pg_stop "$PGDIR"' EXIT
+
+in="$W/in-$N"
+if [ ! -f "$in/products.ndjson" ]; then
+  rm -rf "$in"
+  bin/pds gen --products "$N" --seed 7 --out "$in"
+fi
+INPUT_MB=$(du -sm "$in" | cut -f1)
+RECORDS=$(cat "$in"/*.ndjson | wc -l)
+
+# 1. PostgreSQL 15. Each line is read verbatim as one CSV field (quote and
+# delimiter are bytes JSON text never holds), cast to jsonb by COPY.
+pg_start "$PGDIR" "$PORT_PG"
+"${PSQL[@]}" -c "CREATE DATABASE bench" postgres
+"${PSQL[@]}" -d bench -c "CREATE EXTENSION pg_trgm"
+cat > "$W/pg-ingest.sql" <<SQL
+\\timing on
+CREATE TABLE parties (doc jsonb NOT NULL);
+CREATE TABLE sources (doc jsonb NOT NULL);
+CREATE TABLE products (doc jsonb NOT NULL);
+CREATE TABLE claims (doc jsonb NOT NULL);
+CREATE TABLE documents (doc jsonb NOT NULL);
+CREATE TABLE evidence (doc jsonb NOT NULL);
+CREATE TABLE verdicts (doc jsonb NOT NULL);
+\\copy parties FROM '$in/parties.ndjson' WITH (FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02')
+\\copy sources FROM '$in/sources.ndjson' WITH (FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02')
+\\copy products FROM '$in/products.ndjson' WITH (FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02')
+\\copy claims FROM '$in/claims.ndjson' WITH (FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02')
+\\copy documents FROM '$in/documents.ndjson' WITH (FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02')
+\\copy evidence FROM '$in/evidence.ndjson' WITH (FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02')
+\\copy verdicts FROM '$in/verdicts.ndjson' WITH (FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02')
+CREATE UNIQUE INDEX parties_pk ON parties ((doc->>'id'));
+CREATE UNIQUE INDEX sources_pk ON sources ((doc->>'id'));
+CREATE UNIQUE INDEX products_pk ON products ((doc->'identifiers'->>0));
+CREATE INDEX products_trgm ON products USING gin ((doc->>'manufacturer') gin_trgm_ops);
+CREATE UNIQUE INDEX claims_pk ON claims ((doc->>'id'));
+CREATE INDEX claims_subject ON claims ((doc->>'subject'));
+CREATE UNIQUE INDEX documents_pk ON documents ((doc->>'id'));
+CREATE UNIQUE INDEX evidence_pk ON evidence ((doc->>'id'));
+CREATE INDEX evidence_claim ON evidence ((doc->>'claim_id'));
+CREATE INDEX verdicts_subject ON verdicts ((doc->>'subject'));
+SQL
+sync
+measure "${PSQL[@]}" -d bench -f "$W/pg-ingest.sql"
+PG_T=$WALL_S
+PG_ROWS=$("${PSQL[@]}" -d bench -Atc "SELECT (SELECT count(*) FROM parties)+(SELECT count(*) FROM sources)+(SELECT count(*) FROM products)+(SELECT count(*) FROM claims)+(SELECT count(*) FROM documents)+(SELECT count(*) FROM evidence)+(SELECT count(*) FROM verdicts)")
+PG_MB=$(( $("${PSQL[@]}" -d bench -Atc "SELECT pg_database_size('bench')") / 1048576 ))
+pg_stop "$PGDIR"
+rm -rf "$PGDIR"
+echo "PostgreSQL load of $PG_ROWS rows: ${PG_T}s, ${PG_MB} MiB"
+
+# 2. pds ingest of the same files (and of BASELINE_BIN's, back to back).
+sync
+rm -rf "$W/snap-ingest-$N"
+measure bin/pds ingest --in "$in" --out "$W/snap-ingest-$N" --quiet
+PDS_T=$WALL_S PDS_RSS=$RSS_MB
+PDS_MB=$(du -sm "$W/snap-ingest-$N" | cut -f1)
+rm -rf "$W/snap-ingest-$N"
+echo "pds ingest: ${PDS_T}s, peak RSS ${PDS_RSS} MiB, snapshot ${PDS_MB} MiB"
+if [ -n "${BASELINE_BIN:-}" ]; then
+  sync
+  measure "$BASELINE_BIN" ingest --in "$in" --out "$W/snap-ingest-$N" --quiet
+  BASE_T=$WALL_S BASE_RSS=$RSS_MB
+  rm -rf "$W/snap-ingest-$N"
+  echo "baseline ($BASELINE_BIN) ingest: ${BASE_T}s, peak RSS ${BASE_RSS} MiB"
+fi
+
+# 3. Where the time goes.
+prof_in="$W/in-$N_PROF"
+[ -f "$prof_in/products.ndjson" ] || bin/pds gen --products "$N_PROF" --seed 7 --out "$prof_in"
+WHERE=$(ingest_profile "$prof_in" "$W/ingest-$N_PROF.prof")
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", a/b}'; }
+out=$(mktemp)
+{
+  echo "## Ingest vs a PostgreSQL 15 load of the same files (\`make bench-ingest\`)"
+  echo
+  echo "Measured $(date -u +%Y-%m-%d) on $(machine). Command: \`make bench-ingest\` (scripts/bench-ingest.sh; N=$N products of \`pds gen --seed 7\`, $RECORDS records, $INPUT_MB MiB)${BENCH_NOTE:+. $BENCH_NOTE}."
+  echo
+  echo "PostgreSQL 15 (fsync off, shared_buffers 1 GB): each file \`\\copy\`ed into a \`jsonb\` table, then a unique index on each id (the products' first identifier), an index on the claims' and verdicts' subject and the evidence's claim_id, and a GIN \`gin_trgm_ops\` index on the manufacturer; one psql script, timed whole. pds: \`pds ingest\` of the same directory, which also validates every line and reference, precomputes every view and builds the search index and manifest. Both under \`/usr/bin/time\`."
+  echo
+  echo "| peer | wall time | rows or records | on disk | peak RSS |"
+  echo "|---|---:|---:|---:|---:|"
+  echo "| PostgreSQL 15 load | ${PG_T} s | $PG_ROWS | $PG_MB MiB | |"
+  echo "| pds ingest | ${PDS_T} s | $RECORDS | $PDS_MB MiB | $PDS_RSS MiB |"
+  if [ -n "${BASE_T:-}" ]; then
+    echo "| pds ingest, baseline binary (\`${BASELINE_BIN}\`) | ${BASE_T} s | $RECORDS | | $BASE_RSS MiB |"
+  fi
+  echo
+  echo "Ingest speed ÷ PostgreSQL: **$(ratio "$PG_T" "$PDS_T")×** (goal ≥ 1×, aim ≥ 2×)."
+  if [ -n "${BASE_T:-}" ]; then
+    echo "This build against the baseline binary, same input, back to back: $(ratio "$BASE_T" "$PDS_T")× as fast."
+  fi
+  echo
+  echo "Where the time goes (\`pds ingest --cpuprofile\` of $N_PROF products, share of CPU, cumulative; stages overlap the costs after them): $WHERE."
+} > "$out"
+write_section bench-ingest "$out"
+cat "$out"
