@@ -750,7 +750,7 @@ func (g *renderer) appendURL(b []byte, d *docRec) []byte {
 		b = append(b, ext...)
 	case srcContinental:
 		if pc.sk.n%2 == 0 {
-			return b[:start]
+			return append(b[:start], `,"url":null`...) // as domain.Document writes a document without url
 		}
 		b = append(b, "https://api.continental-syndication.example/v2/items/"...)
 		b = append(b, pc.value...)
@@ -768,7 +768,7 @@ func (g *renderer) appendURL(b []byte, d *docRec) []byte {
 		b = append(b, "https://www.bazaar-listings.example/item/"...)
 		b = strconv.AppendUint(b, uint64(pc.sk.n)*2654435761%1000000007, 10)
 	default: // feeds and uploads arrive as files
-		return b[:start]
+		return append(b[:start], `,"url":null`...)
 	}
 	return append(b, '"')
 }

@@ -156,10 +156,13 @@ __pds_err() {
 }
 trap '__pds_err $? $LINENO' ERR
 curl() {
-  local line=${BASH_LINENO[0]} out st code want
-  out=$(command curl "$@" -w '\n%{http_code}'); st=$?
-  code=${out##*$'\n'}; out=${out%$'\n'*}
-  [ -n "$out" ] && printf '%s\n' "$out"
+  # The body streams to stdout untouched (it may be compressed); the status
+  # goes to curl's stderr after a marker line, and is read back from there.
+  local line=${BASH_LINENO[0]} st code want errf
+  errf=$(mktemp)
+  command curl "$@" -w '%{stderr}\n__pds_status %{http_code}\n' 2>"$errf"; st=$?
+  code=$(sed -n 's/^__pds_status //p' "$errf" | tail -n 1)
+  grep -v '^__pds_status ' "$errf" | sed '/^$/d' >&2; rm -f "$errf"
   [ $st -ne 0 ] && return $st
   want=${__pds_expect[$line]:-2xx}
   if [ "$want" = 2xx ]; then
@@ -241,6 +244,19 @@ func TestFinding12_1_DocsExamplesRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := os.Symlink(filepath.Join(root, "snapshots"), filepath.Join(work, "snapshots")); err != nil {
+		t.Fatal(err)
+	}
+	// var/ as 'make run' leaves it: the sample snapshot, the demo key and
+	// its keys file.
+	if err := os.MkdirAll(filepath.Join(work, "var"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{"sample-snapshot": snap, "demo.keys": keysFile} {
+		if err := os.Symlink(target, filepath.Join(work, "var", link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(work, "var", "demo.key"), []byte(key+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	ports := map[string]string{}
