@@ -207,16 +207,14 @@ func TestServeSwapAndReload(t *testing.T) {
 		t.Fatalf("snapshot not swapped: %s", stderr.String())
 	}
 
-	// A new key works after SIGHUP, not before.
+	// A new key works once the keys file changed: the watcher (--watch)
+	// rereads it, and so does SIGHUP (TestServeKeysReloadOnSIGHUP checks that
+	// alone, with the watcher off).
 	code, out, _ := runCmd("keys", "add", "--keys", keysPath, "--tenant", "late", "--scopes", "products:read")
 	if code != 0 {
 		t.Fatal("keys add failed")
 	}
 	late := strings.TrimSpace(out)
-	if st, _ := getJSON(t, base+"/v1/whoami", late); st != 401 {
-		t.Fatalf("new key accepted before SIGHUP: %d", st)
-	}
-	syscall.Kill(os.Getpid(), syscall.SIGHUP)
 	ok := false
 	for i := 0; i < 200 && !ok; i++ {
 		st, _ := getJSON(t, base+"/v1/whoami", late)
@@ -224,7 +222,7 @@ func TestServeSwapAndReload(t *testing.T) {
 		time.Sleep(25 * time.Millisecond)
 	}
 	if !ok {
-		t.Fatalf("new key refused after SIGHUP: %s", stderr.String())
+		t.Fatalf("new key refused after the keys file changed: %s", stderr.String())
 	}
 	// Log lines are buffered for up to 100 ms.
 	logged := false
@@ -247,5 +245,31 @@ func TestServeRefusesDamagedSnapshot(t *testing.T) {
 	code, _, errOut := runCmd("serve", "--snapshot", snap, "--keys", keysPath, "--addr", "127.0.0.1:0")
 	if code == 0 || !strings.Contains(errOut, "snapshot refused") || !strings.Contains(errOut, "format 7") {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+}
+
+// With the watcher off (--watch 0) a key added to the keys file is refused
+// until SIGHUP, and accepted after it.
+func TestServeKeysReloadOnSIGHUP(t *testing.T) {
+	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
+	keysPath, _ := fixture.Keys(t)
+	base, stderr := startServe(t, "--snapshot", snap, "--keys", keysPath, "--watch", "0")
+	code, out, _ := runCmd("keys", "add", "--keys", keysPath, "--tenant", "late", "--scopes", "products:read")
+	if code != 0 {
+		t.Fatal("keys add failed")
+	}
+	late := strings.TrimSpace(out)
+	if st, _ := getJSON(t, base+"/v1/whoami", late); st != 401 {
+		t.Fatalf("new key accepted before SIGHUP with --watch 0: %d", st)
+	}
+	syscall.Kill(os.Getpid(), syscall.SIGHUP)
+	ok := false
+	for i := 0; i < 200 && !ok; i++ {
+		st, _ := getJSON(t, base+"/v1/whoami", late)
+		ok = st == 200
+		time.Sleep(25 * time.Millisecond)
+	}
+	if !ok {
+		t.Fatalf("new key refused after SIGHUP: %s", stderr.String())
 	}
 }
