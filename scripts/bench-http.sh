@@ -92,7 +92,7 @@ for v in identity passport evidence; do
     SIZE[$v-$enc]=$((total / 200))
   done
 done
-head -1000 "$W/subjects.txt" | awk 'BEGIN{printf "{\"identifiers\":["} {printf "%s\"%s\"", NR>1?",":"", $0} END{print "]}"}' > "$W/resolve-1000.json"
+head -1000 "$W/subjects.txt" | awk 'BEGIN{printf "{\"identifiers\":["} {printf "%s\"%s\"", (NR>1 ? "," : ""), $0} END{print "]}"}' > "$W/resolve-1000.json"
 for enc in none gzip zstd; do
   ae=(); [ "$enc" = none ] || ae=(-H "Accept-Encoding: $enc")
   SIZE[resolve-$enc]=$(curl -s -o /dev/null -w '%{size_download}' -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' \
