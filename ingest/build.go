@@ -11,6 +11,7 @@ import (
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/index"
 	"github.com/productdata/pds/kv"
+	"github.com/productdata/pds/progress"
 )
 
 // cursor walks one scratch table in subject order alongside the products.
@@ -335,39 +336,15 @@ func (b *builder) startProgress() (stop func()) {
 	if b.opts.Progress == nil {
 		return func() {}
 	}
-	every := b.opts.ProgressEvery
-	if every <= 0 {
-		every = time.Second
-	}
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		t := time.NewTicker(every)
-		defer t.Stop()
-		last, lastName, lastAt := int64(0), "", time.Now()
-		for {
-			select {
-			case <-done:
-				return
-			case now := <-t.C:
-				name := b.current.Load().(string)
-				n := b.count.Load()
-				if name != lastName {
-					last, lastName = 0, name
-				}
-				rate := float64(n-last) / now.Sub(lastAt).Seconds()
-				fmt.Fprintf(b.opts.Progress, "ingest: %s: %d records (%.0f/s)\n", name, n, rate)
-				last, lastAt = n, now
-			}
+	last, lastName, lastAt := int64(0), "", time.Now()
+	return progress.Start(b.opts.ProgressEvery, func(now time.Time) {
+		name := b.current.Load().(string)
+		n := b.count.Load()
+		if name != lastName {
+			last, lastName = 0, name
 		}
-	}()
-	var stopped bool
-	return func() {
-		if !stopped {
-			stopped = true
-			close(done)
-			<-finished
-		}
-	}
+		rate := float64(n-last) / now.Sub(lastAt).Seconds()
+		fmt.Fprintf(b.opts.Progress, "ingest: %s: %d records (%.0f/s)\n", name, n, rate)
+		last, lastAt = n, now
+	})
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/kv"
+	"github.com/productdata/pds/progress"
 )
 
 // Options configure an import.
@@ -477,33 +478,9 @@ func (im *importer) startProgress() (stop func()) {
 	if im.opts.Progress == nil {
 		return func() {}
 	}
-	every := im.opts.ProgressEvery
-	if every <= 0 {
-		every = time.Second
-	}
-	done := make(chan struct{})
-	finished := make(chan struct{})
 	start := time.Now()
-	go func() {
-		defer close(finished)
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				n := im.lines.Load()
-				fmt.Fprintf(im.opts.Progress, "import: %d lines read, %.0f lines/s\n", n, float64(n)/time.Since(start).Seconds())
-			}
-		}
-	}()
-	var stopped bool
-	return func() {
-		if !stopped {
-			stopped = true
-			close(done)
-			<-finished
-		}
-	}
+	return progress.Start(im.opts.ProgressEvery, func(now time.Time) {
+		n := im.lines.Load()
+		fmt.Fprintf(im.opts.Progress, "import: %d lines read, %.0f lines/s\n", n, float64(n)/now.Sub(start).Seconds())
+	})
 }
