@@ -99,7 +99,7 @@ func (s *serve) Open(stderr io.Writer) error {
 	var level slog.Level
 	level.UnmarshalText([]byte(s.logLevel))
 	s.logOut = newLogWriter(stderr, 100*time.Millisecond)
-	s.log = slog.New(slog.NewJSONHandler(s.logOut, &slog.HandlerOptions{Level: level}))
+	s.log = slog.New(newJSONLogHandler(s.logOut, level))
 
 	snap, err := service.OpenSnapshot(s.snapDir, s.openOptions())
 	if err != nil {
