@@ -296,16 +296,18 @@ func (s *Server) logRequest(r *http.Request, id string, rec *recorder, start tim
 	if !h.Enabled(ctx, slog.LevelInfo) {
 		return
 	}
-	lr := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
-	lr.AddAttrs(slog.String("request_id", id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
+	var arr [9]slog.Attr // added in one call: one allocation for the attributes past the record's first five
+	attrs := append(arr[:0], slog.String("request_id", id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
 		slog.Int("status", rec.statusCode()), slog.Int64("bytes", rec.bytes),
 		slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000))
 	if c := service.NotedCaller(ctx); c != nil {
-		lr.AddAttrs(slog.String("tenant", c.Tenant), slog.String("key_id", c.KeyID))
+		attrs = append(attrs, slog.String("tenant", c.Tenant), slog.String("key_id", c.KeyID))
 	}
 	if rec.code != "" {
-		lr.AddAttrs(slog.String("code", rec.code))
+		attrs = append(attrs, slog.String("code", rec.code))
 	}
+	lr := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
+	lr.AddAttrs(attrs...)
 	_ = h.Handle(ctx, lr)
 }
 
