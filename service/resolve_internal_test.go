@@ -2,6 +2,7 @@ package service
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -29,5 +30,18 @@ func TestSortWantsIsKeyOrder(t *testing.T) {
 		if !bytes.Equal(got[i].key, ws[i].key) {
 			t.Fatalf("at %d: %q, want %q", i, got[i].key, ws[i].key)
 		}
+	}
+}
+
+func BenchmarkSortWants(b *testing.B) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	src := make([]want, 1000)
+	for i := range src {
+		src[i] = want{key: []byte(fmt.Sprintf("i\x00gtin:%014d\x00", rng.Int64N(1e13))), at: i}
+	}
+	ws := make([]want, len(src))
+	for b.Loop() {
+		copy(ws, src)
+		sortWants(ws)
 	}
 }
