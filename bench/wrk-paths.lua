@@ -1,9 +1,13 @@
 -- wrk script: GET a random path from the file named by the PATHS environment
 -- variable (or, with BODIES naming a file of one JSON body a line, POST a
 -- random body to the first path), with the bearer key in KEY; prints latency percentiles in
--- microseconds and the request rate on one line for the bench scripts.
+-- microseconds and the request rate on one line for the bench scripts. With
+-- ORDER=seq the paths are taken in the file's order, round and round (a
+-- warm-up that touches every path once in as few requests as possible).
 local paths = {}
 local bodies = {}
+local seq = os.getenv("ORDER") == "seq"
+local next_path = 0
 
 init = function(args)
   for line in io.lines(os.getenv("PATHS")) do
@@ -25,6 +29,10 @@ end
 request = function()
   if #bodies > 0 then
     return wrk.format("POST", paths[1], nil, bodies[math.random(#bodies)])
+  end
+  if seq then
+    next_path = next_path % #paths + 1
+    return wrk.format("GET", paths[next_path])
   end
   return wrk.format("GET", paths[math.random(#paths)])
 end

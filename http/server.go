@@ -282,20 +282,33 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.inFlight.Add(-1)
 	s.metrics.Done()
 	rec.route.Observe(r.Method, rec.statusCode(), time.Since(start))
-	attrs := []slog.Attr{
-		slog.String("request_id", id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
-		slog.Int("status", rec.statusCode()), slog.Int64("bytes", rec.bytes),
-		slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
+	s.logRequest(r, id, rec, start)
+	rec.ResponseWriter = nil
+	recorders.Put(rec)
+}
+
+// logRequest writes the access log line. The record is built here rather
+// than by Logger.LogAttrs, which also records the caller's program counter
+// (a stack walk on every request) for a source the handler never writes.
+func (s *Server) logRequest(r *http.Request, id string, rec *recorder, start time.Time) {
+	ctx := r.Context()
+	h := s.log.Handler()
+	if !h.Enabled(ctx, slog.LevelInfo) {
+		return
 	}
-	if c := service.NotedCaller(r.Context()); c != nil {
+	var arr [9]slog.Attr // added in one call: one allocation for the attributes past the record's first five
+	attrs := append(arr[:0], slog.String("request_id", id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
+		slog.Int("status", rec.statusCode()), slog.Int64("bytes", rec.bytes),
+		slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000))
+	if c := service.NotedCaller(ctx); c != nil {
 		attrs = append(attrs, slog.String("tenant", c.Tenant), slog.String("key_id", c.KeyID))
 	}
 	if rec.code != "" {
 		attrs = append(attrs, slog.String("code", rec.code))
 	}
-	s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
-	rec.ResponseWriter = nil
-	recorders.Put(rec)
+	lr := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
+	lr.AddAttrs(attrs...)
+	_ = h.Handle(ctx, lr)
 }
 
 var recorders = sync.Pool{New: func() any { return &recorder{} }}

@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -111,5 +113,66 @@ func TestOpenErrorSaysWhy(t *testing.T) {
 	_, err := kv.Open(filepath.Join(dir, "nope"), 1<<20, nil)
 	if err == nil || !strings.Contains(err.Error(), "cannot open the store") || !strings.Contains(err.Error(), "there is no such folder") {
 		t.Fatalf("missing store: %v", err)
+	}
+}
+
+// TestReadsInAnyOrder reads every key of the identity and alias tables, and
+// a key just before and just after each, through one Reader and through the
+// store's pooled point reads, in key order, in reverse and shuffled: a read
+// finds exactly the stored value or nothing, whatever was read before it on
+// the same iterator (the seek limit, the pool's reuse).
+func TestReadsInAnyOrder(t *testing.T) {
+	snap := fixture.Build(t, fixture.SearchInput(t, 300))
+	m, _ := manifest.Read(snap)
+	st, err := kv.Open(filepath.Join(snap, "store"), 1<<20, m.FilesIn("store"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	stored := map[string]string{}
+	var keys []string
+	for _, tag := range []byte{kv.TagIdentity, kv.TagAlias} {
+		err := st.Scan(tag, func(k, v []byte) error {
+			key := string([]byte{tag, 0}) + string(k)
+			stored[key] = string(v)
+			keys = append(keys, key, key[:len(key)-1], key+"\x00", key+"\xff")
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(stored) < 600 {
+		t.Fatalf("only %d keys stored", len(stored))
+	}
+	reversed := slices.Clone(keys)
+	slices.Reverse(reversed)
+	shuffled := slices.Clone(keys)
+	rand.New(rand.NewPCG(1, 2)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	sorted := slices.Clone(keys)
+	slices.Sort(sorted)
+	for name, order := range map[string][]string{"sorted": sorted, "reversed": reversed, "shuffled": shuffled} {
+		r, err := st.NewReader()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range order {
+			want, has := stored[k]
+			got, ok, err := r.Get([]byte(k), nil)
+			if err != nil || ok != has || string(got) != want {
+				t.Fatalf("%s, Reader: %q: ok %v err %v, %d bytes; want ok %v, %d bytes", name, k, ok, err, len(got), has, len(want))
+			}
+			if k[0] != kv.TagIdentity || !strings.HasSuffix(k, "\x00") {
+				continue
+			}
+			subject := strings.TrimSuffix(k[2:], "\x00")
+			got, ok, err = st.View(kv.TagIdentity, subject, "", nil)
+			if err != nil || ok != has || string(got) != want {
+				t.Fatalf("%s, View: %q: ok %v err %v; want ok %v", name, subject, ok, err, has)
+			}
+		}
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -103,7 +103,8 @@ percentiles() {
 }
 
 # start_pds NAME SNAP PORT SCOPES: make a key with SCOPES (comma-separated)
-# in $W/keys-NAME.json and export it as KEY, start pds serving SNAP on
+# in $W/keys-NAME.json and export it as KEY, start pds serving SNAP (with
+# --cache-mb $CACHE_MB, 0 by default: sized from the store) on
 # 127.0.0.1:PORT in the background (log: $W/serve-NAME.log), with its admin
 # listener (metrics and pprof) on 127.0.0.1:PORT+1 (ADMIN), and wait until it
 # listens. Sets PDS_PID; stop_pds stops it, and the caller's EXIT trap should
@@ -115,9 +116,21 @@ start_pds() {
   KEY=$(bin/pds keys add --keys "$W/keys-$name.json" --tenant bench --scopes "$scopes" 2>/dev/null)
   export KEY
   ADMIN=127.0.0.1:$((port + 1))
-  bin/pds serve --snapshot "$snap" --keys "$W/keys-$name.json" --addr "127.0.0.1:$port" --admin-addr "$ADMIN" > "$W/serve-$name.log" 2>&1 &
+  bin/pds serve --snapshot "$snap" --keys "$W/keys-$name.json" --addr "127.0.0.1:$port" --admin-addr "$ADMIN" \
+    --cache-mb "${CACHE_MB:-0}" > "$W/serve-$name.log" 2>&1 &
   PDS_PID=$!
+  PDS_LOG="$W/serve-$name.log"
   wait_port "127.0.0.1:$port"
+}
+
+# served_cache_mb: the block cache size (MiB) the server started by
+# start_pds logged in its "serving" line (its log is buffered: wait for it).
+served_cache_mb() {
+  for _ in $(seq 1 500); do
+    grep -q '"msg":"serving"' "$PDS_LOG" && break
+    sleep 0.01
+  done
+  sed -n '/"msg":"serving"/s/.*"cache_mb":\([0-9]*\).*/\1/p' "$PDS_LOG" | head -1
 }
 
 # profile_pds SECONDS FILE: in the background, take a CPU profile of the

@@ -3,6 +3,7 @@ package service_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,5 +84,31 @@ func TestOpenSnapshotRefuses(t *testing.T) {
 				t.Fatalf("error %q, want it to say %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestAutoCacheBytes sizes the default block cache from the store's files
+// only, within its bounds.
+func TestAutoCacheBytes(t *testing.T) {
+	files := func(sizes ...int64) manifest.Manifest {
+		var m manifest.Manifest
+		for i, n := range sizes {
+			m.Files = append(m.Files, manifest.File{Path: fmt.Sprintf("store/%06d.sst", i), Size: n})
+		}
+		m.Files = append(m.Files, manifest.File{Path: "index/big.zap", Size: 5 << 30})
+		return m
+	}
+	for _, c := range []struct {
+		m    manifest.Manifest
+		want int64
+	}{
+		{files(), service.MinAutoCache},
+		{files(10 << 20), service.MinAutoCache},
+		{files(300<<20, 200<<20), 500 << 20},
+		{files(3 << 30), service.MaxAutoCache},
+	} {
+		if got := service.AutoCacheBytes(c.m); got != c.want {
+			t.Errorf("%v: %d, want %d", c.m.Files, got, c.want)
+		}
 	}
 }

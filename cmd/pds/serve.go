@@ -64,7 +64,7 @@ func (s *serve) parse(args []string, stderr io.Writer) error {
 	fs.StringVar(&s.addr, "addr", "127.0.0.1:8080", "listen address of the API and the /livez, /healthz, /readyz probes")
 	fs.StringVar(&s.adminAddr, "admin-addr", "", "if set, serve /metrics and Go's /debug/pprof profiles on this (loopback) address")
 	fs.StringVar(&s.adminAddr, "debug-addr", "", "old name of --admin-addr")
-	fs.IntVar(&s.cacheMB, "cache-mb", 256, "block cache size in MiB")
+	fs.IntVar(&s.cacheMB, "cache-mb", 0, "block cache size in MiB (0: the store's size on disk, at least 256 and at most 1024)")
 	fs.StringVar(&s.origins, "allowed-origins", "", "comma-separated Origin values the MCP endpoint accepts besides loopback")
 	fs.DurationVar(&s.watch, "watch", 2*time.Second, "how often to check the snapshot pointer and the keys file for a change (0: only on SIGHUP)")
 	fs.StringVar(&s.logLevel, "log-level", "info", "log level: debug, info, warn, error")
@@ -99,7 +99,7 @@ func (s *serve) Open(stderr io.Writer) error {
 	var level slog.Level
 	level.UnmarshalText([]byte(s.logLevel))
 	s.logOut = newLogWriter(stderr, 100*time.Millisecond)
-	s.log = slog.New(slog.NewJSONHandler(s.logOut, &slog.HandlerOptions{Level: level}))
+	s.log = slog.New(newJSONLogHandler(s.logOut, level))
 
 	snap, err := service.OpenSnapshot(s.snapDir, s.openOptions())
 	if err != nil {
@@ -142,7 +142,7 @@ func (s *serve) Open(stderr io.Writer) error {
 	}
 	s.log.Info("serving", "addr", strings.TrimPrefix(s.ln.URL(), "http://"), "admin_addr", strings.TrimPrefix(s.ln.AdminURL(), "http://"),
 		"snapshot", snap.Dir, "build_id", snap.Manifest.BuildID, "input_digest", snap.Manifest.InputDigest, "keys", ks.Len(),
-		"verify_ms", snap.Verified.Milliseconds(), "open_ms", snap.Opened.Milliseconds())
+		"verify_ms", snap.Verified.Milliseconds(), "open_ms", snap.Opened.Milliseconds(), "cache_mb", snap.CacheBytes>>20)
 	return nil
 }
 
@@ -261,7 +261,7 @@ func (s *serve) swapIfChanged() {
 	s.svc.Swap(next)
 	s.metrics.Swapped()
 	s.reportSnapshot(next)
-	s.log.Info("snapshot swapped", "snapshot", next.Dir, "build_id", next.Manifest.BuildID, "verify_ms", next.Verified.Milliseconds(), "open_ms", next.Opened.Milliseconds())
+	s.log.Info("snapshot swapped", "snapshot", next.Dir, "build_id", next.Manifest.BuildID, "verify_ms", next.Verified.Milliseconds(), "open_ms", next.Opened.Milliseconds(), "cache_mb", next.CacheBytes>>20)
 }
 
 // Close drains: /readyz turns 503, the drain period passes, the listener
