@@ -120,7 +120,22 @@ type builder struct {
 	// lastDoc caches the latest document an evidence line named (evidence
 	// of one document tends to come together).
 	lastDoc, lastDocTenant string
+	// lastProduct caches the latest product lookup of a claim or verdict
+	// (claims and verdicts of one product tend to come together); lastClaim
+	// the latest claim an evidence line named. Both tables are complete
+	// before these lookups start, so a cached answer cannot go stale.
+	lastProduct productLookup
+	lastClaim   claimLookup
 }
+
+// productLookup is a remembered answer of lookupProduct.
+type productLookup struct {
+	subject, canonical, owner string
+	line                      int
+}
+
+// claimLookup is a remembered claim id lookup of an evidence line.
+type claimLookup struct{ id, canonical, owner string }
 
 // seenBits and seenHashes size the id filter: 32 MiB, whatever the input.
 // With 7 hashes it answers "maybe" for about 0.3% of new ids at 22 million
@@ -526,13 +541,16 @@ func (b *builder) applyDocument(p parsed, n int) *reject {
 
 func (b *builder) applyEvidence(p parsed, n int) *reject {
 	e := p.v.(*domain.Evidence)
-	cv, ok, err := b.scratch.GetCommitted(b.skey(tagClaimID, e.ClaimID), b.buf)
-	if err != nil || !ok {
-		return rejectf("claim_id %s names no claim in %s", e.ClaimID, FileClaims)
+	if e.ClaimID == "" || e.ClaimID != b.lastClaim.id {
+		cv, ok, err := b.scratch.GetCommitted(b.skey(tagClaimID, e.ClaimID), b.buf)
+		if err != nil || !ok {
+			return rejectf("claim_id %s names no claim in %s", e.ClaimID, FileClaims)
+		}
+		b.buf = cv
+		canonical, owner, _ := splitOwned(cv)
+		b.lastClaim = claimLookup{id: e.ClaimID, canonical: string(canonical), owner: string(owner)}
 	}
-	b.buf = cv
-	canonical, owner, _ := splitOwned(cv)
-	canonicalS, ownerS := string(canonical), string(owner)
+	canonicalS, ownerS := b.lastClaim.canonical, b.lastClaim.owner
 	if e.DocumentID != b.lastDoc || b.lastDoc == "" {
 		dv, ok, err := b.scratch.GetCommitted(b.skey(tagDocument, e.DocumentID), b.buf)
 		if err != nil || !ok {

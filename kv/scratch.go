@@ -39,7 +39,13 @@ func OpenScratch(dir string) (*Scratch, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scratch: %w", err)
 	}
-	return &Scratch{dir: dir, db: db, batch: db.NewBatch()}, nil
+	return &Scratch{dir: dir, db: db, batch: newScratchBatch(db)}, nil
+}
+
+// newScratchBatch returns a batch sized for batchBytes, whose buffer is kept
+// across commits (Flush resets it), so that it is not regrown each time.
+func newScratchBatch(db *pebble.DB) *pebble.Batch {
+	return db.NewBatch(pebble.WithInitialSizeBytes(batchBytes+batchBytes/4), pebble.WithMaxRetainedSizeBytes(2*batchBytes))
 }
 
 // Set writes key and value (copied). Writes become readable after Flush.
@@ -61,8 +67,7 @@ func (s *Scratch) Flush() error {
 	if err := s.batch.Commit(pebble.NoSync); err != nil {
 		return fmt.Errorf("scratch: %w", err)
 	}
-	s.batch.Close()
-	s.batch = s.db.NewBatch()
+	s.batch.Reset()
 	return nil
 }
 
