@@ -203,7 +203,7 @@ func (b *builder) gather(ctx context.Context, emit func([]rawSubject) error) err
 // committed scratch data.
 func (b *builder) decodeSubject(rs *rawSubject) (*subjectData, error) {
 	sd := &subjectData{subject: rs.subject, evidence: map[string][]evidenceRec{}, docs: map[string]*domain.Document{}, docRaw: map[string][]byte{}}
-	if _, err := decodeRecord(rs.product, &sd.product); err != nil {
+	if _, _, err := decodeRecord(rs.product, &sd.product); err != nil {
 		return nil, err
 	}
 	sd.claims = make([]*claimRec, len(rs.claims))
@@ -211,17 +211,16 @@ func (b *builder) decodeSubject(rs *rawSubject) (*subjectData, error) {
 	for i, v := range rs.claims {
 		cr := &crs[i]
 		var err error
-		if cr.line, err = decodeRecord(v, &cr.claim); err != nil {
+		if cr.line, cr.raw, err = decodeRecord(v, &cr.claim); err != nil {
 			return nil, err
 		}
-		cr.raw = recordJSON(v)
 		sd.claims[i] = cr
 	}
 	var dv []byte
 	for _, v := range rs.evidence {
 		var er evidenceRec
 		var err error
-		if er.line, err = decodeRecord(v, &er.ev); err != nil {
+		if er.line, _, err = decodeRecord(v, &er.ev); err != nil {
 			return nil, err
 		}
 		sd.evidence[er.ev.ClaimID] = append(sd.evidence[er.ev.ClaimID], er)
@@ -235,16 +234,17 @@ func (b *builder) decodeSubject(rs *rawSubject) (*subjectData, error) {
 		}
 		d := &domain.Document{}
 		_, rec := splitDocument(dv)
-		if _, err := decodeRecord(rec, d); err != nil {
+		_, raw, err := decodeRecord(rec, d)
+		if err != nil {
 			return nil, err
 		}
 		sd.docs[er.ev.DocumentID] = d
-		sd.docRaw[er.ev.DocumentID] = recordJSON(rec)
+		sd.docRaw[er.ev.DocumentID] = raw
 	}
 	sd.verdicts = make([]verdictRec, len(rs.verdicts))
 	for i, v := range rs.verdicts {
 		var err error
-		if sd.verdicts[i].line, err = decodeRecord(v, &sd.verdicts[i].verdict); err != nil {
+		if sd.verdicts[i].line, _, err = decodeRecord(v, &sd.verdicts[i].verdict); err != nil {
 			return nil, err
 		}
 	}

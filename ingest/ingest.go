@@ -395,10 +395,9 @@ func unmarshal[T any](line []byte, v *T) (unknown string, r *reject) {
 	return unknown, nil
 }
 
-// encoded returns a parsed record with its JSON encoding for the scratch
-// store.
+// encoded returns a parsed record with its scratch form (encodeRecord).
 func encoded(v any) (parsed, *reject) {
-	enc, err := domain.Marshal(v)
+	enc, err := encodeRecord(v)
 	if err != nil {
 		return parsed{}, rejectf("cannot encode: %v", err)
 	}
