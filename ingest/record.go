@@ -327,12 +327,14 @@ func (d *recordDecoder) verdict(v *domain.Verdict) {
 }
 
 // encodeRecord returns the scratch form of a record that passed its checks:
-// the binary fields, and for claims and documents, whose JSON the views
-// embed as it is, that JSON after them. Parties and sources are not written
-// to the scratch store.
+// the binary fields, and for documents, whose JSON the views embed as it is,
+// that JSON after them (a document is read once per product that links to
+// it). A claim's JSON is encoded again from its fields when its views are
+// built, on the workers: that costs less than carrying it through the
+// scratch store. Parties and sources are not written to the scratch store.
 func encodeRecord(v any) ([]byte, error) {
 	var e recordEncoder
-	var withJSON bool
+	withJSON := false
 	switch r := v.(type) {
 	case *domain.Product:
 		e.product(r)
@@ -340,7 +342,6 @@ func encodeRecord(v any) ([]byte, error) {
 		if err := e.claim(r); err != nil {
 			return nil, err
 		}
-		withJSON = true
 	case *domain.Document:
 		e.document(r)
 		withJSON = true
@@ -363,8 +364,8 @@ func encodeRecord(v any) ([]byte, error) {
 
 // decodeRecord decodes a scratch record (put's line number, then
 // encodeRecord's form) into v, one of the record types, and returns its line
-// number and the JSON that follows the fields of a claim or document (a
-// copy; nil for the other types).
+// number and the JSON that follows the fields of a document (a copy; nil for
+// the other types).
 func decodeRecord(b []byte, v any) (line int, rawJSON []byte, err error) {
 	n, k := binary.Uvarint(b)
 	if k <= 0 {
@@ -388,8 +389,7 @@ func decodeRecord(b []byte, v any) (line int, rawJSON []byte, err error) {
 	if d.err != nil {
 		return 0, nil, d.err
 	}
-	switch v.(type) {
-	case *domain.Claim, *domain.Document:
+	if _, ok := v.(*domain.Document); ok {
 		rawJSON = []byte(d.s)
 	}
 	return int(n), rawJSON, nil

@@ -65,10 +65,10 @@ func TestRecordRoundTrip(t *testing.T) {
 		{"product", `{"identifiers":["gtin:1","x:2"],"manufacturer":"A & B <c>","trust_level":"L2","status":"active","updated_at":"2025-01-01T00:00:00Z","tenant":"t1"}`, checkRoundTrip[domain.Product], false},
 		{"product with empty identifiers", `{"identifiers":[],"manufacturer":""}`, checkRoundTrip[domain.Product], false},
 		{"product without identifiers", `{"manufacturer":"m"}`, checkRoundTrip[domain.Product], false},
-		{"claim, every field", `{"id":"c1","subject":"s","predicate":"p","object":{"value": { "a" : [1, 2.50, "<x>"] },"unit":"kg","language":"de"},"claim_type":"FACT","method":"m","method_version":"1","source_ref":"src","publisher_ref":"pub","evidence_refs":["e1","e2"],"verification_status":"unverified","verification_method":"v","trust_level":"L1","confidence":0.1,"published_at":"2025-01-01T00:00:00Z","retrieved_at":"2025-01-02T00:00:00Z","superseded_by":"c2"}`, checkRoundTrip[domain.Claim], true},
-		{"claim, nulls", `{"id":"c1","object":{"value":null,"unit":null,"language":null},"method":null,"evidence_refs":[],"confidence":null}`, checkRoundTrip[domain.Claim], true},
-		{"claim without object value", `{"id":"c1","object":{}}`, checkRoundTrip[domain.Claim], true},
-		{"claim, odd strings", `{"id":"c\u2028\u0000é","predicate":"\ud83d\ude00","object":{"value":"\u003c"},"confidence":1e-300}`, checkRoundTrip[domain.Claim], true},
+		{"claim, every field", `{"id":"c1","subject":"s","predicate":"p","object":{"value": { "a" : [1, 2.50, "<x>"] },"unit":"kg","language":"de"},"claim_type":"FACT","method":"m","method_version":"1","source_ref":"src","publisher_ref":"pub","evidence_refs":["e1","e2"],"verification_status":"unverified","verification_method":"v","trust_level":"L1","confidence":0.1,"published_at":"2025-01-01T00:00:00Z","retrieved_at":"2025-01-02T00:00:00Z","superseded_by":"c2"}`, checkRoundTrip[domain.Claim], false},
+		{"claim, nulls", `{"id":"c1","object":{"value":null,"unit":null,"language":null},"method":null,"evidence_refs":[],"confidence":null}`, checkRoundTrip[domain.Claim], false},
+		{"claim without object value", `{"id":"c1","object":{}}`, checkRoundTrip[domain.Claim], false},
+		{"claim, odd strings", `{"id":"c\u2028\u0000é","predicate":"\ud83d\ude00","object":{"value":"\u003c"},"confidence":1e-300}`, checkRoundTrip[domain.Claim], false},
 		{"document", `{"id":"d","source_id":"s","media_type":"application/pdf","url":"https://x/?a=1&b=2","content_hash":"sha256:00","size":-12345678901,"retrieved_at":"r"}`, checkRoundTrip[domain.Document], true},
 		{"document without url", `{"id":"d","url":null,"size":0}`, checkRoundTrip[domain.Document], true},
 		{"evidence, byte range", `{"id":"e","claim_id":"c","document_id":"d","locator":{"kind":"byte_range","start":0,"end":9007199254740993}}`, checkRoundTrip[domain.Evidence], false},
@@ -94,7 +94,7 @@ func TestRecordRoundTripGenerated(t *testing.T) {
 		withJSON bool
 	}{
 		{FileProducts, checkRoundTrip[domain.Product], false},
-		{FileClaims, checkRoundTrip[domain.Claim], true},
+		{FileClaims, checkRoundTrip[domain.Claim], false},
 		{FileDocuments, checkRoundTrip[domain.Document], true},
 		{FileEvidence, checkRoundTrip[domain.Evidence], false},
 		{FileVerdicts, checkRoundTrip[domain.Verdict], false},
@@ -118,16 +118,15 @@ func TestRecordRoundTripGenerated(t *testing.T) {
 }
 
 // TestRecordCorrupt: a record cut inside its fields is an error, never a
-// panic (the JSON after a claim's fields is not checked: it is not decoded).
+// panic.
 func TestRecordCorrupt(t *testing.T) {
 	c := &domain.Claim{ID: "c1", Subject: "s", EvidenceRefs: []string{"e"}, Confidence: new(float64)}
 	enc, err := encodeRecord(c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, _ := domain.Marshal(c)
 	full := append([]byte{1}, enc...)
-	for n := 0; n < len(full)-len(j); n++ {
+	for n := 0; n < len(full); n++ {
 		var c domain.Claim
 		if _, _, err := decodeRecord(full[:n], &c); err == nil {
 			t.Errorf("a record cut to %d of %d bytes decoded", n, len(full))

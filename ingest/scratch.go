@@ -10,9 +10,9 @@ import (
 // The tables of the scratch store, ingest's external sort. A key is the tag, a
 // zero byte, then its parts joined by zero bytes (kv.AppendKey). A "record" is
 // uvarint(input line number) followed by the binary form of what ingest
-// parsed from that line, and for claims and documents their JSON as served
-// (see put, encodeRecord and decodeRecord in record.go). The lower-case tables are keyed by the
-// product's canonical subject first, so that the build phase reads each
+// parsed from that line, and for documents their JSON as served (see put,
+// and encodeRecord and decodeRecord in record.go). The lower-case tables are
+// keyed by the product's canonical subject first, so that the build phase reads each
 // product's records together; the upper-case ones are id lookups made while
 // the input is read.
 const (

@@ -25,13 +25,15 @@ const batchBytes = 4 << 20
 func OpenScratch(dir string) (*Scratch, error) {
 	// Reads are point lookups, mostly of absent keys (duplicate checks): bloom
 	// filters answer those without reading a block; no compression, and a
-	// cache, keep the hits cheap.
+	// cache, keep the hits cheap. The bulk of the reading is one ordered pass
+	// over each table: larger blocks (32 KiB) mean fewer block reads for it.
 	cache := pebble.NewCache(256 << 20)
 	defer cache.Unref()
 	opts := &pebble.Options{DisableWAL: true, MemTableSize: 64 << 20, Logger: pebbleLogger{}, Cache: cache,
 		L0CompactionThreshold: 8, L0StopWritesThreshold: 64}
 	for i := range opts.Levels {
 		opts.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+		opts.Levels[i].BlockSize = 32 << 10
 		opts.Levels[i].Compression = func() *sstable.CompressionProfile { return sstable.NoCompression }
 	}
 	opts.EnsureDefaults()
