@@ -31,6 +31,9 @@ type applyFunc func(p parsed, line int) *reject
 // batchLines is how many lines travel together between the stages.
 const batchLines = 512
 
+// lineBufBytes is the size of the buffers readBatches copies lines into.
+const lineBufBytes = 256 << 10
+
 type lineBatch struct {
 	first   int // line number of lines[0]
 	lines   [][]byte
@@ -177,10 +180,12 @@ func (b *builder) noteUnknown(logical, name string) {
 	b.summary.Unknown[logical] = u
 }
 
-// readBatches reads lines into batches and emits each.
+// readBatches reads lines into batches and emits each. The lines of a batch
+// are copied into a few shared buffers rather than one allocation each.
 func readBatches(lr *lineReader, emit func(*lineBatch) error) error {
+	var buf []byte
 	for {
-		bt := &lineBatch{first: lr.line + 1}
+		bt := &lineBatch{first: lr.line + 1, lines: make([][]byte, 0, batchLines), tooLong: make([]bool, 0, batchLines)}
 		for len(bt.lines) < batchLines {
 			line, tooLong, err := lr.next()
 			if errors.Is(err, io.EOF) {
@@ -189,7 +194,14 @@ func readBatches(lr *lineReader, emit func(*lineBatch) error) error {
 			if err != nil {
 				return fmt.Errorf("input: %s: %w", lr.name, err)
 			}
-			bt.lines = append(bt.lines, append([]byte(nil), trimSpace(line)...))
+			line = trimSpace(line)
+			if len(buf)+len(line) > cap(buf) {
+				// A full buffer is replaced, never grown: the lines
+				// already cut from it stay valid.
+				buf = make([]byte, 0, max(lineBufBytes, len(line)))
+			}
+			buf = append(buf, line...)
+			bt.lines = append(bt.lines, buf[len(buf)-len(line):len(buf):len(buf)])
 			bt.tooLong = append(bt.tooLong, tooLong)
 		}
 		if len(bt.lines) == 0 {

@@ -333,7 +333,7 @@ func (d *recordDecoder) verdict(v *domain.Verdict) {
 // built, on the workers: that costs less than carrying it through the
 // scratch store. Parties and sources are not written to the scratch store.
 func encodeRecord(v any) ([]byte, error) {
-	var e recordEncoder
+	e := recordEncoder{b: make([]byte, 0, 512)} // most records fit
 	withJSON := false
 	switch r := v.(type) {
 	case *domain.Product:
