@@ -12,19 +12,10 @@ import (
 // Scratch is a throwaway writable store that ingest uses as its external
 // sort: records are written in input order and read back in key order, so
 // memory stays bounded whatever the input size.
-//
-// A full batch is committed on a goroutine of its own while the caller fills
-// the next one, so that Pebble's sorting of one batch into its memtable
-// overlaps the caller's work; at most one commit is in flight.
 type Scratch struct {
 	dir   string
 	db    *pebble.DB
-	batch *pebble.Batch // being filled
-	spare *pebble.Batch // empty, for the next fill; nil while inFlight is committed
-	// inFlight is the batch being committed, done delivers the result of its
-	// commit; both nil when none is.
-	inFlight *pebble.Batch
-	done     chan error
+	batch *pebble.Batch
 }
 
 // batchBytes is how much a scratch batch holds before it is committed.
@@ -50,7 +41,7 @@ func OpenScratch(dir string) (*Scratch, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scratch: %w", err)
 	}
-	return &Scratch{dir: dir, db: db, batch: newScratchBatch(db), spare: newScratchBatch(db)}, nil
+	return &Scratch{dir: dir, db: db, batch: newScratchBatch(db)}, nil
 }
 
 // newScratchBatch returns a batch sized for batchBytes, whose buffer is kept
@@ -60,49 +51,18 @@ func newScratchBatch(db *pebble.DB) *pebble.Batch {
 }
 
 // Set writes key and value (copied). Writes become readable after Flush.
-// Set, Flush, Get and Close are called from one goroutine at a time.
 func (s *Scratch) Set(key, value []byte) error {
 	if err := s.batch.Set(key, value, nil); err != nil {
 		return fmt.Errorf("scratch: %w", err)
 	}
 	if s.batch.Len() >= batchBytes {
-		return s.commitAsync()
+		return s.Flush()
 	}
 	return nil
 }
 
-// commitAsync starts the commit of the full batch and makes the spare one
-// current; it first waits for the commit before it.
-func (s *Scratch) commitAsync() error {
-	if err := s.wait(); err != nil {
-		return err
-	}
-	b, done := s.batch, make(chan error, 1)
-	s.batch, s.spare, s.inFlight, s.done = s.spare, nil, b, done
-	go func() { done <- b.Commit(pebble.NoSync) }()
-	return nil
-}
-
-// wait waits for the commit in flight, if any, and keeps its batch as the
-// spare.
-func (s *Scratch) wait() error {
-	if s.done == nil {
-		return nil
-	}
-	err := <-s.done
-	s.inFlight.Reset()
-	s.spare, s.inFlight, s.done = s.inFlight, nil, nil
-	if err != nil {
-		return fmt.Errorf("scratch: %w", err)
-	}
-	return nil
-}
-
-// Flush commits pending writes and waits until they are readable.
+// Flush commits pending writes.
 func (s *Scratch) Flush() error {
-	if err := s.wait(); err != nil {
-		return err
-	}
 	if s.batch.Empty() {
 		return nil
 	}
@@ -128,9 +88,8 @@ func (s *Scratch) Get(key, dst []byte) ([]byte, bool, error) {
 	return dst, ok, err
 }
 
-// GetCommitted is Get without the pending writes (a commit in flight may
-// or may not be seen): callers ask it only about keys flushed before; it may
-// run while another goroutine writes.
+// GetCommitted is Get without the pending writes; it may run while another
+// goroutine writes.
 func (s *Scratch) GetCommitted(key, dst []byte) ([]byte, bool, error) {
 	dst, ok, err := copyValue(s.db.Get, key, dst)
 	if err != nil {
@@ -167,13 +126,8 @@ func (i *Iter) Close() error { return i.it.Close() }
 
 // Close closes and removes the scratch store.
 func (s *Scratch) Close() error {
-	werr := s.wait()
 	s.batch.Close()
-	s.spare.Close()
 	err := s.db.Close()
-	if err == nil {
-		err = werr
-	}
 	if rerr := os.RemoveAll(s.dir); err == nil {
 		err = rerr
 	}
