@@ -3,6 +3,7 @@
 # throughput/latency of identity, passport and evidence at 200k products
 # under wrk, beside a minimal net/http baseline measured in the same run.
 source "$(dirname "$0")/bench-lib.sh"
+source "$(dirname "$0")/ingest-where.sh"
 cd "$(dirname "$0")/.."
 need wrk wrk
 need /usr/bin/time time
@@ -44,7 +45,7 @@ done
 
 # Where ingest's time goes: a CPU profile of a smaller build.
 [ -f "$W/in-$N_PROF/products.ndjson" ] || bin/pds gen --products "$N_PROF" --seed 7 --out "$W/in-$N_PROF"
-WHERE=$(ingest_profile "$W/in-$N_PROF" "$W/ingest-$N_PROF.prof")
+WHERE=$(ingest_where "$W/in-$N_PROF" "$W/ingest-$N_PROF.prof")
 
 # 2. Serving at N_SERVE products.
 snap="$W/snap-$N_SERVE"

@@ -6,6 +6,7 @@
 # goes"). BASELINE_BIN=path/to/an/older/pds times that binary too, back to
 # back with bin/pds, for a before/after figure.
 source "$(dirname "$0")/bench-lib.sh"
+source "$(dirname "$0")/ingest-where.sh"
 cd "$(dirname "$0")/.."
 need /usr/bin/time time
 
@@ -86,7 +87,7 @@ fi
 # 3. Where the time goes.
 prof_in="$W/in-$N_PROF"
 [ -f "$prof_in/products.ndjson" ] || bin/pds gen --products "$N_PROF" --seed 7 --out "$prof_in"
-WHERE=$(ingest_profile "$prof_in" "$W/ingest-$N_PROF.prof")
+WHERE=$(ingest_where "$prof_in" "$W/ingest-$N_PROF.prof")
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", a/b}'; }
 out=$(mktemp)
