@@ -17,12 +17,20 @@ type parsed struct {
 	// unknown names the first member of the line that the record type does
 	// not have (ignored, and counted in the summary); "" for none.
 	unknown string
+	// ref is what the phase's resolveFunc found for the line's references.
+	ref lineRef
 }
 
 // parseFunc turns a line into a record, judging what the line alone shows.
 // It runs on several goroutines at once: it may read the catalog but not
 // write anything.
 type parseFunc func(line []byte) (parsed, *reject)
+
+// resolveFunc looks up, for a batch of parsed lines, what they refer to in
+// the files read before, and rejects the lines whose references do not hold.
+// It runs on several goroutines at once, like parseFunc, and reads only
+// committed scratch data.
+type resolveFunc func(res []parseResult)
 
 // applyFunc checks what needs earlier lines (references, duplicates) and
 // writes the record. It runs on one goroutine, in line order.
@@ -100,9 +108,11 @@ func ordered[B, R any](ctx context.Context, produce func(ctx context.Context, em
 }
 
 // readFile streams one input file: the reader cuts it into batches of lines,
-// workers parse them in parallel, and apply sees the results in line order.
+// workers parse them and resolve their references in parallel, and apply
+// sees the results in line order.
 // A file that is absent counts as empty.
-func (b *builder) readFile(ctx context.Context, logical string, parse parseFunc, apply applyFunc) error {
+func (b *builder) readFile(ctx context.Context, ph phase) error {
+	logical, parse, apply := ph.file, ph.parse, ph.apply
 	name, ok := b.inputs.paths[logical]
 	if !ok {
 		return nil
@@ -127,6 +137,9 @@ func (b *builder) readFile(ctx context.Context, logical string, parse parseFunc,
 			case len(line) > 0:
 				res[i].p, res[i].r = parse(line)
 			}
+		}
+		if ph.resolve != nil {
+			ph.resolve(res)
 		}
 		return parsedBatch{bt, res}
 	}

@@ -24,7 +24,7 @@ if [ ! -f "$in/products.ndjson" ]; then
   rm -rf "$in"
   bin/pds gen --products "$N" --seed 7 --out "$in"
 fi
-INPUT_MB=$(du -sm "$in" | cut -f1)
+INPUT_MB=$(du -smL "$in" | cut -f1)
 RECORDS=$(cat "$in"/*.ndjson | wc -l)
 
 # 1. PostgreSQL 15. Each line is read verbatim as one CSV field (quote and
@@ -111,7 +111,7 @@ out=$(mktemp)
     echo "This build against the baseline binary, same input, back to back: $(ratio "$BASE_T" "$PDS_T")× as fast."
   fi
   echo
-  echo "Where the time goes (\`pds ingest --cpuprofile\` of $N_PROF products, share of CPU, cumulative; stages overlap the costs after them): $WHERE."
+  echo "Where the time goes (\`pds ingest --cpuprofile\` of $N_PROF products, share of CPU, cumulative: a stage (\"reading: ...\", \"views: ...\") includes the costs named after it that run inside it): $WHERE."
 } > "$out"
 write_section bench-ingest "$out"
 cat "$out"
