@@ -50,28 +50,57 @@ func (c *cursor) each(subject []byte, fn func(v []byte) error) error {
 }
 
 // writeViews walks the products in subject order and writes their views:
-// one goroutine gathers each product's records from the scratch store,
-// workers compute the views in parallel, and this goroutine writes them in
-// subject order.
+// one goroutine gathers each product's scratch records (copies of their
+// bytes), workers decode them and compute the views in parallel, this
+// goroutine writes the views in subject order, and one more feeds the search
+// index, so that Bleve's work overlaps the rest.
 func (b *builder) writeViews(ctx context.Context) error {
 	b.current.Store("views")
 	b.count.Store(0)
-	compute := func(bt []*subjectData) []subjectOut {
+	compute := func(bt []rawSubject) []subjectOut {
 		out := make([]subjectOut, len(bt))
-		for i, sd := range bt {
+		for i := range bt {
+			sd, err := b.decodeSubject(&bt[i])
+			if err != nil {
+				out[i] = subjectOut{subject: bt[i].subject, err: err}
+				continue
+			}
 			out[i] = b.cat.compute(sd)
 		}
 		return out
 	}
+	docs := make(chan []index.Doc, 4)
+	indexed := make(chan error, 1)
+	go func() {
+		var err error
+		for batch := range docs {
+			for _, d := range batch {
+				if err == nil {
+					if err = b.index.Add(d); err != nil {
+						err = fmt.Errorf("index: %w", err)
+					}
+				}
+			}
+		}
+		indexed <- err
+	}()
 	write := func(outs []subjectOut) error {
+		var batch []index.Doc
 		for i := range outs {
 			if err := b.write(&outs[i]); err != nil {
 				return err
 			}
+			batch = append(batch, outs[i].docs...)
 		}
+		docs <- batch
 		return nil
 	}
-	if err := ordered(ctx, b.gather, compute, write); err != nil {
+	err := ordered(ctx, b.gather, compute, write)
+	close(docs)
+	if ierr := <-indexed; err == nil {
+		err = ierr
+	}
+	if err != nil {
 		return err
 	}
 	return b.scratch.Flush()
@@ -92,10 +121,18 @@ type subjectOut struct {
 
 type kvEntry struct{ key, value []byte }
 
+// rawSubject is one product's scratch records as gathered: copies of the
+// values, not yet decoded (the workers decode them).
+type rawSubject struct {
+	subject                    string
+	product                    []byte
+	claims, evidence, verdicts [][]byte
+}
+
 // gather reads the products and their records in subject order. It reads
 // only committed scratch data, so the writer may add to the scratch batch
-// meanwhile.
-func (b *builder) gather(ctx context.Context, emit func([]*subjectData) error) error {
+// meanwhile. The values of one batch are copied into one buffer.
+func (b *builder) gather(ctx context.Context, emit func([]rawSubject) error) error {
 	products, err := b.scratch.NewIter([]byte{tagProduct, 0})
 	if err != nil {
 		return err
@@ -117,81 +154,101 @@ func (b *builder) gather(ctx context.Context, emit func([]*subjectData) error) e
 	}
 	defer verdicts.it.Close()
 
-	var bt []*subjectData
-	send := func() error {
-		err := emit(bt)
-		bt = nil
-		return err
+	bt := make([]rawSubject, 0, subjectsPerBatch)
+	var arena []byte
+	// keep copies v into the batch's buffer; a full buffer is replaced, not
+	// grown, so that slices handed out earlier stay valid.
+	keep := func(v []byte) []byte {
+		if len(arena)+len(v) > cap(arena) {
+			arena = make([]byte, 0, max(256<<10, len(v)))
+		}
+		arena = append(arena, v...)
+		return arena[len(arena)-len(v) : len(arena) : len(arena)]
 	}
 	for ok := products.First(); ok; ok = products.Next() {
 		b.count.Add(1)
-		sd, err := b.gatherOne(products, claims, evidence, verdicts)
-		if err != nil {
+		subject := products.Key()[2:]
+		rs := rawSubject{subject: string(subject), product: keep(products.Value())}
+		add := func(list *[][]byte) func(v []byte) error {
+			return func(v []byte) error {
+				*list = append(*list, keep(v))
+				return nil
+			}
+		}
+		if err := claims.each(subject, add(&rs.claims)); err != nil {
 			return err
 		}
-		bt = append(bt, sd)
+		if err := evidence.each(subject, add(&rs.evidence)); err != nil {
+			return err
+		}
+		if err := verdicts.each(subject, add(&rs.verdicts)); err != nil {
+			return err
+		}
+		bt = append(bt, rs)
 		if len(bt) == subjectsPerBatch {
-			if err := send(); err != nil {
+			if err := emit(bt); err != nil {
 				return err
 			}
+			bt, arena = make([]rawSubject, 0, subjectsPerBatch), nil
 		}
 	}
 	if len(bt) > 0 {
-		return send()
+		return emit(bt)
 	}
 	return nil
 }
 
-func (b *builder) gatherOne(products *kv.Iter, claims, evidence, verdicts *cursor) (*subjectData, error) {
-	subject := append([]byte(nil), products.Key()[2:]...)
-	sd := &subjectData{subject: string(subject), evidence: map[string][]evidenceRec{}, docs: map[string]*domain.Document{}, docRaw: map[string][]byte{}}
-	if _, err := decodeRecord(products.Value(), &sd.product); err != nil {
+// decodeSubject decodes one product's gathered records and reads the
+// documents its evidence names. It runs on the workers: it only reads
+// committed scratch data.
+func (b *builder) decodeSubject(rs *rawSubject) (*subjectData, error) {
+	sd := &subjectData{subject: rs.subject, evidence: map[string][]evidenceRec{}, docs: map[string]*domain.Document{}, docRaw: map[string][]byte{}}
+	if _, _, err := decodeRecord(rs.product, &sd.product); err != nil {
 		return nil, err
 	}
-	err := claims.each(subject, func(v []byte) error {
-		cr := &claimRec{}
+	sd.claims = make([]*claimRec, len(rs.claims))
+	crs := make([]claimRec, len(rs.claims))
+	for i, v := range rs.claims {
+		cr := &crs[i]
 		var err error
-		cr.line, err = decodeRecord(v, &cr.claim)
-		cr.raw = recordJSON(v)
-		sd.claims = append(sd.claims, cr)
-		return err
-	})
-	if err != nil {
-		return nil, err
+		if cr.line, cr.raw, err = decodeRecord(v, &cr.claim); err != nil {
+			return nil, err
+		}
+		sd.claims[i] = cr
 	}
-	err = evidence.each(subject, func(v []byte) error {
+	var dv []byte
+	for _, v := range rs.evidence {
 		var er evidenceRec
 		var err error
-		if er.line, err = decodeRecord(v, &er.ev); err != nil {
-			return err
+		if er.line, _, err = decodeRecord(v, &er.ev); err != nil {
+			return nil, err
 		}
 		sd.evidence[er.ev.ClaimID] = append(sd.evidence[er.ev.ClaimID], er)
-		if sd.docs[er.ev.DocumentID] == nil {
-			dv, ok, err := b.scratch.GetCommitted(kv.Key(tagDocument, er.ev.DocumentID), nil)
-			if err != nil || !ok {
-				return fmt.Errorf("document %s vanished from scratch store: %v", er.ev.DocumentID, err)
-			}
-			d := &domain.Document{}
-			_, rec := splitDocument(dv)
-			if _, err := decodeRecord(rec, d); err != nil {
-				return err
-			}
-			sd.docs[er.ev.DocumentID] = d
-			sd.docRaw[er.ev.DocumentID] = recordJSON(rec)
+		if sd.docs[er.ev.DocumentID] != nil {
+			continue
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+		var ok bool
+		dv, ok, err = b.scratch.GetCommitted(kv.Key(tagDocument, er.ev.DocumentID), dv)
+		if err != nil || !ok {
+			return nil, fmt.Errorf("document %s vanished from scratch store: %v", er.ev.DocumentID, err)
+		}
+		d := &domain.Document{}
+		_, rec := splitDocument(dv)
+		_, raw, err := decodeRecord(rec, d)
+		if err != nil {
+			return nil, err
+		}
+		sd.docs[er.ev.DocumentID] = d
+		sd.docRaw[er.ev.DocumentID] = raw
 	}
-	err = verdicts.each(subject, func(v []byte) error {
-		var vr verdictRec
+	sd.verdicts = make([]verdictRec, len(rs.verdicts))
+	for i, v := range rs.verdicts {
 		var err error
-		vr.line, err = decodeRecord(v, &vr.verdict)
-		sd.verdicts = append(sd.verdicts, vr)
-		return err
-	})
-	return sd, err
+		if sd.verdicts[i].line, _, err = decodeRecord(v, &sd.verdicts[i].verdict); err != nil {
+			return nil, err
+		}
+	}
+	return sd, nil
 }
 
 // compute applies the rules that need all of a product's records and builds
@@ -230,8 +287,8 @@ func (c *catalog) compute(sd *subjectData) subjectOut {
 	return out
 }
 
-// write reports a product's late rejects and writes its views, index
-// documents and view tenants.
+// write reports a product's late rejects and writes its views and view
+// tenants (writeViews hands the index documents to the index).
 func (b *builder) write(o *subjectOut) error {
 	if o.err != nil {
 		return o.err
@@ -255,11 +312,6 @@ func (b *builder) write(o *subjectOut) error {
 		}
 	}
 	b.summary.Views += int64(len(o.docs))
-	for _, d := range o.docs {
-		if err := b.index.Add(d); err != nil {
-			return fmt.Errorf("index: %w", err)
-		}
-	}
 	return nil
 }
 

@@ -109,17 +109,11 @@ type builder struct {
 	current               atomic.Value // string: the file being read
 	count                 atomic.Int64 // lines read in the current phase
 	buf, key, rec         []byte
-	// readingProducts is set while products.ndjson is applied: its lookups
-	// must see the pending batch.
-	readingProducts bool
-	index           *index.Builder
+	index                 *index.Builder
 	// seen holds every scratch key written for an id check (identifiers,
 	// claim, document and evidence ids): a key it has not seen is surely
 	// new, so the scratch store is asked only about the rare maybes.
 	seen *bloom.BloomFilter
-	// lastDoc caches the latest document an evidence line named (evidence
-	// of one document tends to come together).
-	lastDoc, lastDocTenant string
 }
 
 // seenBits and seenHashes size the id filter: 32 MiB, whatever the input.
@@ -242,8 +236,7 @@ func (b *builder) build(ctx context.Context, tmp string) (err error) {
 		}
 	}()
 	for _, ph := range b.phases() {
-		b.readingProducts = ph.file == FileProducts
-		if err := b.readFile(ctx, ph.file, ph.parse, ph.apply); err != nil {
+		if err := b.readFile(ctx, ph); err != nil {
 			return err
 		}
 		if ph.file == FileSources {
@@ -280,24 +273,26 @@ func (b *builder) build(ctx context.Context, tmp string) (err error) {
 	return err
 }
 
-// phase is one input file: how its lines are parsed and applied.
+// phase is one input file: how its lines are parsed, how their references
+// to earlier files are resolved (nil for none), and how they are applied.
 type phase struct {
-	file  string
-	parse parseFunc
-	apply applyFunc
+	file    string
+	parse   parseFunc
+	resolve resolveFunc
+	apply   applyFunc
 }
 
 // phases lists the input files in the order they are read: each may refer
 // to the ones before it.
 func (b *builder) phases() []phase {
 	return []phase{
-		{FileParties, parseRecord(checkParty), b.applyParty},
-		{FileSources, parseRecord(func(s *domain.Source) *reject { return checkSource(s, b.parties) }), b.applySource},
-		{FileProducts, parseRecord(checkProduct), b.applyProduct},
-		{FileClaims, parseRecord(func(c *domain.Claim) *reject { return checkClaim(c, b.cat.sources) }), b.applyClaim},
-		{FileDocuments, parseRecord(func(d *domain.Document) *reject { return checkDocument(d, b.cat.sources) }), b.applyDocument},
-		{FileEvidence, parseRecord(checkEvidence), b.applyEvidence},
-		{FileVerdicts, parseRecord(checkVerdict), b.applyVerdict},
+		{FileParties, parseRecord(checkParty), nil, b.applyParty},
+		{FileSources, parseRecord(func(s *domain.Source) *reject { return checkSource(s, b.parties) }), nil, b.applySource},
+		{FileProducts, parseRecord(checkProduct), nil, b.applyProduct},
+		{FileClaims, parseRecord(func(c *domain.Claim) *reject { return checkClaim(c, b.cat.sources) }), b.resolveClaims, b.applyClaim},
+		{FileDocuments, parseRecord(func(d *domain.Document) *reject { return checkDocument(d, b.cat.sources) }), nil, b.applyDocument},
+		{FileEvidence, parseRecord(checkEvidence), b.resolveEvidence, b.applyEvidence},
+		{FileVerdicts, parseRecord(checkVerdict), b.resolveVerdicts, b.applyVerdict},
 	}
 }
 
@@ -380,10 +375,9 @@ func unmarshal[T any](line []byte, v *T) (unknown string, r *reject) {
 	return unknown, nil
 }
 
-// encoded returns a parsed record with its JSON encoding for the scratch
-// store.
+// encoded returns a parsed record with its scratch form (encodeRecord).
 func encoded(v any) (parsed, *reject) {
-	enc, err := domain.Marshal(v)
+	enc, err := encodeRecord(v)
 	if err != nil {
 		return parsed{}, rejectf("cannot encode: %v", err)
 	}
@@ -425,15 +419,10 @@ func (b *builder) finishSources() error {
 }
 
 // lookupProduct returns the canonical subject and owner of a product
-// identifier, and the line of products.ndjson that named it. Once
-// products.ndjson is read (committed), later files look products up without
-// the pending batch, which is cheaper.
+// identifier, and the line of products.ndjson that named it, pending writes
+// included (products.ndjson is being read).
 func (b *builder) lookupProduct(subject string) (canonical, owner string, line int, ok bool) {
-	get := b.scratch.GetCommitted
-	if b.readingProducts {
-		get = b.scratch.Get
-	}
-	v, ok, err := get(b.skey(tagAlias, subject), b.buf)
+	v, ok, err := b.scratch.Get(b.skey(tagAlias, subject), b.buf)
 	if err != nil || !ok {
 		return "", "", 0, false
 	}
@@ -481,13 +470,7 @@ func (b *builder) applyProduct(p parsed, n int) *reject {
 
 func (b *builder) applyClaim(p parsed, n int) *reject {
 	c := p.v.(*domain.Claim)
-	canonical, owner, _, ok := b.lookupProduct(c.Subject)
-	if !ok {
-		return rejectf("subject %s names no product in %s", c.Subject, FileProducts)
-	}
-	if t := b.cat.tenantOfClaim(c); t != "" && owner != "" && t != owner {
-		return rejectf("source_ref %s belongs to tenant %q but product %s belongs to tenant %q", domain.Str(c.SourceRef), t, canonical, owner)
-	}
+	canonical, owner := p.ref.canonical, p.ref.owner // resolveClaims checked them
 	if b.maybeSeen(b.skey(tagClaimID, c.ID)) {
 		if v, dup, _ := b.scratch.Get(b.key, b.buf); dup {
 			b.buf = v
@@ -526,25 +509,7 @@ func (b *builder) applyDocument(p parsed, n int) *reject {
 
 func (b *builder) applyEvidence(p parsed, n int) *reject {
 	e := p.v.(*domain.Evidence)
-	cv, ok, err := b.scratch.GetCommitted(b.skey(tagClaimID, e.ClaimID), b.buf)
-	if err != nil || !ok {
-		return rejectf("claim_id %s names no claim in %s", e.ClaimID, FileClaims)
-	}
-	b.buf = cv
-	canonical, owner, _ := splitOwned(cv)
-	canonicalS, ownerS := string(canonical), string(owner)
-	if e.DocumentID != b.lastDoc || b.lastDoc == "" {
-		dv, ok, err := b.scratch.GetCommitted(b.skey(tagDocument, e.DocumentID), b.buf)
-		if err != nil || !ok {
-			return rejectf("document_id %s names no document in %s", e.DocumentID, FileDocuments)
-		}
-		b.buf = dv
-		t, _ := splitDocument(dv)
-		b.lastDoc, b.lastDocTenant = e.DocumentID, string(t)
-	}
-	if t := b.lastDocTenant; t != "" && ownerS != "" && t != ownerS {
-		return rejectf("document %s belongs to tenant %q but the claim's product belongs to tenant %q", e.DocumentID, t, ownerS)
-	}
+	canonical := p.ref.canonical // resolveEvidence checked the references
 	if b.maybeSeen(b.skey(tagEvidenceID, e.ID)) {
 		if v, dup, _ := b.scratch.Get(b.key, b.buf); dup {
 			b.buf = v
@@ -557,15 +522,11 @@ func (b *builder) applyEvidence(p parsed, n int) *reject {
 	if err := b.scratch.Set(b.key, b.rec); err != nil {
 		return rejectf("scratch store: %v", err)
 	}
-	return b.put(b.skey(tagEvidence, canonicalS, e.ClaimID, e.ID), n, p.enc)
+	return b.put(b.skey(tagEvidence, canonical, e.ClaimID, e.ID), n, p.enc)
 }
 
 func (b *builder) applyVerdict(p parsed, n int) *reject {
-	v := p.v.(*domain.Verdict)
-	canonical, _, _, ok := b.lookupProduct(v.Subject)
-	if !ok {
-		return rejectf("subject %s names no product in %s", v.Subject, FileProducts)
-	}
+	canonical := p.ref.canonical // resolveVerdicts checked the subject
 	var seq [8]byte
 	binary.BigEndian.PutUint64(seq[:], uint64(n))
 	return b.put(b.skey(tagVerdict, canonical, string(seq[:])), n, p.enc)

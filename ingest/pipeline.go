@@ -17,6 +17,8 @@ type parsed struct {
 	// unknown names the first member of the line that the record type does
 	// not have (ignored, and counted in the summary); "" for none.
 	unknown string
+	// ref is what the phase's resolveFunc found for the line's references.
+	ref lineRef
 }
 
 // parseFunc turns a line into a record, judging what the line alone shows.
@@ -24,12 +26,21 @@ type parsed struct {
 // write anything.
 type parseFunc func(line []byte) (parsed, *reject)
 
+// resolveFunc looks up, for a batch of parsed lines, what they refer to in
+// the files read before, and rejects the lines whose references do not hold.
+// It runs on several goroutines at once, like parseFunc, and reads only
+// committed scratch data.
+type resolveFunc func(res []parseResult)
+
 // applyFunc checks what needs earlier lines (references, duplicates) and
 // writes the record. It runs on one goroutine, in line order.
 type applyFunc func(p parsed, line int) *reject
 
 // batchLines is how many lines travel together between the stages.
 const batchLines = 512
+
+// lineBufBytes is the size of the buffers readBatches copies lines into.
+const lineBufBytes = 256 << 10
 
 type lineBatch struct {
 	first   int // line number of lines[0]
@@ -97,9 +108,11 @@ func ordered[B, R any](ctx context.Context, produce func(ctx context.Context, em
 }
 
 // readFile streams one input file: the reader cuts it into batches of lines,
-// workers parse them in parallel, and apply sees the results in line order.
+// workers parse them and resolve their references in parallel, and apply
+// sees the results in line order.
 // A file that is absent counts as empty.
-func (b *builder) readFile(ctx context.Context, logical string, parse parseFunc, apply applyFunc) error {
+func (b *builder) readFile(ctx context.Context, ph phase) error {
+	logical, parse, apply := ph.file, ph.parse, ph.apply
 	name, ok := b.inputs.paths[logical]
 	if !ok {
 		return nil
@@ -124,6 +137,9 @@ func (b *builder) readFile(ctx context.Context, logical string, parse parseFunc,
 			case len(line) > 0:
 				res[i].p, res[i].r = parse(line)
 			}
+		}
+		if ph.resolve != nil {
+			ph.resolve(res)
 		}
 		return parsedBatch{bt, res}
 	}
@@ -177,10 +193,12 @@ func (b *builder) noteUnknown(logical, name string) {
 	b.summary.Unknown[logical] = u
 }
 
-// readBatches reads lines into batches and emits each.
+// readBatches reads lines into batches and emits each. The lines of a batch
+// are copied into a few shared buffers rather than one allocation each.
 func readBatches(lr *lineReader, emit func(*lineBatch) error) error {
+	var buf []byte
 	for {
-		bt := &lineBatch{first: lr.line + 1}
+		bt := &lineBatch{first: lr.line + 1, lines: make([][]byte, 0, batchLines), tooLong: make([]bool, 0, batchLines)}
 		for len(bt.lines) < batchLines {
 			line, tooLong, err := lr.next()
 			if errors.Is(err, io.EOF) {
@@ -189,7 +207,14 @@ func readBatches(lr *lineReader, emit func(*lineBatch) error) error {
 			if err != nil {
 				return fmt.Errorf("input: %s: %w", lr.name, err)
 			}
-			bt.lines = append(bt.lines, append([]byte(nil), trimSpace(line)...))
+			line = trimSpace(line)
+			if len(buf)+len(line) > cap(buf) {
+				// A full buffer is replaced, never grown: the lines
+				// already cut from it stay valid.
+				buf = make([]byte, 0, max(lineBufBytes, len(line)))
+			}
+			buf = append(buf, line...)
+			bt.lines = append(bt.lines, buf[len(buf)-len(line):len(buf):len(buf)])
 			bt.tooLong = append(bt.tooLong, tooLong)
 		}
 		if len(bt.lines) == 0 {

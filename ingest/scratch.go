@@ -3,17 +3,16 @@ package ingest
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
-	"errors"
 
 	"github.com/productdata/pds/kv"
 )
 
 // The tables of the scratch store, ingest's external sort. A key is the tag, a
 // zero byte, then its parts joined by zero bytes (kv.AppendKey). A "record" is
-// uvarint(input line number) followed by the JSON ingest parsed from that line
-// (see put and decodeRecord). The lower-case tables are keyed by the
-// product's canonical subject first, so that the build phase reads each
+// uvarint(input line number) followed by the binary form of what ingest
+// parsed from that line, and for documents their JSON as served (see put,
+// and encodeRecord and decodeRecord in record.go). The lower-case tables are
+// keyed by the product's canonical subject first, so that the build phase reads each
 // product's records together; the upper-case ones are id lookups made while
 // the input is read.
 const (
@@ -57,24 +56,6 @@ func (b *builder) put(key []byte, line int, enc []byte) *reject {
 		return rejectf("scratch store: %v", err)
 	}
 	return nil
-}
-
-// recordJSON returns a copy of the JSON part of a scratch record.
-func recordJSON(b []byte) []byte {
-	_, n := binary.Uvarint(b)
-	if n <= 0 {
-		return nil
-	}
-	return append([]byte(nil), b[n:]...)
-}
-
-// decodeRecord decodes a scratch record into v and returns its line number.
-func decodeRecord(b []byte, v any) (int, error) {
-	line, n := binary.Uvarint(b)
-	if n <= 0 {
-		return 0, errors.New("corrupt scratch record")
-	}
-	return int(line), json.Unmarshal(b[n:], v)
 }
 
 // splitDocument splits a document's scratch value into tenant and record.

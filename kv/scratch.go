@@ -25,13 +25,15 @@ const batchBytes = 4 << 20
 func OpenScratch(dir string) (*Scratch, error) {
 	// Reads are point lookups, mostly of absent keys (duplicate checks): bloom
 	// filters answer those without reading a block; no compression, and a
-	// cache, keep the hits cheap.
+	// cache, keep the hits cheap. The bulk of the reading is one ordered pass
+	// over each table: larger blocks (32 KiB) mean fewer block reads for it.
 	cache := pebble.NewCache(256 << 20)
 	defer cache.Unref()
 	opts := &pebble.Options{DisableWAL: true, MemTableSize: 64 << 20, Logger: pebbleLogger{}, Cache: cache,
 		L0CompactionThreshold: 8, L0StopWritesThreshold: 64}
 	for i := range opts.Levels {
 		opts.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+		opts.Levels[i].BlockSize = 32 << 10
 		opts.Levels[i].Compression = func() *sstable.CompressionProfile { return sstable.NoCompression }
 	}
 	opts.EnsureDefaults()
@@ -39,7 +41,13 @@ func OpenScratch(dir string) (*Scratch, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scratch: %w", err)
 	}
-	return &Scratch{dir: dir, db: db, batch: db.NewBatch()}, nil
+	return &Scratch{dir: dir, db: db, batch: newScratchBatch(db)}, nil
+}
+
+// newScratchBatch returns a batch sized for batchBytes, whose buffer is kept
+// across commits (Flush resets it), so that it is not regrown each time.
+func newScratchBatch(db *pebble.DB) *pebble.Batch {
+	return db.NewBatch(pebble.WithInitialSizeBytes(batchBytes+batchBytes/4), pebble.WithMaxRetainedSizeBytes(2*batchBytes))
 }
 
 // Set writes key and value (copied). Writes become readable after Flush.
@@ -61,8 +69,7 @@ func (s *Scratch) Flush() error {
 	if err := s.batch.Commit(pebble.NoSync); err != nil {
 		return fmt.Errorf("scratch: %w", err)
 	}
-	s.batch.Close()
-	s.batch = s.db.NewBatch()
+	s.batch.Reset()
 	return nil
 }
 

@@ -3,6 +3,7 @@
 # throughput/latency of identity, passport and evidence at 200k products
 # under wrk, beside a minimal net/http baseline measured in the same run.
 source "$(dirname "$0")/bench-lib.sh"
+source "$(dirname "$0")/ingest-where.sh"
 cd "$(dirname "$0")/.."
 need wrk wrk
 need /usr/bin/time time
@@ -39,12 +40,12 @@ for n in "$N_SMALL" "$N_BIG" "$N_SERVE"; do
   fi
   ING_T[$n]=$WALL_S ING_RSS[$n]=$RSS_MB
   ING_SIZE[$n]=$(du -sm "$snap" | cut -f1)
-  echo "ingest $n: ${WALL_S}s, peak RSS ${RSS_MB} MiB, snapshot ${ING_SIZE[$n]} MiB (input $(du -sm "$in" | cut -f1) MiB)"
+  echo "ingest $n: ${WALL_S}s, peak RSS ${RSS_MB} MiB, snapshot ${ING_SIZE[$n]} MiB (input $(du -smL "$in" | cut -f1) MiB)"
 done
 
 # Where ingest's time goes: a CPU profile of a smaller build.
 [ -f "$W/in-$N_PROF/products.ndjson" ] || bin/pds gen --products "$N_PROF" --seed 7 --out "$W/in-$N_PROF"
-WHERE=$(ingest_profile "$W/in-$N_PROF" "$W/ingest-$N_PROF.prof")
+WHERE=$(ingest_where "$W/in-$N_PROF" "$W/ingest-$N_PROF.prof")
 
 # 2. Serving at N_SERVE products.
 snap="$W/snap-$N_SERVE"
@@ -136,12 +137,12 @@ out=$(mktemp)
   echo "| products | input | ingest wall time | peak RSS | snapshot size |"
   echo "|---:|---:|---:|---:|---:|"
   for n in "$N_SMALL" "$N_BIG"; do
-    echo "| $n | $(du -sm "$W/in-$n" | cut -f1) MiB | ${ING_T[$n]} s | ${ING_RSS[$n]} MiB | ${ING_SIZE[$n]} MiB |"
+    echo "| $n | $(du -smL "$W/in-$n" | cut -f1) MiB | ${ING_T[$n]} s | ${ING_RSS[$n]} MiB | ${ING_SIZE[$n]} MiB |"
   done
   echo
   echo "Peak RSS grows $(ratio "${ING_RSS[$N_BIG]}" "${ING_RSS[$N_SMALL]}")× for $(ratio "$N_BIG" "$N_SMALL")× the input (goal ≤ 1.3×; peak at $N_BIG: goal ≤ 1024 MiB). Wall time at $N_BIG: ${ING_T[$N_BIG]} s (goal ≤ 240 s, aim ≤ 90 s)."
   echo
-  echo "Where the time goes (\`pds ingest --cpuprofile\` of $N_PROF products, share of CPU, cumulative; stages overlap the costs after them): $WHERE."
+  echo "Where the time goes (\`pds ingest --cpuprofile\` of $N_PROF products, share of CPU, cumulative: a stage (\"reading: ...\", \"views: ...\") includes the costs named after it that run inside it): $WHERE."
   echo
   echo "### GETs at $N_SERVE products, \`wrk -t1\` on loopback, ${DUR} each"
   echo

@@ -6,6 +6,7 @@
 # goes"). BASELINE_BIN=path/to/an/older/pds times that binary too, back to
 # back with bin/pds, for a before/after figure.
 source "$(dirname "$0")/bench-lib.sh"
+source "$(dirname "$0")/ingest-where.sh"
 cd "$(dirname "$0")/.."
 need /usr/bin/time time
 
@@ -23,7 +24,7 @@ if [ ! -f "$in/products.ndjson" ]; then
   rm -rf "$in"
   bin/pds gen --products "$N" --seed 7 --out "$in"
 fi
-INPUT_MB=$(du -sm "$in" | cut -f1)
+INPUT_MB=$(du -smL "$in" | cut -f1)
 RECORDS=$(cat "$in"/*.ndjson | wc -l)
 
 # 1. PostgreSQL 15. Each line is read verbatim as one CSV field (quote and
@@ -86,7 +87,7 @@ fi
 # 3. Where the time goes.
 prof_in="$W/in-$N_PROF"
 [ -f "$prof_in/products.ndjson" ] || bin/pds gen --products "$N_PROF" --seed 7 --out "$prof_in"
-WHERE=$(ingest_profile "$prof_in" "$W/ingest-$N_PROF.prof")
+WHERE=$(ingest_where "$prof_in" "$W/ingest-$N_PROF.prof")
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", a/b}'; }
 out=$(mktemp)
@@ -110,7 +111,7 @@ out=$(mktemp)
     echo "This build against the baseline binary, same input, back to back: $(ratio "$BASE_T" "$PDS_T")× as fast."
   fi
   echo
-  echo "Where the time goes (\`pds ingest --cpuprofile\` of $N_PROF products, share of CPU, cumulative; stages overlap the costs after them): $WHERE."
+  echo "Where the time goes (\`pds ingest --cpuprofile\` of $N_PROF products, share of CPU, cumulative: a stage (\"reading: ...\", \"views: ...\") includes the costs named after it that run inside it): $WHERE."
 } > "$out"
 write_section bench-ingest "$out"
 cat "$out"
