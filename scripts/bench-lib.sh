@@ -190,23 +190,3 @@ ensure_snapshot() {
     bin/pds ingest --in "$IN" --out "$SNAP" --quiet
   fi
 }
-
-# ingest_profile IN PROF: run pds ingest of IN with --cpuprofile PROF and
-# print one line, "where the time goes", with the share of CPU (cumulative,
-# from go tool pprof) of each stage of the build and of its main costs.
-ingest_profile() {
-  local in=$1 prof=$2 snap
-  snap=$(mktemp -d)/snap
-  bin/pds ingest --in "$in" --out "$snap" --quiet --cpuprofile "$prof" >/dev/null
-  rm -rf "$(dirname "$snap")"
-  go tool pprof -top -cum bin/pds "$prof" 2>/dev/null | awk '
-    BEGIN {
-      n = split("ingest.(*builder).readFile|reading and checking lines;ingest.(*builder).gather|gathering each product'"'"'s records;ingest.(*catalog).compute|computing views;ingest.(*builder).write|writing views and index;encoding/json.Unmarshal|JSON decoding;encoding/json.Marshal|JSON encoding;kv.(*Scratch).Set|scratch writes;kv.(*Scratch).GetCommitted|scratch reads;kv.(*Scratch).Get|scratch reads of pending writes;pebble/v2.(*DB).runCompaction|scratch compactions;index.(*Builder).Add|Bleve;runtime.gcBgMarkWorker|GC", parts, ";")
-      for (i = 1; i <= n; i++) { split(parts[i], kv, "|"); fn[i] = kv[1]; label[i] = kv[2] }
-    }
-    $5 ~ /%$/ && NF >= 6 {
-      name = $6; for (i = 7; i <= NF; i++) name = name " " $i
-      for (i = 1; i <= n; i++) if (!(i in got) && substr(name, length(name) - length(fn[i]) + 1) == fn[i]) { got[i] = $5 }
-    }
-    END { sep = ""; for (i = 1; i <= n; i++) if (i in got) { printf "%s%s %s", sep, label[i], got[i]; sep = ", " }; print "" }'
-}
