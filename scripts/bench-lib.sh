@@ -123,15 +123,21 @@ start_pds() {
   wait_port "127.0.0.1:$port"
 }
 
-# served_cache_mb: the block cache size (MiB) the server started by
-# start_pds logged in its "serving" line (its log is buffered: wait for it).
-served_cache_mb() {
+# serving_field LOG NAME: the number NAME of the "serving" line the server
+# writes to LOG once it has opened its snapshot (cache_mb, verify_ms,
+# open_ms). The server buffers its log and writes it out every 100 ms, so
+# /readyz can answer before the line is in the file: wait for it (5 s at most).
+serving_field() {
   for _ in $(seq 1 500); do
-    grep -q '"msg":"serving"' "$PDS_LOG" && break
+    grep -q '"msg":"serving"' "$1" && break
     sleep 0.01
   done
-  sed -n '/"msg":"serving"/s/.*"cache_mb":\([0-9]*\).*/\1/p' "$PDS_LOG" | head -1
+  sed -n "/\"msg\":\"serving\"/s/.*\"$2\":\([0-9]*\).*/\1/p" "$1" | head -1
 }
+
+# served_cache_mb: the block cache size (MiB) the server started by
+# start_pds logged in its "serving" line.
+served_cache_mb() { serving_field "$PDS_LOG" cache_mb; }
 
 # profile_pds SECONDS FILE: in the background, take a CPU profile of the
 # running pds (start_pds) for SECONDS into FILE; sets PROF_PID (wait for it).

@@ -44,16 +44,8 @@ ready_ms() {
   READY_MS=$(( (t1 - t0) / 1000000 ))
 }
 
-# The start-up line of the server: what verification and opening took. The
-# server buffers its log and writes it out every 100 ms, so /readyz can
-# answer before the line is in the file: wait for it (5 s at most).
-logged() {
-  for _ in $(seq 1 500); do
-    grep -q '"msg":"serving"' "$W/serve-serve.log" && break
-    sleep 0.01
-  done
-  sed -n "/\"msg\":\"serving\"/s/.*\"$1\":\([0-9]*\).*/\1/p" "$W/serve-serve.log" | head -1
-}
+# The start-up line of the server: what verification and opening took.
+logged() { serving_field "$W/serve-serve.log" "$1"; }
 
 rows=()
 for i in $(seq 1 "$RUNS"); do
