@@ -1,8 +1,12 @@
 package ingest
 
 import (
+	"bytes"
 	"encoding/json"
+	"reflect"
 	"testing"
+
+	fastjson "github.com/segmentio/encoding/json"
 
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/internal/fuzzseed"
@@ -48,4 +52,62 @@ func FuzzParseLine(f *testing.F) {
 			t.Fatalf("accepted record does not encode: %v", err)
 		}
 	})
+}
+
+// FuzzFastDecodeMatchesStd holds unmarshal's fast pass (segmentio/encoding)
+// to encoding/json: every line the fast pass accepts, for every record type,
+// encoding/json accepts too with unknown members refused, and decodes to the
+// same value. Lines the fast pass refuses go to encoding/json anyway.
+//
+//	go test -run '^$' -fuzz '^FuzzFastDecodeMatchesStd$' -fuzztime 10m ./ingest/
+func FuzzFastDecodeMatchesStd(f *testing.F) {
+	seeds := [][]any{
+		{uint8(0), []byte(`{"id":"a","name":"Op","gln":"9520000000028"}`)},
+		{uint8(1), []byte(`{"id":"s","kind":"web","origin":"https://x","trust_tier":2,"licence_name":"x","covers":{"namespaces":["gtin"],"gtin_prefixes":["0952"]}}`)},
+		{uint8(2), []byte(`{"identifiers":["gtin:9520123456788","internal_sku:A-1"],"manufacturer":"M\u00e9","trust_level":"L1","status":"active","updated_at":"2025-01-01T00:00:00Z"}`)},
+		{uint8(3), []byte(`{"id":"c1","subject":"gtin:09520123456788","predicate":"p","object":{"value": {"a" : [1, 2.5e3, null, "x\"y"]},"unit":"g","language":null},"claim_type":"FACT","trust_level":"L2","confidence":0.5,"retrieved_at":"2025-01-01T00:00:00Z"}`)},
+		{uint8(3), []byte(`{"ID":"c1","Subject":"s","object":{"value":1E400}}`)},
+		{uint8(3), []byte(`{"id":"c1","id":"c2","confidence":01}`)},
+		{uint8(4), []byte(`{"id":"d1","source_id":"s","media_type":"text/html","size":1,"url":null,"retrieved_at":"2025-01-01T00:00:00Z"}`)},
+		{uint8(5), []byte(`{"id":"e1","claim_id":"c1","document_id":"d1","locator":{"kind":"byte_range","start":0,"end":9}}`)},
+		{uint8(6), []byte(`{"subject":"gtin:09520123456788","class":"authority","value":"attested","rule":"r\ud800","evaluated_at":"2025-01-01T00:00:00+02:00"}`)},
+		{uint8(6), []byte("{\"subject\":\"a\xffb\",\"class\":\"\t\"}")},
+		{uint8(2), []byte(`{"identifiers":[1]} `)}, {uint8(2), []byte(`{"identifiers":null}x`)},
+	}
+	fuzzseed.Seed(f, seeds...)
+	f.Fuzz(func(t *testing.T, which uint8, line []byte) {
+		switch which % 7 {
+		case 0:
+			sameDecode[domain.Party](t, line)
+		case 1:
+			sameDecode[domain.Source](t, line)
+		case 2:
+			sameDecode[domain.Product](t, line)
+		case 3:
+			sameDecode[domain.Claim](t, line)
+		case 4:
+			sameDecode[domain.Document](t, line)
+		case 5:
+			sameDecode[domain.Evidence](t, line)
+		case 6:
+			sameDecode[domain.Verdict](t, line)
+		}
+	})
+}
+
+func sameDecode[T any](t *testing.T, line []byte) {
+	line = bytes.TrimSpace(line)
+	var fast T
+	if rest, err := fastjson.Parse(line, &fast, fastjson.DisallowUnknownFields); err != nil || len(rest) != 0 {
+		return
+	}
+	var std T
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&std); err != nil || dec.InputOffset() != int64(len(line)) {
+		t.Fatalf("the fast pass accepts %q, encoding/json does not: %v", line, err)
+	}
+	if !reflect.DeepEqual(fast, std) {
+		t.Fatalf("%q decodes differently:\nfast %#v\nstd  %#v", line, fast, std)
+	}
 }

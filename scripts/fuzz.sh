@@ -10,6 +10,7 @@ targets=(
   "./gs1/ FuzzParseDigitalLink"
   "./gs1/ FuzzParseElementString"
   "./ingest/ FuzzParseLine"
+  "./ingest/ FuzzFastDecodeMatchesStd"
   "./http/ FuzzREST"
   "./mcp/ FuzzMCP"
   "./service/ FuzzScanResolve"
