@@ -59,8 +59,14 @@ func (b *builder) writeViews(ctx context.Context) error {
 	b.count.Store(0)
 	compute := func(bt []rawSubject) []subjectOut {
 		out := make([]subjectOut, len(bt))
+		docReader, err := b.scratch.NewReader()
+		if err != nil {
+			out[0] = subjectOut{subject: bt[0].subject, err: err}
+			return out
+		}
+		defer docReader.Close()
 		for i := range bt {
-			sd, err := b.decodeSubject(&bt[i])
+			sd, err := b.decodeSubject(&bt[i], docReader)
 			if err != nil {
 				out[i] = subjectOut{subject: bt[i].subject, err: err}
 				continue
@@ -69,7 +75,12 @@ func (b *builder) writeViews(ctx context.Context) error {
 		}
 		return out
 	}
-	docs := make(chan []index.Doc, 4)
+	// The search index takes the docs on its own goroutine. Bleve's builder
+	// stops to turn every index.batchSize docs into a segment (most of a
+	// second): the channel holds enough batches for the views to go on
+	// meanwhile (about 30,000 docs, a few MiB), where a short one stalled
+	// the whole pipeline at every segment.
+	docs := make(chan []index.Doc, docBatchesQueued)
 	indexed := make(chan error, 1)
 	go func() {
 		var err error
@@ -105,6 +116,10 @@ func (b *builder) writeViews(ctx context.Context) error {
 	}
 	return b.scratch.Flush()
 }
+
+// docBatchesQueued is how many batches of search index docs may wait for the
+// index (see writeViews).
+const docBatchesQueued = 512
 
 // subjectsPerBatch is how many products travel together between stages.
 const subjectsPerBatch = 64
@@ -199,9 +214,9 @@ func (b *builder) gather(ctx context.Context, emit func([]rawSubject) error) err
 }
 
 // decodeSubject decodes one product's gathered records and reads the
-// documents its evidence names. It runs on the workers: it only reads
-// committed scratch data.
-func (b *builder) decodeSubject(rs *rawSubject) (*subjectData, error) {
+// documents its evidence names through docs. It runs on the workers: it only
+// reads committed scratch data.
+func (b *builder) decodeSubject(rs *rawSubject, docs *kv.ScratchReader) (*subjectData, error) {
 	sd := &subjectData{subject: rs.subject, evidence: map[string][]evidenceRec{}, docs: map[string]*domain.Document{}, docRaw: map[string][]byte{}}
 	if _, _, err := decodeRecord(rs.product, &sd.product); err != nil {
 		return nil, err
@@ -228,7 +243,7 @@ func (b *builder) decodeSubject(rs *rawSubject) (*subjectData, error) {
 			continue
 		}
 		var ok bool
-		dv, ok, err = b.scratch.GetCommitted(kv.Key(tagDocument, er.ev.DocumentID), dv)
+		dv, ok, err = docs.Get(kv.Key(tagDocument, er.ev.DocumentID), dv)
 		if err != nil || !ok {
 			return nil, fmt.Errorf("document %s vanished from scratch store: %v", er.ev.DocumentID, err)
 		}

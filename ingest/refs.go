@@ -20,10 +20,12 @@ type lineRef struct {
 	canonical, owner string
 }
 
-// refLookup reads committed scratch records for one batch, remembering the
-// last answer of each kind.
+// refLookup reads committed scratch records for one batch, through one
+// reader, remembering the last answer of each kind.
 type refLookup struct {
 	scratch              *kv.Scratch
+	r                    *kv.ScratchReader // made by the first lookup
+	err                  error             // from making r
 	key, buf             []byte
 	product, claim, doc  string // the last names looked up ("" for none)
 	productOK, claimOK   bool
@@ -32,10 +34,28 @@ type refLookup struct {
 	docTenant            string
 }
 
+// get reads the committed value of key into l.buf.
+func (l *refLookup) get(key []byte) ([]byte, bool, error) {
+	if l.r == nil && l.err == nil {
+		l.r, l.err = l.scratch.NewReader()
+	}
+	if l.err != nil {
+		return nil, false, l.err
+	}
+	return l.r.Get(key, l.buf)
+}
+
+// close closes the reader, if one was made.
+func (l *refLookup) close() {
+	if l.r != nil {
+		l.r.Close()
+	}
+}
+
 // owned looks up the appendOwned value of table tag for name.
 func (l *refLookup) owned(tag byte, name string) (lineRef, bool) {
 	l.key = kv.AppendKey(l.key[:0], tag, name)
-	v, ok, err := l.scratch.GetCommitted(l.key, l.buf)
+	v, ok, err := l.get(l.key)
 	if err != nil || !ok {
 		return lineRef{}, false
 	}
@@ -65,7 +85,7 @@ func (l *refLookup) docTenantOf(id string) (string, bool) {
 	if id != l.doc || id == "" {
 		l.doc = id
 		l.key = kv.AppendKey(l.key[:0], tagDocument, id)
-		v, ok, err := l.scratch.GetCommitted(l.key, l.buf)
+		v, ok, err := l.get(l.key)
 		l.docOK = err == nil && ok
 		l.docTenant = ""
 		if l.docOK {
@@ -80,6 +100,7 @@ func (l *refLookup) docTenantOf(id string) (string, bool) {
 // resolveClaims checks the subject and source of each parsed claim.
 func (b *builder) resolveClaims(res []parseResult) {
 	l := refLookup{scratch: b.scratch}
+	defer l.close()
 	for i := range res {
 		if res[i].r != nil || res[i].p.v == nil {
 			continue
@@ -102,6 +123,7 @@ func (b *builder) resolveClaims(res []parseResult) {
 // line, and that they belong to the same tenant.
 func (b *builder) resolveEvidence(res []parseResult) {
 	l := refLookup{scratch: b.scratch}
+	defer l.close()
 	for i := range res {
 		if res[i].r != nil || res[i].p.v == nil {
 			continue
@@ -128,6 +150,7 @@ func (b *builder) resolveEvidence(res []parseResult) {
 // resolveVerdicts checks the subject of each parsed verdict.
 func (b *builder) resolveVerdicts(res []parseResult) {
 	l := refLookup{scratch: b.scratch}
+	defer l.close()
 	for i := range res {
 		if res[i].r != nil || res[i].p.v == nil {
 			continue

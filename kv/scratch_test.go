@@ -44,11 +44,32 @@ func TestScratchSortsAcrossBatches(t *testing.T) {
 	if i != n {
 		t.Fatalf("read %d entries back, wrote %d", i, n)
 	}
-	for _, j := range []int{0, n / 2, n - 1} {
-		v, ok, err := s.GetCommitted(key(j), nil)
+	r, err := s.NewReader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range []int{n - 1, 0, n / 2, n / 2, 1} { // any order, twice the same
+		v, ok, err := r.Get(key(j), nil)
 		if err != nil || !ok || v[len(value)] != byte(j) {
-			t.Fatalf("GetCommitted(%d): %v %v", j, ok, err)
+			t.Fatalf("ScratchReader.Get(%d): %v %v", j, ok, err)
 		}
+	}
+	for _, k := range []string{"k\x00", "k\x0000000001x", "j", "l", "k\x0099999999"} { // absent: a prefix, an extension, outside, past the end
+		if v, ok, err := r.Get([]byte(k), nil); err != nil || ok {
+			t.Fatalf("ScratchReader.Get(%q) of an absent key: %q %v %v", k, v, ok, err)
+		}
+	}
+	if err := s.Set([]byte("k\x00new"), []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := r.Get([]byte("k\x00new"), nil); ok {
+		t.Fatal("a reader saw a record committed after it was made")
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
 	}
 	// Get sees a write not yet flushed, in a batch after committed ones.
 	if err := s.Set([]byte("k\x00late"), []byte("x")); err != nil {
