@@ -337,13 +337,21 @@ func (b *builder) writeAliases() error {
 		return err
 	}
 	defer it.Close()
+	if err := b.scratch.Flush(); err != nil {
+		return err
+	}
+	tenants, err := b.scratch.NewReader()
+	if err != nil {
+		return err
+	}
+	defer tenants.Close()
 	var key, val, tv []byte
 	for ok := it.First(); ok; ok = it.Next() {
 		c, owner, _ := splitOwned(it.Value())
 		a := kv.Alias{Subject: string(c), Owner: string(owner)}
 		if a.Owner == "" {
 			var found bool
-			tv, found, err = b.scratch.Get(kv.Key(tagViewTenants, a.Subject), tv)
+			tv, found, err = tenants.Get(kv.Key(tagViewTenants, a.Subject), tv)
 			if err != nil {
 				return err
 			}

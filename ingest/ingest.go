@@ -252,6 +252,28 @@ func (b *builder) build(ctx context.Context, tmp string) (err error) {
 	if err := b.writeViews(ctx); err != nil {
 		return err
 	}
+	// Closing the search index merges its segments into one, seconds of
+	// one core at a million products: it runs beside the rest of the
+	// store's writing, which no longer needs it.
+	ix := b.index
+	b.index = nil
+	indexed := make(chan error, 1)
+	go func() { indexed <- ix.Close() }()
+	err = b.finishStore()
+	if ierr := <-indexed; ierr != nil && err == nil {
+		err = fmt.Errorf("search index: %w", ierr)
+	}
+	if err != nil {
+		return err
+	}
+	err = b.scratch.Close()
+	b.scratch = nil
+	return err
+}
+
+// finishStore writes what follows the views (aliases, sources, metadata)
+// and finishes the store.
+func (b *builder) finishStore() error {
 	if err := b.writeAliases(); err != nil {
 		return err
 	}
@@ -261,17 +283,7 @@ func (b *builder) build(ctx context.Context, tmp string) (err error) {
 	if err := b.writeMeta(); err != nil {
 		return err
 	}
-	if err := b.out.Finish(); err != nil {
-		return err
-	}
-	ix := b.index
-	b.index = nil
-	if err := ix.Close(); err != nil {
-		return fmt.Errorf("search index: %w", err)
-	}
-	err = b.scratch.Close()
-	b.scratch = nil
-	return err
+	return b.out.Finish()
 }
 
 // phase is one input file: how its lines are parsed, how their references
