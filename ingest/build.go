@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/binary"
 	"fmt"
 	"strings"
 	"time"
@@ -289,7 +290,7 @@ func (c *catalog) compute(sd *subjectData) subjectOut {
 			if tenant == "" {
 				w.view.Tenants = tenants
 			}
-			out.entries = append(out.entries, kvEntry{kv.AppendViewKey(nil, w.tag, sd.subject, tenant), kv.AppendView(nil, w.view)})
+			out.entries = append(out.entries, kvEntry{kv.AppendViewKey(nil, w.tag, sd.subject, tenant), kv.AppendView(make([]byte, 0, viewSize(w.view)), w.view)})
 		}
 		doc := index.Doc{Subject: sd.subject, Manufacturer: sd.product.Manufacturer, Brand: sd.product.Brand,
 			TrustLevel: domain.TrustRank(sd.product.TrustLevel), HasPassport: v.hasPassport,
@@ -300,6 +301,17 @@ func (c *catalog) compute(sd *subjectData) subjectOut {
 		out.docs = append(out.docs, doc)
 	}
 	return out
+}
+
+// viewSize is at least the length of v's encoding (kv.AppendView), so that
+// the encoding is written into one allocation; the evidence views are tens of
+// kilobytes, and growing a slice to them copied each several times.
+func viewSize(v kv.View) int {
+	n := len(v.Body) + len(v.Coverage) + 2*binary.MaxVarintLen64
+	for _, t := range v.Tenants {
+		n += len(t) + binary.MaxVarintLen64
+	}
+	return n
 }
 
 // write reports a product's late rejects and writes its views and view

@@ -29,12 +29,12 @@ import (
 	"time"
 
 	"github.com/bits-and-blooms/bloom/v3"
-	fastjson "github.com/segmentio/encoding/json"
 	"github.com/oklog/ulid/v2"
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/index"
 	"github.com/productdata/pds/kv"
 	"github.com/productdata/pds/manifest"
+	fastjson "github.com/segmentio/encoding/json"
 )
 
 // Options configure a build.

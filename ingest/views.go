@@ -487,7 +487,7 @@ func appendJSON(b []byte, v any) ([]byte, error) {
 // a caller of tenant may see, and returns the sources they reference.
 // The JSON is that of domain.EvidenceData, assembled from stored JSON.
 func (c *catalog) evidenceData(sd *subjectData, claims []*domain.Claim, rawOf map[*domain.Claim][]byte, tenant string, used map[string]bool) ([]byte, error) {
-	b, err := appendJSON(append(make([]byte, 0, 4096), `{"subject":`...), sd.subject)
+	b, err := appendJSON(append(make([]byte, 0, chainsSize(sd, claims, rawOf)), `{"subject":`...), sd.subject)
 	if err != nil {
 		return nil, err
 	}
@@ -527,6 +527,20 @@ func (c *catalog) evidenceData(sd *subjectData, claims []*domain.Claim, rawOf ma
 		b = append(b, "]}"...)
 	}
 	return append(b, "]}"...), nil
+}
+
+// chainsSize estimates the length of evidenceData's JSON from the stored JSON
+// it copies (claims, documents) and room for the rest of each link, so that
+// it is written into one allocation instead of grown through several.
+func chainsSize(sd *subjectData, claims []*domain.Claim, rawOf map[*domain.Claim][]byte) int {
+	n := 64 + len(sd.subject)
+	for _, cl := range claims {
+		n += len(rawOf[cl]) + 24
+		for _, e := range sd.evidence[cl.ID] {
+			n += len(sd.docRaw[e.ev.DocumentID]) + len(e.ev.ID) + 256 // locator and short source
+		}
+	}
+	return n
 }
 
 // checkSupersession applies the rules that need all of a subject's claims: a
