@@ -109,7 +109,7 @@ out=$(mktemp)
   echo "Ingest speed ÷ PostgreSQL: **$(ratio "$PG_T" "$PDS_T")×** (goal ≥ 1×, aim ≥ 2×)."
   if awk -v r="$(ratio "$PG_T" "$PDS_T")" 'BEGIN { exit !(r < 1) }'; then
     echo
-    echo "Short of the goal. What would get further, from the profile below: the input lines are decoded by encoding/json (the largest single cost; a faster decoder must keep every reject message as it is); the ids and references are checked in line order on one goroutine; an evidence line makes a scratch point read for its claim, where a merge of the evidence against the claims sorted by claim id would read each once; and the search index is built on one goroutine."
+    echo "Short of the goal. What would get further, from the profile below (2026-11-24): the input is no longer the largest cost (segmentio/encoding decodes a line in about a fifth of encoding/json's time); what is left is spread out. Scratch point reads (an evidence line's claim and document, a product's documents) miss the 256 MiB block cache once the claim and document tables outgrow it: a merge of the evidence against the claims and documents sorted by id would read each once. The scratch store's compactions rewrite every record several times (a second store that never compacts, for the tables only read in order, was tried: no faster at 200,000 products, since the ordered pass then merges hundreds of files, and 150 MiB more memory). The views are encoded with encoding/json and allocate much (GC about 8%). The search index is built on one goroutine, and Bleve's segment builds and final merge are a tenth of the CPU."
   fi
   if [ -n "${BASE_T:-}" ]; then
     echo "This build against the baseline binary, same input, back to back: $(ratio "$BASE_T" "$PDS_T")× as fast."

@@ -13,10 +13,10 @@ ingest_where() {
   go tool pprof -top -cum bin/pds "$prof" 2>/dev/null | awk '
     BEGIN {
       n = split("ingest.(*builder).readFile.func1|reading: parsing lines (all cores)" \
-        ";encoding/json.(*Decoder).Decode|JSON decoding of input lines" \
+        ";segmentio/encoding/json.Parse|JSON decoding of input lines" \
         ";ingest.(*builder).readFile|reading: checking ids and references in line order (one goroutine)" \
         ";kv.(*Scratch).Set|scratch writes" \
-        ";kv.(*Scratch).GetCommitted|scratch point reads" \
+        ";kv.(*ScratchReader).Get|scratch point reads" \
         ";ingest.(*builder).gather|views: gathering each product'"'"'s records (one goroutine)" \
         ";ingest.(*builder).writeViews.func1|views: decoding records and computing views (all cores)" \
         ";ingest.(*builder).decodeSubject|decoding binary scratch records" \
