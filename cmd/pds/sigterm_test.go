@@ -113,14 +113,21 @@ func TestSIGTERMUnderLoad(t *testing.T) {
 	if err := child.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
+	// Poll until /readyz says 503 or the listener is gone: a fixed number of
+	// tries could all come before the child, slow under load, has begun to
+	// drain.
 	sawDraining := false
-	for i := 0; i < 30 && !sawDraining; i++ {
+	for deadline := time.Now().Add(20 * time.Second); !sawDraining && time.Now().Before(deadline); {
 		res, err := http.Get(base + "/readyz")
-		if err == nil {
+		if err != nil {
+			if errors.Is(err, syscall.ECONNREFUSED) {
+				break // the drain is over: the listener is closed
+			}
+		} else {
 			sawDraining = res.StatusCode == http.StatusServiceUnavailable
 			res.Body.Close()
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond)
 	}
 	var exitErr error
 	select {
