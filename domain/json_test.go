@@ -30,3 +30,42 @@ func TestFinding12_7g_MarshalNoHTMLEscape(t *testing.T) {
 		t.Errorf("escaped: %s", got)
 	}
 }
+
+// AppendMarshal appends what Marshal returns, leaves dst alone on error, and
+// a pooled encoder carries nothing from one value to the next (an error half
+// way through a value included).
+func TestAppendMarshal(t *testing.T) {
+	tests := []struct {
+		name string
+		dst  string
+		v    any
+		want string
+		err  bool
+	}{
+		{"string onto a prefix", `{"id":`, "a<b>&\"c\"", `{"id":"a<b>&\"c\""`, false},
+		{"struct", "", struct {
+			A string `json:"a"`
+			B *int   `json:"b"`
+		}{A: "x"}, `{"a":"x","b":null}`, false},
+		{"unsupported value", "keep", map[string]any{"a": 1, "f": func() {}}, "keep", true},
+		{"after an error", "", []int{1, 2}, `[1,2]`, false},
+		{"raw message compacted", "[", json.RawMessage(`{ "a" : [1, 2] }`), `[{"a":[1,2]}`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := domain.AppendMarshal([]byte(tt.dst), tt.v)
+			if (err != nil) != tt.err {
+				t.Fatalf("err = %v, want error %v", err, tt.err)
+			}
+			if string(got) != tt.want {
+				t.Errorf("AppendMarshal = %s, want %s", got, tt.want)
+			}
+			if !tt.err {
+				m, _ := domain.Marshal(tt.v)
+				if string(got) != tt.dst+string(m) {
+					t.Errorf("AppendMarshal = %s, Marshal = %s", got, m)
+				}
+			}
+		})
+	}
+}

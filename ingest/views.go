@@ -479,8 +479,7 @@ func appendRawArray(b []byte, rs []json.RawMessage) []byte {
 
 // appendJSON appends v as encoding/json writes it.
 func appendJSON(b []byte, v any) ([]byte, error) {
-	j, err := domain.Marshal(v)
-	return append(b, j...), err
+	return domain.AppendMarshal(b, v)
 }
 
 // chains builds the evidence chains of the passport's claims, with the links
