@@ -377,26 +377,34 @@ func (s *Server) op(scope, opName string, h handler) httprouter.Handle {
 			s.writeError(w, r, err)
 			return
 		}
-		h := w.Header()
-		setSnapshotHeaders(h, res.Snapshot)
-		if isProductRead(name) {
-			etag := etagOf(res)
-			h["Etag"] = []string{etag}
-			if inm, ok := r.Header["If-None-Match"]; ok && notModified(inm, etag) {
-				w.WriteHeader(http.StatusNotModified)
-				return
-			}
+		s.writeResult(w, r, name, res, start)
+		res.Release()
+	}
+}
+
+// writeResult writes an operation's answer: its snapshot headers, its ETag
+// (product reads, which a matching If-None-Match answers 304), and its
+// envelope. res's bytes are copied into the envelope before it returns.
+func (s *Server) writeResult(w http.ResponseWriter, r *http.Request, name string, res *service.Result, start time.Time) {
+	h := w.Header()
+	setSnapshotHeaders(h, res.Snapshot)
+	if isProductRead(name) {
+		etag := etagOf(res)
+		h["Etag"] = []string{etag}
+		if inm, ok := r.Header["If-None-Match"]; ok && notModified(inm, etag) {
+			w.WriteHeader(http.StatusNotModified)
+			return
 		}
-		buf := bufs.Get().(*[]byte)
-		b := res.AppendEnvelope((*buf)[:0], requestID(r), time.Since(start))
-		h["Content-Type"] = jsonType
-		h["Content-Length"] = []string{strconv.Itoa(len(b))}
-		w.WriteHeader(http.StatusOK)
-		w.Write(b)
-		if cap(b) <= 1<<20 {
-			*buf = b
-			bufs.Put(buf)
-		}
+	}
+	buf := bufs.Get().(*[]byte)
+	b := res.AppendEnvelope((*buf)[:0], requestID(r), time.Since(start))
+	h["Content-Type"] = jsonType
+	h["Content-Length"] = []string{strconv.Itoa(len(b))}
+	w.WriteHeader(http.StatusOK)
+	w.Write(b)
+	if cap(b) <= 1<<20 {
+		*buf = b
+		bufs.Put(buf)
 	}
 }
 

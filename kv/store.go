@@ -123,14 +123,19 @@ func (s *Store) Close() error {
 }
 
 // get copies the value of key into dst[:0]; ok is false when key is absent.
-// It seeks a pooled Reader (see iterPool) rather than calling
-// pebble.DB.Get.
 func (s *Store) get(key, dst []byte) ([]byte, bool, error) {
+	return s.appendValue(key, dst[:0])
+}
+
+// appendValue appends the value of key to dst; ok is false when key is
+// absent. It seeks a pooled Reader (see iterPool) rather than calling
+// pebble.DB.Get.
+func (s *Store) appendValue(key, dst []byte) ([]byte, bool, error) {
 	r, err := s.iters.take(s.db)
 	if err != nil {
-		return dst[:0], false, err
+		return dst, false, err
 	}
-	dst, ok, err := r.Get(key, dst[:0])
+	dst, ok, err := r.Get(key, dst)
 	r.Close()
 	return dst, ok, err
 }
@@ -164,10 +169,12 @@ func (s *Store) Alias(identifier string) (Alias, bool, error) {
 	return a, true, nil
 }
 
-// View reads a precomputed view into buf; ok is false when there is none.
+// View appends a precomputed view to buf (a caller may keep bytes of its
+// own before it, or pass buf[:0]); ok is false when there is none, and buf
+// is then returned as it was.
 func (s *Store) View(tag byte, subject, tenant string, buf []byte) ([]byte, bool, error) {
 	var kb [128]byte
-	return s.get(AppendViewKey(kb[:0], tag, subject, tenant), buf)
+	return s.appendValue(AppendViewKey(kb[:0], tag, subject, tenant), buf)
 }
 
 // Meta reads a metadata value.

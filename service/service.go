@@ -9,6 +9,7 @@ import (
 	"context"
 	"log/slog"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -221,7 +222,38 @@ type Result struct {
 	Body       []byte // envelope members, without braces
 	Coverage   []byte // JSON of meta.coverage, or nil
 	NextCursor string
-	Snapshot   *Stamp // the snapshot that answered, or nil for an answer that reads none
+	Snapshot   *Stamp  // the snapshot that answered, or nil for an answer that reads none
+	buf        *[]byte // the pooled buffer Body and Coverage may alias, or nil
+}
+
+// Release gives back the pooled buffer a product answer was read into, for
+// the next read. A transport calls it once it has written (or copied) the
+// answer; r's Body and Coverage must not be used after it (they are cleared,
+// so that a use shows). Release of an answer that holds no such buffer, or
+// of nil, does nothing; an answer never released is only garbage.
+func (r *Result) Release() {
+	if r == nil || r.buf == nil {
+		return
+	}
+	b := r.buf
+	r.buf, r.Body, r.Coverage = nil, nil, nil
+	putViewBuf(b)
+}
+
+// viewBufs are the buffers product reads copy a stored view into (see
+// Result.Release): a pooled one saves the read's allocation, and an
+// identity's second one (see readView).
+var viewBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledView is the largest buffer kept for reuse; a bigger one (a
+// product with a very long evidence chain) is left to the garbage collector.
+const maxPooledView = 1 << 20
+
+func putViewBuf(b *[]byte) {
+	if cap(*b) <= maxPooledView {
+		*b = (*b)[:0]
+		viewBufs.Put(b)
+	}
 }
 
 // bodyResult encodes a Body as a Result.
