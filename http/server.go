@@ -264,7 +264,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	id := service.NewRequestID()
 	w.Header().Set("X-Request-Id", id)
-	r = r.WithContext(service.WithCallerSlot(service.WithRequestID(r.Context(), id)))
+	r = r.WithContext(service.WithRequest(r.Context(), id))
 	rec := recorders.Get().(*recorder)
 	rec.ResponseWriter, rec.status, rec.bytes, rec.code, rec.route = w, 0, 0, "", s.notFound
 	s.metrics.Start()

@@ -293,40 +293,49 @@ func (r *Result) AppendEnvelope(dst []byte, requestID string, elapsed time.Durat
 	return append(dst, "}}"...)
 }
 
-type ctxKey int
+// requestKey is the context key of a call's *requestInfo.
+type requestKey struct{}
 
-const requestIDKey ctxKey = 1
+// requestInfo is what a transport notes about the call it serves, in one
+// context value: its id, and the caller once authenticated (for the access
+// log).
+type requestInfo struct {
+	id     string
+	caller Caller
+}
 
-// WithRequestID returns ctx carrying a request id.
-func WithRequestID(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, requestIDKey, id)
+// WithRequest returns ctx carrying a request id and room for the caller a
+// transport authenticates, so that the access log can name the tenant and
+// key.
+func WithRequest(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, requestKey{}, &requestInfo{id: id})
+}
+
+func requestOf(ctx context.Context) *requestInfo {
+	ri, _ := ctx.Value(requestKey{}).(*requestInfo)
+	return ri
 }
 
 // RequestID returns the request id ctx carries, or "".
 func RequestID(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey).(string)
-	return id
+	if ri := requestOf(ctx); ri != nil {
+		return ri.id
+	}
+	return ""
 }
 
-const callerKey ctxKey = 2
-
-// WithCallerSlot returns ctx with room for the caller a transport
-// authenticates, so that the access log can name the tenant and key.
-func WithCallerSlot(ctx context.Context) context.Context {
-	return context.WithValue(ctx, callerKey, new(Caller))
-}
-
-// NoteCaller records the authenticated caller in ctx's slot, if it has one.
+// NoteCaller records the authenticated caller in ctx's request, if it
+// carries one.
 func NoteCaller(ctx context.Context, c Caller) {
-	if slot, ok := ctx.Value(callerKey).(*Caller); ok {
-		*slot = c
+	if ri := requestOf(ctx); ri != nil {
+		ri.caller = c
 	}
 }
 
-// NotedCaller returns the caller recorded in ctx's slot, or nil.
+// NotedCaller returns the caller recorded in ctx's request, or nil.
 func NotedCaller(ctx context.Context) *Caller {
-	if slot, ok := ctx.Value(callerKey).(*Caller); ok && slot.KeyID != "" {
-		return slot
+	if ri := requestOf(ctx); ri != nil && ri.caller.KeyID != "" {
+		return &ri.caller
 	}
 	return nil
 }
