@@ -373,17 +373,33 @@ func (s *Set) add(hexHash string, e entry) {
 func (s *Set) Len() int { return s.n }
 
 // Lookup returns the key whose current secret, or rotated-out secret still
-// in its grace period, is secret.
-func (s *Set) Lookup(secret string) (*Key, bool) { return s.LookupAt(secret, time.Now()) }
+// in its grace period, is secret. It reads the clock only for a rotated-out
+// secret, the one kind of entry that ends.
+func (s *Set) Lookup(secret string) (*Key, bool) {
+	e, ok := s.find(secret)
+	if !ok || (!e.until.IsZero() && !time.Now().Before(e.until)) {
+		return nil, false
+	}
+	return e.key, true
+}
+
+// LookupAt is Lookup at time now.
+func (s *Set) LookupAt(secret string, now time.Time) (*Key, bool) {
+	e, ok := s.find(secret)
+	if !ok || (!e.until.IsZero() && !now.Before(e.until)) {
+		return nil, false
+	}
+	return e.key, true
+}
 
 // maxStackSecret is the longest presented secret hashed from a stack copy
 // (a pds key is 36 bytes); a longer one is converted on the heap.
 const maxStackSecret = 64
 
-// LookupAt is Lookup at time now.
-func (s *Set) LookupAt(secret string, now time.Time) (*Key, bool) {
+// find returns the entry of secret, whatever its grace.
+func (s *Set) find(secret string) (entry, bool) {
 	if secret == "" {
-		return nil, false
+		return entry{}, false
 	}
 	// The map is keyed by the SHA-256 of the secret, so a lookup's timing
 	// tells nothing about the secrets it is compared with. The raw digest is
@@ -397,8 +413,5 @@ func (s *Set) LookupAt(secret string, now time.Time) (*Key, bool) {
 		sum = sha256.Sum256([]byte(secret))
 	}
 	e, ok := s.byHash[sum]
-	if !ok || (!e.until.IsZero() && !now.Before(e.until)) {
-		return nil, false
-	}
-	return e.key, true
+	return e, ok
 }

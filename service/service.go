@@ -297,18 +297,29 @@ func (r *Result) AppendEnvelope(dst []byte, requestID string, elapsed time.Durat
 type requestKey struct{}
 
 // requestInfo is what a transport notes about the call it serves, in one
-// context value: its id, and the caller once authenticated (for the access
-// log).
+// context value: its id, when it started, and the caller once
+// authenticated (for the access log).
 type requestInfo struct {
 	id     string
+	start  time.Time
 	caller Caller
 }
 
-// WithRequest returns ctx carrying a request id and room for the caller a
-// transport authenticates, so that the access log can name the tenant and
-// key.
-func WithRequest(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, requestKey{}, &requestInfo{id: id})
+// WithRequest returns ctx carrying a request id and the time the request
+// started (so that the clock is read once for both the answer's duration
+// and the access log), and room for the caller a transport authenticates,
+// so that the access log can name the tenant and key.
+func WithRequest(ctx context.Context, id string, start time.Time) context.Context {
+	return context.WithValue(ctx, requestKey{}, &requestInfo{id: id, start: start})
+}
+
+// RequestStart returns when ctx's request started; ok is false when ctx
+// carries no request.
+func RequestStart(ctx context.Context) (start time.Time, ok bool) {
+	if ri := requestOf(ctx); ri != nil {
+		return ri.start, true
+	}
+	return time.Time{}, false
 }
 
 func requestOf(ctx context.Context) *requestInfo {
