@@ -264,7 +264,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	id := service.NewRequestID()
 	w.Header().Set("X-Request-Id", id)
-	r = r.WithContext(service.WithCallerSlot(service.WithRequestID(r.Context(), id)))
+	r = r.WithContext(service.WithRequest(r.Context(), id, start))
 	rec := recorders.Get().(*recorder)
 	rec.ResponseWriter, rec.status, rec.bytes, rec.code, rec.route = w, 0, 0, "", s.notFound
 	s.metrics.Start()
@@ -281,8 +281,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.inFlight.Add(-1)
 	s.metrics.Done()
-	rec.route.Observe(r.Method, rec.statusCode(), time.Since(start))
-	s.logRequest(r, id, rec, start)
+	end := time.Now() // one clock read for the metrics and the access log
+	rec.route.Observe(r.Method, rec.statusCode(), end.Sub(start))
+	s.logRequest(r, id, rec, start, end)
 	rec.ResponseWriter = nil
 	recorders.Put(rec)
 }
@@ -290,7 +291,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // logRequest writes the access log line. The record is built here rather
 // than by Logger.LogAttrs, which also records the caller's program counter
 // (a stack walk on every request) for a source the handler never writes.
-func (s *Server) logRequest(r *http.Request, id string, rec *recorder, start time.Time) {
+func (s *Server) logRequest(r *http.Request, id string, rec *recorder, start, end time.Time) {
 	ctx := r.Context()
 	h := s.log.Handler()
 	if !h.Enabled(ctx, slog.LevelInfo) {
@@ -299,14 +300,14 @@ func (s *Server) logRequest(r *http.Request, id string, rec *recorder, start tim
 	var arr [9]slog.Attr // added in one call: one allocation for the attributes past the record's first five
 	attrs := append(arr[:0], slog.String("request_id", id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
 		slog.Int("status", rec.statusCode()), slog.Int64("bytes", rec.bytes),
-		slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000))
+		slog.Float64("duration_ms", float64(end.Sub(start).Microseconds())/1000))
 	if c := service.NotedCaller(ctx); c != nil {
 		attrs = append(attrs, slog.String("tenant", c.Tenant), slog.String("key_id", c.KeyID))
 	}
 	if rec.code != "" {
 		attrs = append(attrs, slog.String("code", rec.code))
 	}
-	lr := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
+	lr := slog.NewRecord(end, slog.LevelInfo, "request", 0)
 	lr.AddAttrs(attrs...)
 	_ = h.Handle(ctx, lr)
 }
@@ -350,6 +351,16 @@ func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
 func requestID(r *http.Request) string { return service.RequestID(r.Context()) }
 
+// requestStart is when ServeHTTP took r, from which an answer's
+// meta.duration_ms counts (now, for a request that did not come through
+// it).
+func requestStart(r *http.Request) time.Time {
+	if start, ok := service.RequestStart(r.Context()); ok {
+		return start
+	}
+	return time.Now()
+}
+
 // handler is an operation's REST adapter.
 type handler func(r *http.Request, ps httprouter.Params, c service.Caller) (*service.Result, error)
 
@@ -358,7 +369,7 @@ type handler func(r *http.Request, ps httprouter.Params, c service.Caller) (*ser
 // name (as MCP's tool); the FORBIDDEN detail names it by its REST call.
 func (s *Server) op(scope, opName string, h handler) httprouter.Handle {
 	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
-		start := time.Now()
+		start := requestStart(r)
 		c, err := s.svc.Authenticate(r.Header.Get("Authorization"))
 		if err != nil {
 			s.writeError(w, r, err)
@@ -377,26 +388,34 @@ func (s *Server) op(scope, opName string, h handler) httprouter.Handle {
 			s.writeError(w, r, err)
 			return
 		}
-		h := w.Header()
-		setSnapshotHeaders(h, res.Snapshot)
-		if isProductRead(name) {
-			etag := etagOf(res)
-			h["Etag"] = []string{etag}
-			if inm, ok := r.Header["If-None-Match"]; ok && notModified(inm, etag) {
-				w.WriteHeader(http.StatusNotModified)
-				return
-			}
+		s.writeResult(w, r, name, res, start)
+		res.Release()
+	}
+}
+
+// writeResult writes an operation's answer: its snapshot headers, its ETag
+// (product reads, which a matching If-None-Match answers 304), and its
+// envelope. res's bytes are copied into the envelope before it returns.
+func (s *Server) writeResult(w http.ResponseWriter, r *http.Request, name string, res *service.Result, start time.Time) {
+	h := w.Header()
+	setSnapshotHeaders(h, res.Snapshot)
+	if isProductRead(name) {
+		etag := etagOf(res)
+		h["Etag"] = []string{etag}
+		if inm, ok := r.Header["If-None-Match"]; ok && notModified(inm, etag) {
+			w.WriteHeader(http.StatusNotModified)
+			return
 		}
-		buf := bufs.Get().(*[]byte)
-		b := res.AppendEnvelope((*buf)[:0], requestID(r), time.Since(start))
-		h["Content-Type"] = jsonType
-		h["Content-Length"] = []string{strconv.Itoa(len(b))}
-		w.WriteHeader(http.StatusOK)
-		w.Write(b)
-		if cap(b) <= 1<<20 {
-			*buf = b
-			bufs.Put(buf)
-		}
+	}
+	buf := bufs.Get().(*[]byte)
+	b := res.AppendEnvelope((*buf)[:0], requestID(r), time.Since(start))
+	h["Content-Type"] = jsonType
+	h["Content-Length"] = []string{strconv.Itoa(len(b))}
+	w.WriteHeader(http.StatusOK)
+	w.Write(b)
+	if cap(b) <= 1<<20 {
+		*buf = b
+		bufs.Put(buf)
 	}
 }
 

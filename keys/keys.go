@@ -322,7 +322,7 @@ func readFile(path string, missingOK bool) (file, error) {
 // Set is the keys the server accepts, by hash: every key that is not revoked,
 // and the rotated-out secrets of those keys until their grace ends.
 type Set struct {
-	byHash map[string]entry
+	byHash map[[sha256.Size]byte]entry
 	n      int
 }
 
@@ -337,7 +337,7 @@ func Load(path string) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Set{byHash: map[string]entry{}}
+	s := &Set{byHash: map[[sha256.Size]byte]entry{}}
 	for i := range f.Keys {
 		k := &f.Keys[i]
 		if len(k.Hash) != 64 || k.Tenant == "" {
@@ -347,35 +347,71 @@ func Load(path string) (*Set, error) {
 			continue
 		}
 		s.n++
-		s.byHash[strings.ToLower(k.Hash)] = entry{key: k}
+		s.add(k.Hash, entry{key: k})
 		for _, p := range k.Previous {
 			until, err := time.Parse(time.RFC3339, p.Until)
 			if len(p.Hash) != 64 || err != nil {
 				return nil, fmt.Errorf("keys file %s: entry %d has a previous secret without a valid sha256 or until", path, i+1)
 			}
-			s.byHash[strings.ToLower(p.Hash)] = entry{key: k, until: until}
+			s.add(p.Hash, entry{key: k, until: until})
 		}
 	}
 	return s, nil
+}
+
+// add files e under its hash, 64 hex digits of either case. A hash that is
+// not hex matches no secret (as when the map was keyed by the hex text), so
+// it is left out.
+func (s *Set) add(hexHash string, e entry) {
+	var sum [sha256.Size]byte
+	if n, err := hex.Decode(sum[:], []byte(hexHash)); err == nil && n == len(sum) {
+		s.byHash[sum] = e
+	}
 }
 
 // Len is the number of keys in force (revoked ones are not counted).
 func (s *Set) Len() int { return s.n }
 
 // Lookup returns the key whose current secret, or rotated-out secret still
-// in its grace period, is secret.
-func (s *Set) Lookup(secret string) (*Key, bool) { return s.LookupAt(secret, time.Now()) }
+// in its grace period, is secret. It reads the clock only for a rotated-out
+// secret, the one kind of entry that ends.
+func (s *Set) Lookup(secret string) (*Key, bool) {
+	e, ok := s.find(secret)
+	if !ok || (!e.until.IsZero() && !time.Now().Before(e.until)) {
+		return nil, false
+	}
+	return e.key, true
+}
 
 // LookupAt is Lookup at time now.
 func (s *Set) LookupAt(secret string, now time.Time) (*Key, bool) {
-	if secret == "" {
-		return nil, false
-	}
-	// The map is keyed by the SHA-256 of the secret, so a lookup's timing
-	// tells nothing about the secrets it is compared with.
-	e, ok := s.byHash[Hash(secret)]
+	e, ok := s.find(secret)
 	if !ok || (!e.until.IsZero() && !now.Before(e.until)) {
 		return nil, false
 	}
 	return e.key, true
+}
+
+// maxStackSecret is the longest presented secret hashed from a stack copy
+// (a pds key is 36 bytes); a longer one is converted on the heap.
+const maxStackSecret = 64
+
+// find returns the entry of secret, whatever its grace.
+func (s *Set) find(secret string) (entry, bool) {
+	if secret == "" {
+		return entry{}, false
+	}
+	// The map is keyed by the SHA-256 of the secret, so a lookup's timing
+	// tells nothing about the secrets it is compared with. The raw digest is
+	// the key (no hex text per call); a key is short enough to be hashed
+	// from a copy on the stack.
+	var sum [sha256.Size]byte
+	if len(secret) <= maxStackSecret {
+		var buf [maxStackSecret]byte
+		sum = sha256.Sum256(buf[:copy(buf[:], secret)])
+	} else {
+		sum = sha256.Sum256([]byte(secret))
+	}
+	e, ok := s.byHash[sum]
+	return e, ok
 }

@@ -265,3 +265,36 @@ func TestLockReleasedOnError(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The server looks a secret up by its raw SHA-256: a hash written in the
+// keys file in upper case is found, a hash that is not hex is loaded but
+// matches nothing, and a presented secret longer than a pds key is hashed
+// whole.
+func TestLookupByDigest(t *testing.T) {
+	long := "pds_" + strings.Repeat("x", 200)
+	body := fmt.Sprintf(`{"keys":[
+		{"id":"key_upper","sha256":%q,"tenant":"a","scopes":["products:read"],"created_at":"2026-01-01T00:00:00Z"},
+		{"id":"key_long","sha256":%q,"tenant":"b","scopes":["products:read"],"created_at":"2026-01-01T00:00:00Z"},
+		{"id":"key_nothex","sha256":%q,"tenant":"c","scopes":["products:read"],"created_at":"2026-01-01T00:00:00Z"}]}`,
+		strings.ToUpper(Hash("pds_upper")), Hash(long), strings.Repeat("zz", 32))
+	path := filepath.Join(t.TempDir(), "keys.json")
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Len() != 3 {
+		t.Errorf("Len = %d, want 3", s.Len())
+	}
+	for secret, want := range map[string]string{"pds_upper": "key_upper", long: "key_long", "pds_lower": "", "": "", long + "y": ""} {
+		got := ""
+		if k, ok := s.Lookup(secret); ok {
+			got = k.ID
+		}
+		if got != want {
+			t.Errorf("Lookup(%.12q) = %q, want %q", secret, got, want)
+		}
+	}
+}

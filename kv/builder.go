@@ -3,6 +3,7 @@ package kv
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -65,6 +66,27 @@ func NewBuilder(dir, sstDir string) (*Builder, error) {
 	}, nil
 }
 
+// singleLevelIndex are the tables written with a one-level index: those
+// read by every product GET or resolve item (identities and aliases). With
+// an index block as large as the data needs, a point read looks up one
+// index block instead of a top-level one and then one of its partitions;
+// the index is larger as a single block, which a served store keeps in its
+// block cache.
+var singleLevelIndex = [...]byte{TagIdentity, TagAlias}
+
+// tableOptions are the writer options of table tag: opts, with no limit on
+// the index block for the tables in singleLevelIndex (which makes Pebble
+// write a one-level index however many data blocks there are). This is a
+// writer option only; stores written either way open the same.
+func tableOptions(opts sstable.WriterOptions, tag byte) sstable.WriterOptions {
+	for _, t := range singleLevelIndex {
+		if t == tag {
+			opts.IndexBlockSize = math.MaxInt32
+		}
+	}
+	return opts
+}
+
 // Set adds key (a full key from Key or AppendViewKey) with value to its table.
 func (b *Builder) Set(key, value []byte) error {
 	if len(key) < 2 {
@@ -78,7 +100,7 @@ func (b *Builder) Set(key, value []byte) error {
 		if err != nil {
 			return fmt.Errorf("kv: %w", err)
 		}
-		t = &tableWriter{path: path, w: sstable.NewWriter(objstorageprovider.NewFileWritable(f), b.wopts)}
+		t = &tableWriter{path: path, w: sstable.NewWriter(objstorageprovider.NewFileWritable(f), tableOptions(b.wopts, tag))}
 		b.tables[tag] = t
 	}
 	if t.last != nil && string(key) <= string(t.last) {

@@ -150,10 +150,17 @@ func copyValue(get func([]byte) ([]byte, io.Closer, error), key, dst []byte) ([]
 	return dst, true, nil
 }
 
-// Alias looks up which product identifier names.
+// Alias looks up which product identifier names. Its key and value are read
+// into the pooled Reader's buffers (DecodeAlias copies what it keeps).
 func (s *Store) Alias(identifier string) (Alias, bool, error) {
-	var kb [96]byte
-	v, ok, err := s.get(AppendKey(kb[:0], TagAlias, identifier), nil)
+	r, err := s.iters.take(s.db)
+	if err != nil {
+		return Alias{}, false, err
+	}
+	defer r.Close()
+	r.key = AppendKey(r.key[:0], TagAlias, identifier)
+	v, ok, err := r.Get(r.key, r.val[:0])
+	r.val = v
 	if !ok || err != nil {
 		return Alias{}, false, err
 	}
@@ -164,10 +171,19 @@ func (s *Store) Alias(identifier string) (Alias, bool, error) {
 	return a, true, nil
 }
 
-// View reads a precomputed view into buf; ok is false when there is none.
+// View appends a precomputed view to buf (a caller may keep bytes of its
+// own before it, or pass buf[:0]); ok is false when there is none, and buf
+// is then returned as it was. The key is built in the pooled Reader's
+// buffer: one on the stack escapes to the heap through the iterator.
 func (s *Store) View(tag byte, subject, tenant string, buf []byte) ([]byte, bool, error) {
-	var kb [128]byte
-	return s.get(AppendViewKey(kb[:0], tag, subject, tenant), buf)
+	r, err := s.iters.take(s.db)
+	if err != nil {
+		return buf, false, err
+	}
+	r.key = AppendViewKey(r.key[:0], tag, subject, tenant)
+	buf, ok, err := r.Get(r.key, buf)
+	r.Close()
+	return buf, ok, err
 }
 
 // Meta reads a metadata value.
@@ -202,6 +218,8 @@ type Reader struct {
 	pool  *iterPool // where Close returns it
 	err   bool      // a read failed: the iterator is not used again
 	limit []byte    // the seek limit of Get
+	key   []byte    // the key of the Store's point reads
+	val   []byte    // the value of an alias read, decoded before Close
 }
 
 // NewReader returns a Reader over the whole store, from the store's pool.

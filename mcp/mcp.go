@@ -104,9 +104,10 @@ type request struct {
 // ServeHTTP runs the checks in the order of the package comment and then the
 // method.
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	start := time.Now()
 	rid := service.RequestID(r.Context())
-	if rid == "" { // served without the REST router in front
+	start, ok := service.RequestStart(r.Context())
+	if !ok { // served without the REST router in front
+		start = time.Now()
 		rid = service.NewRequestID()
 		w.Header().Set("X-Request-Id", rid)
 	}

@@ -384,6 +384,7 @@ func runTool(ctx context.Context, log *slog.Logger, t *tool, c service.Caller, a
 		return toolFailure(log, t, err, requestID), err
 	}
 	env := res.AppendEnvelope(nil, requestID, time.Since(start))
+	res.Release() // env is a copy of everything res held
 	return callResult{ResultType: "complete", Content: []content{{Type: "text", Text: string(env)}},
 		StructuredContent: env, IsError: false}, nil
 }

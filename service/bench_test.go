@@ -11,9 +11,9 @@ import (
 
 // BenchmarkViewGet is #14's regression guard for the product read path: one
 // identity, passport or evidence answer read from a real snapshot (5,000
-// products, a warm block cache), as REST and MCP both run it. Run it with
-// -benchmem (make bench-go does): a change that adds allocations to this hot
-// path shows in allocs/op.
+// products, a warm block cache), as REST and MCP both run it, and released
+// as they release it. Run it with -benchmem (make bench-go does): a change
+// that adds allocations to this hot path shows in allocs/op.
 func BenchmarkViewGet(b *testing.B) {
 	const n = 5000
 	snap := fixture.Build(b, fixture.SearchInput(b, n))
@@ -41,6 +41,7 @@ func BenchmarkViewGet(b *testing.B) {
 				if err != nil || len(res.Body) == 0 {
 					b.Fatalf("%s %s: %v", v.name, id, err)
 				}
+				res.Release() // as the transports do once the answer is written
 			}
 		})
 	}

@@ -136,50 +136,55 @@ func (s *Service) product(ctx context.Context, c Caller, view View, a ProductArg
 		return nil, err
 	}
 	defer snap.release()
+	buf := viewBufs.Get().(*[]byte)
+	res, err := snap.product(view, identifier, readings, c.Tenant, buf)
+	if res == nil || res.buf != buf {
+		putViewBuf(buf) // nothing the answer holds is in it
+	}
+	return res, err
+}
+
+// product answers view of what readings of identifier name for tenant,
+// reading a stored view into buf (the answer then holds buf, see
+// Result.Release).
+func (snap *Snapshot) product(view View, identifier string, readings []gs1.Reading, tenant string, buf *[]byte) (*Result, error) {
 	if len(readings) == 1 {
 		subject := readings[0].Subject.String()
-		v, ok, err := snap.direct(view, subject, c.Tenant)
+		v, ok, err := snap.direct(view, subject, tenant, buf)
 		if err != nil {
 			return nil, err
 		}
 		if ok {
-			return snap.stamped(viewResult(view, v, identifier, readings[0], subject, subject))
+			return snap.stamped(viewResult(view, v, buf, identifier, readings[0], subject, subject))
 		}
 	}
-	l, err := snap.find(readings, c.Tenant)
+	l, err := snap.find(readings, tenant)
 	if err != nil {
 		return nil, err
 	}
 	if l.status != domain.StatusFound {
 		return snap.stamped(l.absence(identifier))
 	}
-	raw, ok, err := snap.store.View(byte(view), l.alias.Subject, l.alias.ViewTenant(c.Tenant), nil)
+	v, ok, err := snap.readView(view, l.alias.Subject, l.alias.ViewTenant(tenant), buf)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
 		return nil, domain.Internal(errMissingView(l.alias.Subject))
 	}
-	v, err := kv.DecodeView(raw)
-	if err != nil {
-		return nil, domain.Internal(err)
-	}
-	return snap.stamped(viewResult(view, v, identifier, l.reading, l.reading.Subject.String(), l.alias.Subject))
+	return snap.stamped(viewResult(view, v, buf, identifier, l.reading, l.reading.Subject.String(), l.alias.Subject))
 }
 
-// viewResult answers a stored view of product, found through reading of
-// input, whose subject string is looked. A found answer read as written is the stored view as it is;
-// otherwise data.interpreted_as echoes the subject looked up and the
+// viewResult answers a stored view of product (read by readView into buf,
+// which the answer holds), found through reading of input, whose subject
+// string is looked. A found answer read as written is the stored view as it
+// is; otherwise data.interpreted_as echoes the subject looked up and the
 // reading's warnings follow the stored ones. A passport or evidence view
 // that is an absence (a known product with no passport, or whose claims
 // are all withheld) gets the data of every absence, with has_product.
-func viewResult(view View, v kv.View, input string, reading gs1.Reading, looked, product string) (*Result, error) {
+func viewResult(view View, v kv.View, buf *[]byte, input string, reading gs1.Reading, looked, product string) (*Result, error) {
 	body := v.Body
-	if view == ViewIdentity {
-		body = make([]byte, 0, len(identityPrefix)+len(v.Body))
-		body = append(append(body, identityPrefix...), v.Body...)
-	}
-	res := &Result{Body: body}
+	res := &Result{Body: body, buf: buf}
 	if view != ViewIdentity {
 		res.Coverage = v.Coverage
 	}
@@ -209,24 +214,41 @@ func viewResult(view View, v kv.View, input string, reading gs1.Reading, looked,
 // subject: its public view is read without the alias. ok is false when the
 // subject needs the full lookup (a linked identifier, a private product, or
 // nothing stored).
-func (snap *Snapshot) direct(view View, subject, tenant string) (kv.View, bool, error) {
-	raw, ok, err := snap.store.View(byte(view), subject, "", nil)
+func (snap *Snapshot) direct(view View, subject, tenant string, buf *[]byte) (kv.View, bool, error) {
+	v, ok, err := snap.readView(view, subject, "", buf)
 	if err != nil || !ok {
 		return kv.View{}, false, err
-	}
-	v, err := kv.DecodeView(raw)
-	if err != nil {
-		return kv.View{}, false, domain.Internal(err)
 	}
 	if tenant == "" || !v.HasTenant(tenant) {
 		return v, true, nil
 	}
-	if raw, ok, err = snap.store.View(byte(view), subject, tenant, nil); err != nil || !ok {
+	return snap.readView(view, subject, tenant, buf)
+}
+
+// readView reads the view of subject for tenant into *buf (over what it
+// held) and decodes it. An identity view's Body comes back with
+// identityPrefix before it, in the same buffer: the value is read past room
+// for the prefix, and once it is decoded (its tenants copied out) the
+// prefix is written over the bytes just before the body, so that the
+// answer needs no copy of its own.
+func (snap *Snapshot) readView(view View, subject, tenant string, buf *[]byte) (kv.View, bool, error) {
+	pad := 0
+	if view == ViewIdentity {
+		pad = len(identityPrefix)
+	}
+	raw, ok, err := snap.store.View(byte(view), subject, tenant, append((*buf)[:0], identityPrefix[:pad]...))
+	*buf = raw[:0]
+	if err != nil || !ok {
 		return kv.View{}, false, err
 	}
-	v, err = kv.DecodeView(raw)
+	v, err := kv.DecodeView(raw[pad:])
 	if err != nil {
 		return kv.View{}, false, domain.Internal(err)
+	}
+	if pad > 0 {
+		at := len(raw) - len(v.Coverage) - len(v.Body) // where the body starts, at least pad
+		copy(raw[at-pad:at], identityPrefix)
+		v.Body = raw[at-pad : at+len(v.Body)]
 	}
 	return v, true, nil
 }

@@ -9,6 +9,7 @@ import (
 	"context"
 	"log/slog"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -221,7 +222,38 @@ type Result struct {
 	Body       []byte // envelope members, without braces
 	Coverage   []byte // JSON of meta.coverage, or nil
 	NextCursor string
-	Snapshot   *Stamp // the snapshot that answered, or nil for an answer that reads none
+	Snapshot   *Stamp  // the snapshot that answered, or nil for an answer that reads none
+	buf        *[]byte // the pooled buffer Body and Coverage may alias, or nil
+}
+
+// Release gives back the pooled buffer a product answer was read into, for
+// the next read. A transport calls it once it has written (or copied) the
+// answer; r's Body and Coverage must not be used after it (they are cleared,
+// so that a use shows). Release of an answer that holds no such buffer, or
+// of nil, does nothing; an answer never released is only garbage.
+func (r *Result) Release() {
+	if r == nil || r.buf == nil {
+		return
+	}
+	b := r.buf
+	r.buf, r.Body, r.Coverage = nil, nil, nil
+	putViewBuf(b)
+}
+
+// viewBufs are the buffers product reads copy a stored view into (see
+// Result.Release): a pooled one saves the read's allocation, and an
+// identity's second one (see readView).
+var viewBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledView is the largest buffer kept for reuse; a bigger one (a
+// product with a very long evidence chain) is left to the garbage collector.
+const maxPooledView = 1 << 20
+
+func putViewBuf(b *[]byte) {
+	if cap(*b) <= maxPooledView {
+		*b = (*b)[:0]
+		viewBufs.Put(b)
+	}
 }
 
 // bodyResult encodes a Body as a Result.
@@ -261,40 +293,60 @@ func (r *Result) AppendEnvelope(dst []byte, requestID string, elapsed time.Durat
 	return append(dst, "}}"...)
 }
 
-type ctxKey int
+// requestKey is the context key of a call's *requestInfo.
+type requestKey struct{}
 
-const requestIDKey ctxKey = 1
+// requestInfo is what a transport notes about the call it serves, in one
+// context value: its id, when it started, and the caller once
+// authenticated (for the access log).
+type requestInfo struct {
+	id     string
+	start  time.Time
+	caller Caller
+}
 
-// WithRequestID returns ctx carrying a request id.
-func WithRequestID(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, requestIDKey, id)
+// WithRequest returns ctx carrying a request id and the time the request
+// started (so that the clock is read once for both the answer's duration
+// and the access log), and room for the caller a transport authenticates,
+// so that the access log can name the tenant and key.
+func WithRequest(ctx context.Context, id string, start time.Time) context.Context {
+	return context.WithValue(ctx, requestKey{}, &requestInfo{id: id, start: start})
+}
+
+// RequestStart returns when ctx's request started; ok is false when ctx
+// carries no request.
+func RequestStart(ctx context.Context) (start time.Time, ok bool) {
+	if ri := requestOf(ctx); ri != nil {
+		return ri.start, true
+	}
+	return time.Time{}, false
+}
+
+func requestOf(ctx context.Context) *requestInfo {
+	ri, _ := ctx.Value(requestKey{}).(*requestInfo)
+	return ri
 }
 
 // RequestID returns the request id ctx carries, or "".
 func RequestID(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey).(string)
-	return id
+	if ri := requestOf(ctx); ri != nil {
+		return ri.id
+	}
+	return ""
 }
 
-const callerKey ctxKey = 2
-
-// WithCallerSlot returns ctx with room for the caller a transport
-// authenticates, so that the access log can name the tenant and key.
-func WithCallerSlot(ctx context.Context) context.Context {
-	return context.WithValue(ctx, callerKey, new(Caller))
-}
-
-// NoteCaller records the authenticated caller in ctx's slot, if it has one.
+// NoteCaller records the authenticated caller in ctx's request, if it
+// carries one.
 func NoteCaller(ctx context.Context, c Caller) {
-	if slot, ok := ctx.Value(callerKey).(*Caller); ok {
-		*slot = c
+	if ri := requestOf(ctx); ri != nil {
+		ri.caller = c
 	}
 }
 
-// NotedCaller returns the caller recorded in ctx's slot, or nil.
+// NotedCaller returns the caller recorded in ctx's request, or nil.
 func NotedCaller(ctx context.Context) *Caller {
-	if slot, ok := ctx.Value(callerKey).(*Caller); ok && slot.KeyID != "" {
-		return slot
+	if ri := requestOf(ctx); ri != nil && ri.caller.KeyID != "" {
+		return &ri.caller
 	}
 	return nil
 }
