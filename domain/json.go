@@ -31,13 +31,7 @@ const maxPooledBuffer = 64 << 10
 // writes, REST, MCP and the views ingest precomputes, is encoded with it;
 // the bytes are otherwise those of json.Marshal. The result is a new slice
 // the caller owns.
-func Marshal(v any) ([]byte, error) {
-	out, err := AppendMarshal(nil, v)
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
+func Marshal(v any) ([]byte, error) { return AppendMarshal(nil, v) }
 
 // AppendMarshal appends v, as Marshal encodes it, to dst. On error dst is
 // returned unchanged.

@@ -477,16 +477,11 @@ func appendRawArray(b []byte, rs []json.RawMessage) []byte {
 	return append(b, ']')
 }
 
-// appendJSON appends v as encoding/json writes it.
-func appendJSON(b []byte, v any) ([]byte, error) {
-	return domain.AppendMarshal(b, v)
-}
-
 // chains builds the evidence chains of the passport's claims, with the links
 // a caller of tenant may see, and returns the sources they reference.
 // The JSON is that of domain.EvidenceData, assembled from stored JSON.
 func (c *catalog) evidenceData(sd *subjectData, claims []*domain.Claim, rawOf map[*domain.Claim][]byte, tenant string, used map[string]bool) ([]byte, error) {
-	b, err := appendJSON(append(make([]byte, 0, chainsSize(sd, claims, rawOf)), `{"subject":`...), sd.subject)
+	b, err := domain.AppendMarshal(append(make([]byte, 0, chainsSize(sd, claims, rawOf)), `{"subject":`...), sd.subject)
 	if err != nil {
 		return nil, err
 	}
@@ -513,10 +508,10 @@ func (c *catalog) evidenceData(sd *subjectData, claims []*domain.Claim, rawOf ma
 				b = append(b, ',')
 			}
 			links++
-			if b, err = appendJSON(append(b, `{"id":`...), e.ev.ID); err != nil {
+			if b, err = domain.AppendMarshal(append(b, `{"id":`...), e.ev.ID); err != nil {
 				return nil, err
 			}
-			if b, err = appendJSON(append(b, `,"locator":`...), e.ev.Locator); err != nil {
+			if b, err = domain.AppendMarshal(append(b, `,"locator":`...), e.ev.Locator); err != nil {
 				return nil, err
 			}
 			b = append(append(b, `,"document":`...), sd.docRaw[d.ID]...)

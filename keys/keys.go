@@ -377,16 +377,25 @@ func (s *Set) Len() int { return s.n }
 // secret, the one kind of entry that ends.
 func (s *Set) Lookup(secret string) (*Key, bool) {
 	e, ok := s.find(secret)
-	if !ok || (!e.until.IsZero() && !time.Now().Before(e.until)) {
-		return nil, false
+	if !ok || e.until.IsZero() {
+		return e.key, ok
 	}
-	return e.key, true
+	return e.at(time.Now())
 }
 
 // LookupAt is Lookup at time now.
 func (s *Set) LookupAt(secret string, now time.Time) (*Key, bool) {
 	e, ok := s.find(secret)
-	if !ok || (!e.until.IsZero() && !now.Before(e.until)) {
+	if !ok {
+		return nil, false
+	}
+	return e.at(now)
+}
+
+// at returns e's key if e is in force at now: always for a current secret,
+// until its grace ends for a rotated-out one.
+func (e entry) at(now time.Time) (*Key, bool) {
+	if !e.until.IsZero() && !now.Before(e.until) {
 		return nil, false
 	}
 	return e.key, true
