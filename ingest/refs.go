@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"slices"
+
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/kv"
 )
@@ -9,8 +11,10 @@ import (
 // before (products, claims, documents), which are committed to the scratch
 // store by then and no longer change: the workers look them up, for a whole
 // batch of lines at once, so that these point reads run on every core
-// instead of in the line-order goroutine. Lines of one product, or one
-// claim, tend to come together, so each lookup remembers its last answer.
+// instead of in the line-order goroutine. A batch looks up each distinct name
+// once, in key order: ascending seeks let Pebble step forward from where the
+// last one ended (its TrySeekUsingNext) instead of seeking every level from
+// the top, and the names of neighbouring lines tend to sit in the same block.
 
 // lineRef is what a worker found for a line's references.
 type lineRef struct {
@@ -20,18 +24,21 @@ type lineRef struct {
 	canonical, owner string
 }
 
-// refLookup reads committed scratch records for one batch, through one
-// reader, remembering the last answer of each kind.
+// refFound is what a lookup of one name found: the reference it gives (for
+// a document, only owner is set: its source's tenant), and whether the name
+// exists.
+type refFound struct {
+	ref lineRef
+	ok  bool
+}
+
+// refLookup reads committed scratch records for one batch through one
+// reader. Its lookups must come in ascending key order (see above).
 type refLookup struct {
-	scratch              *kv.Scratch
-	r                    *kv.ScratchReader // made by the first lookup
-	err                  error             // from making r
-	key, buf             []byte
-	product, claim, doc  string // the last names looked up ("" for none)
-	productOK, claimOK   bool
-	productRef, claimRef lineRef
-	docOK                bool
-	docTenant            string
+	scratch  *kv.Scratch
+	r        *kv.ScratchReader // made by the first lookup
+	err      error             // from making r
+	key, buf []byte
 }
 
 // get reads the committed value of key into l.buf.
@@ -52,115 +59,137 @@ func (l *refLookup) close() {
 	}
 }
 
-// owned looks up the appendOwned value of table tag for name.
-func (l *refLookup) owned(tag byte, name string) (lineRef, bool) {
-	l.key = kv.AppendKey(l.key[:0], tag, name)
-	v, ok, err := l.get(l.key)
-	if err != nil || !ok {
-		return lineRef{}, false
-	}
-	l.buf = v
-	c, o, _ := splitOwned(v)
-	return lineRef{canonical: string(c), owner: string(o)}, true
-}
-
-func (l *refLookup) productOf(subject string) (lineRef, bool) {
-	if subject != l.product || subject == "" {
-		l.product = subject
-		l.productRef, l.productOK = l.owned(tagAlias, subject)
-	}
-	return l.productRef, l.productOK
-}
-
-func (l *refLookup) claimOf(id string) (lineRef, bool) {
-	if id != l.claim || id == "" {
-		l.claim = id
-		l.claimRef, l.claimOK = l.owned(tagClaimID, id)
-	}
-	return l.claimRef, l.claimOK
-}
-
-// docTenantOf returns the tenant of a document's source.
-func (l *refLookup) docTenantOf(id string) (string, bool) {
-	if id != l.doc || id == "" {
-		l.doc = id
-		l.key = kv.AppendKey(l.key[:0], tagDocument, id)
+// lookupAll looks up the distinct names of table tag in key order and
+// returns what each gave; value turns a found record into its reference.
+// names is sorted in place. A read error counts as absent, as the line
+// order's checks would see it.
+func (l *refLookup) lookupAll(tag byte, names []string, value func(v []byte) lineRef) map[string]refFound {
+	slices.Sort(names)
+	names = slices.Compact(names)
+	found := make(map[string]refFound, len(names))
+	for _, name := range names {
+		l.key = kv.AppendKey(l.key[:0], tag, name)
 		v, ok, err := l.get(l.key)
-		l.docOK = err == nil && ok
-		l.docTenant = ""
-		if l.docOK {
-			l.buf = v
-			t, _ := splitDocument(v)
-			l.docTenant = string(t)
+		if err != nil || !ok {
+			found[name] = refFound{}
+			continue
 		}
+		l.buf = v
+		found[name] = refFound{ref: value(v), ok: true}
 	}
-	return l.docTenant, l.docOK
+	return found
 }
 
-// resolveClaims checks the subject and source of each parsed claim.
-func (b *builder) resolveClaims(res []parseResult) {
-	l := refLookup{scratch: b.scratch}
-	defer l.close()
+// ownedRef reads an appendOwned value.
+func ownedRef(v []byte) lineRef {
+	c, o, _ := splitOwned(v)
+	return lineRef{canonical: string(c), owner: string(o)}
+}
+
+// documentRef reads a document's value: its source's tenant, as owner.
+func documentRef(v []byte) lineRef {
+	t, _ := splitDocument(v)
+	return lineRef{owner: string(t)}
+}
+
+// pending returns the batch's lines still to be judged (parsed, not yet
+// rejected), as records of type T.
+func pending[T any](res []parseResult) (idx []int, recs []*T) {
 	for i := range res {
 		if res[i].r != nil || res[i].p.v == nil {
 			continue
 		}
-		c := res[i].p.v.(*domain.Claim)
-		ref, ok := l.productOf(c.Subject)
-		if !ok {
+		idx = append(idx, i)
+		recs = append(recs, res[i].p.v.(*T))
+	}
+	return idx, recs
+}
+
+// resolveClaims checks the subject and source of each parsed claim.
+func (b *builder) resolveClaims(res []parseResult) {
+	idx, claims := pending[domain.Claim](res)
+	if len(idx) == 0 {
+		return
+	}
+	l := refLookup{scratch: b.scratch}
+	defer l.close()
+	subjects := make([]string, len(claims))
+	for i, c := range claims {
+		subjects[i] = c.Subject
+	}
+	products := l.lookupAll(tagAlias, subjects, ownedRef)
+	for k, c := range claims {
+		i := idx[k]
+		p := products[c.Subject]
+		if !p.ok {
 			res[i].r = rejectf("subject %s names no product in %s", c.Subject, FileProducts)
 			continue
 		}
-		if t := b.cat.tenantOfClaim(c); t != "" && ref.owner != "" && t != ref.owner {
-			res[i].r = rejectf("source_ref %s belongs to tenant %q but product %s belongs to tenant %q", domain.Str(c.SourceRef), t, ref.canonical, ref.owner)
+		if t := b.cat.tenantOfClaim(c); t != "" && p.ref.owner != "" && t != p.ref.owner {
+			res[i].r = rejectf("source_ref %s belongs to tenant %q but product %s belongs to tenant %q", domain.Str(c.SourceRef), t, p.ref.canonical, p.ref.owner)
 			continue
 		}
-		res[i].p.ref = ref
+		res[i].p.ref = p.ref
 	}
 }
 
 // resolveEvidence checks the claim and document of each parsed evidence
 // line, and that they belong to the same tenant.
 func (b *builder) resolveEvidence(res []parseResult) {
+	idx, evs := pending[domain.Evidence](res)
+	if len(idx) == 0 {
+		return
+	}
 	l := refLookup{scratch: b.scratch}
 	defer l.close()
-	for i := range res {
-		if res[i].r != nil || res[i].p.v == nil {
-			continue
-		}
-		e := res[i].p.v.(*domain.Evidence)
-		ref, ok := l.claimOf(e.ClaimID)
-		if !ok {
+	claimIDs, docIDs := make([]string, len(evs)), make([]string, len(evs))
+	for i, e := range evs {
+		claimIDs[i], docIDs[i] = e.ClaimID, e.DocumentID
+	}
+	// Claim ids (tagClaimID) sort before document ids (tagDocument), so
+	// one reader sees every seek in ascending order.
+	claims := l.lookupAll(tagClaimID, claimIDs, ownedRef)
+	docs := l.lookupAll(tagDocument, docIDs, documentRef)
+	for k, e := range evs {
+		i := idx[k]
+		c := claims[e.ClaimID]
+		if !c.ok {
 			res[i].r = rejectf("claim_id %s names no claim in %s", e.ClaimID, FileClaims)
 			continue
 		}
-		t, ok := l.docTenantOf(e.DocumentID)
-		if !ok {
+		d := docs[e.DocumentID]
+		if !d.ok {
 			res[i].r = rejectf("document_id %s names no document in %s", e.DocumentID, FileDocuments)
 			continue
 		}
-		if t != "" && ref.owner != "" && t != ref.owner {
-			res[i].r = rejectf("document %s belongs to tenant %q but the claim's product belongs to tenant %q", e.DocumentID, t, ref.owner)
+		if t := d.ref.owner; t != "" && c.ref.owner != "" && t != c.ref.owner {
+			res[i].r = rejectf("document %s belongs to tenant %q but the claim's product belongs to tenant %q", e.DocumentID, t, c.ref.owner)
 			continue
 		}
-		res[i].p.ref = ref
+		res[i].p.ref = c.ref
 	}
 }
 
 // resolveVerdicts checks the subject of each parsed verdict.
 func (b *builder) resolveVerdicts(res []parseResult) {
+	idx, verdicts := pending[domain.Verdict](res)
+	if len(idx) == 0 {
+		return
+	}
 	l := refLookup{scratch: b.scratch}
 	defer l.close()
-	for i := range res {
-		if res[i].r != nil || res[i].p.v == nil {
-			continue
-		}
-		v := res[i].p.v.(*domain.Verdict)
-		ref, ok := l.productOf(v.Subject)
-		if !ok {
+	subjects := make([]string, len(verdicts))
+	for i, v := range verdicts {
+		subjects[i] = v.Subject
+	}
+	products := l.lookupAll(tagAlias, subjects, ownedRef)
+	for k, v := range verdicts {
+		i := idx[k]
+		p := products[v.Subject]
+		if !p.ok {
 			res[i].r = rejectf("subject %s names no product in %s", v.Subject, FileProducts)
 			continue
 		}
-		res[i].p.ref = ref
+		res[i].p.ref = p.ref
 	}
 }
