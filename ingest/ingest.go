@@ -129,6 +129,12 @@ const (
 // false is certain.
 func (b *builder) maybeSeen(key []byte) bool { return b.seen.Test(key) }
 
+// markSeen adds key to the id filter, and reports whether it may have been
+// there before (as maybeSeen would have): one hashing of the key instead of
+// two. Adding the key of a line that turns out a duplicate changes nothing,
+// since the key is in the store already.
+func (b *builder) markSeen(key []byte) bool { return b.seen.TestAndAdd(key) }
+
 // Run builds a snapshot.
 func Run(ctx context.Context, opts Options) (Summary, error) {
 	start := time.Now()
@@ -508,7 +514,7 @@ func (b *builder) applyProduct(p parsed, n int) *reject {
 func (b *builder) applyClaim(p parsed, n int) *reject {
 	c := p.v.(*domain.Claim)
 	canonical, owner := p.ref.canonical, p.ref.owner // resolveClaims checked them
-	if b.maybeSeen(b.skey(tagClaimID, c.ID)) {
+	if b.markSeen(b.skey(tagClaimID, c.ID)) {
 		if v, dup, _ := b.scratch.Get(b.key, b.buf); dup {
 			b.buf = v
 			_, _, line := splitOwned(v)
@@ -516,7 +522,6 @@ func (b *builder) applyClaim(p parsed, n int) *reject {
 		}
 	}
 	b.rec = appendOwned(b.rec[:0], canonical, owner, n)
-	b.seen.Add(b.skey(tagClaimID, c.ID))
 	if err := b.scratch.Set(b.key, b.rec); err != nil {
 		return rejectf("scratch store: %v", err)
 	}
@@ -527,7 +532,7 @@ func (b *builder) applyClaim(p parsed, n int) *reject {
 // record, so evidence can check visibility without decoding it.
 func (b *builder) applyDocument(p parsed, n int) *reject {
 	d := p.v.(*domain.Document)
-	if b.maybeSeen(b.skey(tagDocument, d.ID)) {
+	if b.markSeen(b.skey(tagDocument, d.ID)) {
 		if v, dup, _ := b.scratch.Get(b.key, b.buf); dup {
 			b.buf = v
 			_, rec := splitDocument(v)
@@ -537,7 +542,6 @@ func (b *builder) applyDocument(p parsed, n int) *reject {
 	}
 	tenant := b.cat.sources[d.SourceID].Tenant
 	rec := binary.AppendUvarint(append(append(make([]byte, 0, len(tenant)+len(p.enc)+5), tenant...), 0), uint64(n))
-	b.seen.Add(b.skey(tagDocument, d.ID))
 	if err := b.scratch.Set(b.key, append(rec, p.enc...)); err != nil {
 		return rejectf("scratch store: %v", err)
 	}
@@ -547,7 +551,7 @@ func (b *builder) applyDocument(p parsed, n int) *reject {
 func (b *builder) applyEvidence(p parsed, n int) *reject {
 	e := p.v.(*domain.Evidence)
 	canonical := p.ref.canonical // resolveEvidence checked the references
-	if b.maybeSeen(b.skey(tagEvidenceID, e.ID)) {
+	if b.markSeen(b.skey(tagEvidenceID, e.ID)) {
 		if v, dup, _ := b.scratch.Get(b.key, b.buf); dup {
 			b.buf = v
 			line, _ := binary.Uvarint(v)
@@ -555,7 +559,6 @@ func (b *builder) applyEvidence(p parsed, n int) *reject {
 		}
 	}
 	b.rec = binary.AppendUvarint(b.rec[:0], uint64(n))
-	b.seen.Add(b.skey(tagEvidenceID, e.ID))
 	if err := b.scratch.Set(b.key, b.rec); err != nil {
 		return rejectf("scratch store: %v", err)
 	}
