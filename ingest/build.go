@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/binary"
 	"fmt"
 	"strings"
 	"time"
@@ -135,7 +134,13 @@ type subjectOut struct {
 	err     error
 }
 
-type kvEntry struct{ key, value []byte }
+// kvEntry is one view to write. The writer encodes it (kv.AppendView) into
+// a buffer it reuses: encoding it here, into a new allocation the size of
+// the view, cost a copy and a zeroed allocation per view for nothing.
+type kvEntry struct {
+	key  []byte
+	view kv.View
+}
 
 // rawSubject is one product's scratch records as gathered: copies of the
 // values, not yet decoded (the workers decode them).
@@ -290,7 +295,7 @@ func (c *catalog) compute(sd *subjectData) subjectOut {
 			if tenant == "" {
 				w.view.Tenants = tenants
 			}
-			out.entries = append(out.entries, kvEntry{kv.AppendViewKey(nil, w.tag, sd.subject, tenant), kv.AppendView(make([]byte, 0, viewSize(w.view)), w.view)})
+			out.entries = append(out.entries, kvEntry{kv.AppendViewKey(nil, w.tag, sd.subject, tenant), w.view})
 		}
 		doc := index.Doc{Subject: sd.subject, Manufacturer: sd.product.Manufacturer, Brand: sd.product.Brand,
 			TrustLevel: domain.TrustRank(sd.product.TrustLevel), HasPassport: v.hasPassport,
@@ -301,17 +306,6 @@ func (c *catalog) compute(sd *subjectData) subjectOut {
 		out.docs = append(out.docs, doc)
 	}
 	return out
-}
-
-// viewSize is at least the length of v's encoding (kv.AppendView), so that
-// the encoding is written into one allocation; the evidence views are tens of
-// kilobytes, and growing a slice to them copied each several times.
-func viewSize(v kv.View) int {
-	n := len(v.Body) + len(v.Coverage) + 2*binary.MaxVarintLen64
-	for _, t := range v.Tenants {
-		n += len(t) + binary.MaxVarintLen64
-	}
-	return n
 }
 
 // write reports a product's late rejects and writes its views and view
@@ -334,7 +328,8 @@ func (b *builder) write(o *subjectOut) error {
 	// The three view tables each get their entries in key order: per
 	// visibility, e, i, p; tables are separate, so interleaving is fine.
 	for _, e := range o.entries {
-		if err := b.out.Set(e.key, e.value); err != nil {
+		b.view = kv.AppendView(b.view[:0], e.view)
+		if err := b.out.Set(e.key, b.view); err != nil {
 			return err
 		}
 	}

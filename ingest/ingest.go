@@ -110,6 +110,7 @@ type builder struct {
 	current               atomic.Value // string: the file being read
 	count                 atomic.Int64 // lines read in the current phase
 	buf, key, rec         []byte
+	view                  []byte // the view being written (write)
 	index                 *index.Builder
 	// seen holds every scratch key written for an id check (identifiers,
 	// claim, document and evidence ids): a key it has not seen is surely

@@ -319,18 +319,20 @@ func (c *catalog) foundBodies(sd *subjectData, tenant string, sel selection, ver
 		updated.s = sd.product.UpdatedAt
 	}
 	warnings := sel.warnings()
-	data, err := domain.Marshal(domain.PassportData{Subject: sd.subject, Attributes: attrs, Units: units, UpdatedAt: updated.s})
+	data, err := domain.AppendPassportData(nil, domain.PassportData{Subject: sd.subject, Attributes: attrs, Units: units, UpdatedAt: updated.s})
 	if err != nil {
 		return nil, nil, err
 	}
 	srcIDs := sel.sources()
-	if passport, err = foundBody(data, claimsJSON, c.servedSources(srcIDs), validation, warnings); err != nil {
+	passportSources := c.servedSources(srcIDs)
+	if passport, err = foundBody(data, claimsJSON, passportSources, validation, warnings); err != nil {
 		return nil, nil, err
 	}
-	if data, err = c.evidenceData(sd, claims, rawOf, tenant, srcIDs); err != nil {
-		return nil, nil, err
-	}
-	evidence, err = foundBody(data, nil, c.servedSources(srcIDs), nil, warnings)
+	// The evidence answer is written in place: its data, the chains, is
+	// most of it. The chains may add sources to srcIDs.
+	evidence = append(make([]byte, 0, len(foundPrefix)+chainsSize(sd, claims, rawOf)+256+2*rawLen(passportSources)), foundPrefix...)
+	evidence = c.appendEvidenceData(evidence, sd, claims, rawOf, tenant, srcIDs)
+	evidence, err = appendFoundTail(evidence, nil, c.servedSources(srcIDs), nil, warnings)
 	return passport, evidence, err
 }
 
@@ -346,17 +348,25 @@ func (n *newest) add(s string) {
 	}
 }
 
+// claimJSONSize is about the length of a claim's JSON, for sizing the
+// buffer claimJSON encodes a product's claims into.
+const claimJSONSize = 384
+
 // claimJSON returns each claim's JSON as served, encoding those whose
 // stored JSON no longer holds.
 func claimJSON(sd *subjectData) (map[*domain.Claim][]byte, error) {
 	rawOf := make(map[*domain.Claim][]byte, len(sd.claims))
+	// The claims are encoded one after the other into one buffer; a slice
+	// handed out stays valid when append moves the buffer.
+	buf := make([]byte, 0, claimJSONSize*len(sd.claims))
 	for _, cr := range sd.claims {
 		if cr.raw == nil {
-			raw, err := domain.Marshal(&cr.claim)
-			if err != nil {
+			start := len(buf)
+			var err error
+			if buf, err = domain.AppendClaim(buf, &cr.claim); err != nil {
 				return nil, err
 			}
-			cr.raw = raw
+			cr.raw = buf[start:len(buf):len(buf)]
 		}
 		rawOf[&cr.claim] = cr.raw
 	}
@@ -434,9 +444,16 @@ func (c *catalog) prepareSources() error {
 // encoding/json would write a domain.Body: status, data, claims (when
 // claims is not nil), sources, validation and warnings when present.
 func foundBody(data []byte, claims, sources []json.RawMessage, val *domain.Validation, warnings []domain.Warning) ([]byte, error) {
-	b := make([]byte, 0, 256+len(data)+rawLen(claims)+rawLen(sources))
-	b = append(b, `"status":"found","data":`...)
-	b = append(b, data...)
+	b := make([]byte, 0, len(foundPrefix)+256+len(data)+rawLen(claims)+rawLen(sources))
+	b = append(append(b, foundPrefix...), data...)
+	return appendFoundTail(b, claims, sources, val, warnings)
+}
+
+// foundPrefix begins the members of a found answer, up to its data.
+const foundPrefix = `"status":"found","data":`
+
+// appendFoundTail appends the members of a found answer after its data.
+func appendFoundTail(b []byte, claims, sources []json.RawMessage, val *domain.Validation, warnings []domain.Warning) ([]byte, error) {
 	if claims != nil {
 		b = appendRawArray(append(b, `,"claims":`...), claims)
 	}
@@ -477,14 +494,12 @@ func appendRawArray(b []byte, rs []json.RawMessage) []byte {
 	return append(b, ']')
 }
 
-// chains builds the evidence chains of the passport's claims, with the links
-// a caller of tenant may see, and returns the sources they reference.
-// The JSON is that of domain.EvidenceData, assembled from stored JSON.
-func (c *catalog) evidenceData(sd *subjectData, claims []*domain.Claim, rawOf map[*domain.Claim][]byte, tenant string, used map[string]bool) ([]byte, error) {
-	b, err := domain.AppendMarshal(append(make([]byte, 0, chainsSize(sd, claims, rawOf)), `{"subject":`...), sd.subject)
-	if err != nil {
-		return nil, err
-	}
+// appendEvidenceData appends the evidence chains of the passport's claims,
+// with the links a caller of tenant may see, and adds the sources they
+// reference to used. The JSON is that of domain.EvidenceData, assembled from
+// stored JSON.
+func (c *catalog) appendEvidenceData(b []byte, sd *subjectData, claims []*domain.Claim, rawOf map[*domain.Claim][]byte, tenant string, used map[string]bool) []byte {
+	b = domain.AppendString(append(b, `{"subject":`...), sd.subject)
 	b = append(b, `,"chains":[`...)
 	for i, cl := range claims {
 		if i > 0 {
@@ -508,22 +523,18 @@ func (c *catalog) evidenceData(sd *subjectData, claims []*domain.Claim, rawOf ma
 				b = append(b, ',')
 			}
 			links++
-			if b, err = domain.AppendMarshal(append(b, `{"id":`...), e.ev.ID); err != nil {
-				return nil, err
-			}
-			if b, err = domain.AppendMarshal(append(b, `,"locator":`...), e.ev.Locator); err != nil {
-				return nil, err
-			}
+			b = domain.AppendString(append(b, `{"id":`...), e.ev.ID)
+			b = domain.AppendLocator(append(b, `,"locator":`...), e.ev.Locator)
 			b = append(append(b, `,"document":`...), sd.docRaw[d.ID]...)
 			b = append(append(b, `,"source":`...), c.linkJSON[s.ID]...)
 			b = append(b, '}')
 		}
 		b = append(b, "]}"...)
 	}
-	return append(b, "]}"...), nil
+	return append(b, "]}"...)
 }
 
-// chainsSize estimates the length of evidenceData's JSON from the stored JSON
+// chainsSize estimates the length of appendEvidenceData's JSON from the stored JSON
 // it copies (claims, documents) and room for the rest of each link, so that
 // it is written into one allocation instead of grown through several.
 func chainsSize(sd *subjectData, claims []*domain.Claim, rawOf map[*domain.Claim][]byte) int {

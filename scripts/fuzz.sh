@@ -11,6 +11,7 @@ targets=(
   "./gs1/ FuzzParseElementString"
   "./ingest/ FuzzParseLine"
   "./ingest/ FuzzFastDecodeMatchesStd"
+  "./domain/ FuzzAppendJSONMatchesMarshal"
   "./http/ FuzzREST"
   "./mcp/ FuzzMCP"
   "./service/ FuzzScanResolve"
