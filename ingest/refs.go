@@ -33,7 +33,8 @@ type refFound struct {
 }
 
 // refLookup reads committed scratch records for one batch through one
-// reader. Its lookups must come in ascending key order (see above).
+// reader, made by its first lookup (a batch with nothing to look up makes
+// none). Its lookups must come in ascending key order (see above).
 type refLookup struct {
 	scratch  *kv.Scratch
 	r        *kv.ScratchReader // made by the first lookup
@@ -105,19 +106,26 @@ func pending[T any](res []parseResult) (idx []int, recs []*T) {
 	return idx, recs
 }
 
+// names returns the name each record gives, for lookupAll.
+func names[T any](recs []*T, name func(*T) string) []string {
+	out := make([]string, len(recs))
+	for i, r := range recs {
+		out[i] = name(r)
+	}
+	return out
+}
+
+func claimSubject(c *domain.Claim) string        { return c.Subject }
+func verdictSubject(v *domain.Verdict) string    { return v.Subject }
+func evidenceClaim(e *domain.Evidence) string    { return e.ClaimID }
+func evidenceDocument(e *domain.Evidence) string { return e.DocumentID }
+
 // resolveClaims checks the subject and source of each parsed claim.
 func (b *builder) resolveClaims(res []parseResult) {
 	idx, claims := pending[domain.Claim](res)
-	if len(idx) == 0 {
-		return
-	}
 	l := refLookup{scratch: b.scratch}
 	defer l.close()
-	subjects := make([]string, len(claims))
-	for i, c := range claims {
-		subjects[i] = c.Subject
-	}
-	products := l.lookupAll(tagAlias, subjects, ownedRef)
+	products := l.lookupAll(tagAlias, names(claims, claimSubject), ownedRef)
 	for k, c := range claims {
 		i := idx[k]
 		p := products[c.Subject]
@@ -137,19 +145,12 @@ func (b *builder) resolveClaims(res []parseResult) {
 // line, and that they belong to the same tenant.
 func (b *builder) resolveEvidence(res []parseResult) {
 	idx, evs := pending[domain.Evidence](res)
-	if len(idx) == 0 {
-		return
-	}
 	l := refLookup{scratch: b.scratch}
 	defer l.close()
-	claimIDs, docIDs := make([]string, len(evs)), make([]string, len(evs))
-	for i, e := range evs {
-		claimIDs[i], docIDs[i] = e.ClaimID, e.DocumentID
-	}
 	// Claim ids (tagClaimID) sort before document ids (tagDocument), so
 	// one reader sees every seek in ascending order.
-	claims := l.lookupAll(tagClaimID, claimIDs, ownedRef)
-	docs := l.lookupAll(tagDocument, docIDs, documentRef)
+	claims := l.lookupAll(tagClaimID, names(evs, evidenceClaim), ownedRef)
+	docs := l.lookupAll(tagDocument, names(evs, evidenceDocument), documentRef)
 	for k, e := range evs {
 		i := idx[k]
 		c := claims[e.ClaimID]
@@ -173,16 +174,9 @@ func (b *builder) resolveEvidence(res []parseResult) {
 // resolveVerdicts checks the subject of each parsed verdict.
 func (b *builder) resolveVerdicts(res []parseResult) {
 	idx, verdicts := pending[domain.Verdict](res)
-	if len(idx) == 0 {
-		return
-	}
 	l := refLookup{scratch: b.scratch}
 	defer l.close()
-	subjects := make([]string, len(verdicts))
-	for i, v := range verdicts {
-		subjects[i] = v.Subject
-	}
-	products := l.lookupAll(tagAlias, subjects, ownedRef)
+	products := l.lookupAll(tagAlias, names(verdicts, verdictSubject), ownedRef)
 	for k, v := range verdicts {
 		i := idx[k]
 		p := products[v.Subject]
