@@ -25,6 +25,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -77,6 +78,15 @@ type Summary struct {
 	RemovedStale []string
 	Views        int64
 	Duration     time.Duration
+	// Stages is how long each stage of the build took, in order: one per
+	// input file read, then views, finishing, manifest and publish.
+	Stages []StageTime
+}
+
+// StageTime is how long one stage of a build took.
+type StageTime struct {
+	Name     string
+	Duration time.Duration
 }
 
 // UnknownMembers is what a summary says about one file's unknown members.
@@ -107,8 +117,10 @@ type builder struct {
 	digest                digest
 	summary               Summary
 	printed               map[string]int
-	current               atomic.Value // string: the file being read
+	current               atomic.Value // string: the stage (the file being read, "views", …)
 	count                 atomic.Int64 // lines read in the current phase
+	stageMu               sync.Mutex   // guards stageAt and summary.Stages
+	stageAt               time.Time    // when the current stage started
 	buf, key, rec         []byte
 	view                  []byte // the view being written (write)
 	index                 *index.Builder
@@ -180,8 +192,8 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	if err := b.build(ctx, tmp); err != nil {
 		return b.summary, err
 	}
-	stop()
 
+	b.stage(stageManifest)
 	m := manifest.Manifest{BuildID: id, CreatedAt: opts.Now().UTC().Format(time.RFC3339), InputDigest: b.digest.String(),
 		Counts: b.summary.Accepted, Rejected: b.summary.Rejected}
 	m.Counts["views"] = b.summary.Views
@@ -192,9 +204,12 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		return b.summary, err
 	}
 	delete(m.Counts, "views")
+	b.stage(stagePublish)
 	if err := publish(tmp, opts.Out); err != nil {
 		return b.summary, err
 	}
+	b.stage("")
+	stop()
 	b.summary.InputDigest = m.InputDigest
 	b.summary.Duration = time.Since(start)
 	return b.summary, nil
@@ -259,6 +274,7 @@ func (b *builder) build(ctx context.Context, tmp string) (err error) {
 	if err := b.writeViews(ctx); err != nil {
 		return err
 	}
+	b.stage(stageFinishing)
 	// Closing the search index merges its segments into one, seconds of
 	// one core at a million products: it runs beside the rest of the
 	// store's writing, which no longer needs it.

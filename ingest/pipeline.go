@@ -117,8 +117,7 @@ func (b *builder) readFile(ctx context.Context, ph phase) error {
 	if !ok {
 		return nil
 	}
-	b.current.Store(name)
-	b.count.Store(0)
+	b.stage(name)
 	lr, err := openLines(b.inputs.dir, name)
 	if err != nil {
 		return err

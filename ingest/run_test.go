@@ -203,3 +203,30 @@ func TestDuplicatesNameTheEarlierLine(t *testing.T) {
 		t.Errorf("accepted %v", sum.Accepted)
 	}
 }
+
+// The summary says how long each stage took: every input file read, in the
+// order read, then views, finishing, manifest and publish.
+func TestSummaryStages(t *testing.T) {
+	in := fixture.WriteCase(t, fixture.CaseFile("passport"))
+	_, sum, _, err := build(t, in, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, st := range sum.Stages {
+		names = append(names, st.Name)
+		if st.Duration <= 0 {
+			t.Errorf("stage %s took %v", st.Name, st.Duration)
+		}
+	}
+	var want []string
+	for _, f := range []string{"parties.ndjson", "sources.ndjson", "products.ndjson", "claims.ndjson", "documents.ndjson", "evidence.ndjson", "verdicts.ndjson"} {
+		if name, ok := sum.Files[f]; ok {
+			want = append(want, name)
+		}
+	}
+	want = append(want, "views", "finishing", "manifest", "publish")
+	if strings.Join(names, ",") != strings.Join(want, ",") {
+		t.Errorf("stages %v, want %v", names, want)
+	}
+}

@@ -91,5 +91,21 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintf(stdout, "  %s began with a UTF-8 byte order mark, which was skipped\n", f)
 	}
 	fmt.Fprintf(stdout, "  %d views\n", sum.Views)
+	if len(sum.Stages) > 0 {
+		took := make([]string, len(sum.Stages))
+		for i, st := range sum.Stages {
+			took[i] = st.Name + " " + roundDuration(st.Duration).String()
+		}
+		fmt.Fprintf(stdout, "  took: %s\n", strings.Join(took, ", "))
+	}
 	return nil
+}
+
+// roundDuration rounds d for a person: to the millisecond under a second,
+// else to a tenth of a second.
+func roundDuration(d time.Duration) time.Duration {
+	if d < time.Second {
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(100 * time.Millisecond)
 }

@@ -36,7 +36,8 @@ func TestFinding12_8_IngestRoughEdges(t *testing.T) {
 			name:  "a byte order mark is skipped at the start of a file and explained elsewhere",
 			files: map[string]string{"products.ndjson": "\xef\xbb\xbf" + product("A", "") + "\xef\xbb\xbf" + product("B", "")},
 			out: []string{"products.ndjson 1 accepted, 1 rejected",
-				"products.ndjson began with a UTF-8 byte order mark, which was skipped"},
+				"products.ndjson began with a UTF-8 byte order mark, which was skipped",
+				"  took: products.ndjson ", ", views ", ", finishing ", ", manifest ", ", publish "},
 			errs: []string{"products.ndjson:2: not a JSON object: the line starts with a UTF-8 byte order mark"},
 		},
 		{
