@@ -10,10 +10,10 @@ import (
 // "0 records (0/s)" for as long as they run.
 func TestProgressLine(t *testing.T) {
 	for _, tc := range []struct {
-		stage            string
-		done, total      int64
+		stage             string
+		done, total       int64
 		interval, running time.Duration
-		want             string
+		want              string
 	}{
 		{"claims.ndjson", 250000, 1250000, time.Second, 5 * time.Second, "ingest: claims.ndjson: 1250000 records (250000/s)"},
 		{"views", 6000, 30000, 2 * time.Second, 9 * time.Second, "ingest: views: 30000 records (3000/s)"},
