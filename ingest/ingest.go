@@ -121,9 +121,12 @@ type builder struct {
 	count                 atomic.Int64 // lines read in the current phase
 	stageMu               sync.Mutex   // guards stageAt and summary.Stages
 	stageAt               time.Time    // when the current stage started
-	buf, key, rec         []byte
-	view                  []byte // the view being written (write)
-	index                 *index.Builder
+	// storeSums are the checksums of the store's files, taken while the
+	// search index merged (nil if they could not be).
+	storeSums     map[string]manifest.File
+	buf, key, rec []byte
+	view          []byte // the view being written (write)
+	index         *index.Builder
 	// seen holds every scratch key written for an id check (identifiers,
 	// claim, document and evidence ids): a key it has not seen is surely
 	// new, so the scratch store is asked only about the rare maybes.
@@ -147,6 +150,9 @@ func (b *builder) maybeSeen(key []byte) bool { return b.seen.Test(key) }
 // two. Adding the key of a line that turns out a duplicate changes nothing,
 // since the key is in the store already.
 func (b *builder) markSeen(key []byte) bool { return b.seen.TestAndAdd(key) }
+
+// storeDir is the store's folder in a snapshot.
+const storeDir = "store"
 
 // Run builds a snapshot.
 func Run(ctx context.Context, opts Options) (Summary, error) {
@@ -200,7 +206,7 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	if m.Sequence = opts.Sequence; m.Sequence == 0 {
 		m.Sequence = opts.Now().UnixMilli()
 	}
-	if err := manifest.Write(tmp, m); err != nil {
+	if err := manifest.WriteWith(tmp, m, b.storeSums); err != nil {
 		return b.summary, err
 	}
 	delete(m.Counts, "views")
@@ -241,7 +247,7 @@ func (b *builder) build(ctx context.Context, tmp string) (err error) {
 			b.scratch.Close()
 		}
 	}()
-	b.out, err = kv.NewBuilder(filepath.Join(tmp, "store"), filepath.Join(tmp, "tables"))
+	b.out, err = kv.NewBuilder(filepath.Join(tmp, storeDir), filepath.Join(tmp, "tables"))
 	if err != nil {
 		return err
 	}
@@ -283,9 +289,26 @@ func (b *builder) build(ctx context.Context, tmp string) (err error) {
 	indexed := make(chan error, 1)
 	go func() { indexed <- ix.Close() }()
 	err = b.finishStore()
+	// The store is finished while the search index is still merging on
+	// one core: checksum the store's files for the manifest meanwhile
+	// (seconds at a million products). Should that fail, the manifest
+	// checksums them itself.
+	summed := make(chan map[string]manifest.File, 1)
+	if err == nil {
+		go func() {
+			sums, err := manifest.Sums(tmp, storeDir)
+			if err != nil {
+				sums = nil
+			}
+			summed <- sums
+		}()
+	} else {
+		summed <- nil
+	}
 	if ierr := <-indexed; ierr != nil && err == nil {
 		err = fmt.Errorf("search index: %w", ierr)
 	}
+	b.storeSums = <-summed
 	if err != nil {
 		return err
 	}

@@ -50,45 +50,109 @@ type Manifest struct {
 // writes dir/manifest.json. The files are checksummed up to GOMAXPROCS at
 // once, as Verify reads them: a snapshot's files are few and large, and
 // one core hashes about 1.5 GB/s.
-func Write(dir string, m Manifest) error {
+func Write(dir string, m Manifest) error { return WriteWith(dir, m, nil) }
+
+// WriteWith is Write with the checksums of some files taken already, by
+// Sums while the rest of the snapshot was still being written: a file in
+// known whose size has not changed since is not read again. Whatever else
+// is under dir is checksummed here.
+func WriteWith(dir string, m Manifest, known map[string]File) error {
 	m.FormatVersion = FormatVersion
-	m.Files = nil
-	var paths []string
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, err := filepath.Rel(dir, path)
-		if err != nil {
-			return err
-		}
-		if rel != Name {
-			paths = append(paths, rel)
-		}
-		return nil
-	})
+	paths, err := listFiles(dir, ".")
 	if err != nil {
 		return fmt.Errorf("manifest: %w", err)
 	}
 	m.Files = make([]File, len(paths))
-	var g errgroup.Group
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i, rel := range paths {
-		g.Go(func() error {
-			size, sum, err := checksum(filepath.Join(dir, rel))
-			m.Files[i] = File{Path: filepath.ToSlash(rel), Size: size, SHA256: sum}
-			return err
-		})
+	var todo []int
+	for i, p := range paths {
+		f, ok := known[p.rel]
+		if ok && f.Size == p.size {
+			m.Files[i] = f
+		} else {
+			todo = append(todo, i)
+		}
 	}
-	if err := g.Wait(); err != nil {
+	err = sumEach(len(todo), func(j int) error {
+		p := paths[todo[j]]
+		f, err := sumFile(dir, p.rel)
+		m.Files[todo[j]] = f
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("manifest: %w", err)
 	}
-	sort.Slice(m.Files, func(i, j int) bool { return m.Files[i].Path < m.Files[j].Path })
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, Name), append(b, '\n'), 0o644)
+}
+
+// Sums checksums every file under dir/sub, keyed by its path relative to
+// dir as the manifest lists it, for WriteWith.
+func Sums(dir, sub string) (map[string]File, error) {
+	paths, err := listFiles(dir, sub)
+	if err != nil {
+		return nil, fmt.Errorf("manifest: %w", err)
+	}
+	files := make([]File, len(paths))
+	err = sumEach(len(paths), func(i int) error {
+		var err error
+		files[i], err = sumFile(dir, paths[i].rel)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("manifest: %w", err)
+	}
+	out := make(map[string]File, len(files))
+	for _, f := range files {
+		out[f.Path] = f
+	}
+	return out, nil
+}
+
+// listedFile is a file under a snapshot folder: its manifest path and size.
+type listedFile struct {
+	rel  string
+	size int64
+}
+
+// listFiles lists the files under dir/sub, but the manifest, in path order.
+func listFiles(dir, sub string) ([]listedFile, error) {
+	var out []listedFile
+	err := filepath.WalkDir(filepath.Join(dir, sub), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil || rel == Name {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		out = append(out, listedFile{rel: filepath.ToSlash(rel), size: info.Size()})
+		return nil
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].rel < out[j].rel })
+	return out, err
+}
+
+// sumEach runs fn for 0..n-1, up to GOMAXPROCS at once.
+func sumEach(n int, fn func(i int) error) error {
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i := range n {
+		g.Go(func() error { return fn(i) })
+	}
+	return g.Wait()
+}
+
+// sumFile checksums the file rel (slash-separated) under dir.
+func sumFile(dir, rel string) (File, error) {
+	size, sum, err := checksum(filepath.Join(dir, filepath.FromSlash(rel)))
+	return File{Path: rel, Size: size, SHA256: sum}, err
 }
 
 // ErrInvalid is wrapped by every verification failure.

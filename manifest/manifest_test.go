@@ -180,3 +180,40 @@ func TestFingerprint(t *testing.T) {
 		t.Fatal("fingerprint of a manifest with an unsafe path")
 	}
 }
+
+// The store's checksums taken early (Sums) give the manifest Write would
+// write; a file that grew since they were taken is checksummed again.
+func TestWriteWithSums(t *testing.T) {
+	dir := snapshot(t)
+	want, err := os.ReadFile(filepath.Join(dir, Name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sums, err := Sums(dir, "store")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sums) != 40 || sums["store/000000.sst"].Size != 1000 {
+		t.Fatalf("Sums gave %d files, store/000000.sst %+v", len(sums), sums["store/000000.sst"])
+	}
+	if _, ok := sums["index/meta.json"]; ok {
+		t.Error("Sums of store listed a file outside it")
+	}
+	if err := WriteWith(dir, Manifest{BuildID: "01TEST", CreatedAt: "2026-11-23T00:00:00Z"}, sums); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, Name)); string(got) != string(want) {
+		t.Errorf("WriteWith wrote\n%s\nwant\n%s", got, want)
+	}
+
+	// A file written after its checksum was taken is read again.
+	if err := os.WriteFile(filepath.Join(dir, "store", "000001.sst"), []byte("changed"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteWith(dir, Manifest{BuildID: "01TEST", CreatedAt: "2026-11-23T00:00:00Z"}, sums); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Verify(dir); err != nil {
+		t.Errorf("a manifest written with a stale checksum: %v", err)
+	}
+}
