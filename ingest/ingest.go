@@ -291,15 +291,12 @@ func (b *builder) build(ctx context.Context, tmp string) (err error) {
 	err = b.finishStore()
 	// The store is finished while the search index is still merging on
 	// one core: checksum the store's files for the manifest meanwhile
-	// (seconds at a million products). Should that fail, the manifest
-	// checksums them itself.
+	// (seconds at a million products). Should that fail (nil sums), the
+	// manifest checksums them itself.
 	summed := make(chan map[string]manifest.File, 1)
 	if err == nil {
 		go func() {
-			sums, err := manifest.Sums(tmp, storeDir)
-			if err != nil {
-				sums = nil
-			}
+			sums, _ := manifest.Sums(tmp, storeDir)
 			summed <- sums
 		}()
 	} else {
