@@ -101,10 +101,14 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return nil
 }
 
-// roundDuration rounds d for a person: to the millisecond under a second,
-// else to a tenth of a second.
+// roundDuration rounds d for a person: to the microsecond under a
+// millisecond (a stage that short would otherwise read 0s), to the
+// millisecond under a second, and to a tenth of a second above.
 func roundDuration(d time.Duration) time.Duration {
-	if d < time.Second {
+	switch {
+	case d < time.Millisecond:
+		return d.Round(time.Microsecond)
+	case d < time.Second:
 		return d.Round(time.Millisecond)
 	}
 	return d.Round(100 * time.Millisecond)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // product is one valid products.ndjson line naming internal_sku:SKU.
@@ -89,5 +90,26 @@ func TestFinding12_8_IngestRoughEdges(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestRoundDuration(t *testing.T) {
+	tests := []struct {
+		in   time.Duration
+		want string
+	}{
+		{0, "0s"},
+		{1234 * time.Nanosecond, "1µs"},
+		{420 * time.Microsecond, "420µs"},
+		{999499 * time.Nanosecond, "999µs"},
+		{1500 * time.Microsecond, "2ms"},
+		{26 * time.Millisecond, "26ms"},
+		{1440 * time.Millisecond, "1.4s"},
+		{162*time.Second + 460*time.Millisecond, "2m42.5s"},
+	}
+	for _, tt := range tests {
+		if got := roundDuration(tt.in).String(); got != tt.want {
+			t.Errorf("roundDuration(%v) = %s, want %s", tt.in, got, tt.want)
+		}
 	}
 }
