@@ -25,16 +25,17 @@ table() {
     echo
     echo "Command: \`make bench-off\` (\`scripts/bench-off.sh\`): \`pds gen --format off --seed 7\` writes the dump, then"
     echo "\`pds import off\` and \`pds ingest\` of its output run one after the other, each under \`/usr/bin/time\`."
-    echo "The machine was shared with about five other sessions building and testing at the same time, so the"
-    echo "times are longer than on an idle machine; peak RSS is not affected by that."
+    echo "Each row's load average was read when its ingest ended: a run beside other work takes longer, but its"
+    echo "peak RSS is the same."
     echo
-    echo "| date | machine | records in dump | products imported | claims | dump (gzip) | input dir (with documents/) | snapshot | import | import records/s | import peak RSS | ingest | ingest products/s | ingest peak RSS | import + ingest records/s |"
-    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    echo "| date | machine | records in dump | products imported | claims | dump (gzip) | input dir (with documents/) | snapshot | import | import records/s | import peak RSS | ingest | ingest products/s | ingest peak RSS | import + ingest records/s | load average |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     for f in $(ls "$W"/result-*.txt 2>/dev/null | sort -t- -k2 -n); do
       # shellcheck disable=SC1090
+      LOAD=""
       source "$f"
       total=$(awk -v a="$IMP_T" -v b="$ING_T" 'BEGIN { print a + b }')
-      echo "| $DATE | $MACHINE | $N | $PRODUCTS | $CLAIMS | $DUMP_MB MiB | $IN_MB MiB | $SNAP_MB MiB | $IMP_T s | $(rate "$N" "$IMP_T") | $IMP_RSS MiB | $ING_T s | $(rate "$PRODUCTS" "$ING_T") | $ING_RSS MiB | $(rate "$N" "$total") |"
+      echo "| $DATE | $MACHINE | $N | $PRODUCTS | $CLAIMS | $DUMP_MB MiB | $IN_MB MiB | $SNAP_MB MiB | $IMP_T s | $(rate "$N" "$IMP_T") | $IMP_RSS MiB | $ING_T s | $(rate "$PRODUCTS" "$ING_T") | $ING_RSS MiB | $(rate "$N" "$total") | ${LOAD:-not recorded} |"
       big=$f
     done
     if [ -n "$big" ]; then
@@ -42,7 +43,7 @@ table() {
       total=$(awk -v a="$IMP_T" -v b="$ING_T" 'BEGIN { print a + b }')
       echo
       echo "Projection for the full dump (about 3,000,000 products), from the $N-record run: both steps stream, so"
-      echo "time grows with the record count: $(awk -v n="$N" 'BEGIN { printf "%g", 3000000 / n }') × $total s ≈ $(awk -v t="$total" -v n="$N" 'BEGIN { printf "%.1f", 3000000 / n * t / 3600 }') hours on this machine as shared,"
+      echo "time grows with the record count: $(awk -v n="$N" 'BEGIN { printf "%g", 3000000 / n }') × $total s ≈ $(awk -v t="$total" -v n="$N" 'BEGIN { printf "%.1f", 3000000 / n * t / 3600 }') hours on this machine,"
       echo "and peak RSS stays at the figures above (fixed caches of the Pebble scratch stores, not the input)."
       echo "Real OFF records are larger than the synthetic ones (tens of KB with every field, against about 1 KB), which"
       echo "adds JSON decoding to the import and disk to documents/, and carry more nutrients, so more claims to ingest."
@@ -77,6 +78,7 @@ ING_RSS=$ING_RSS
 DUMP_MB=$(du -sm "$dump" | cut -f1)
 IN_MB=$(du -sm "$in" | cut -f1)
 SNAP_MB=$(du -sm "$snap" | cut -f1)
+LOAD="$(cut -d' ' -f1-3 /proc/loadavg)"
 EOT
   echo "off $n: ingest ${ING_T}s ${ING_RSS} MiB"
   rm -rf "$snap" "$in" # keep the disk free for the next size

@@ -163,7 +163,7 @@ out=$(mktemp)
 {
   echo "## Fleet: publish, pull, verify, swap under load (\`make fleet\`)"
   echo
-  echo "Measured $(date -u +%Y-%m-%d) on $(machine); the machine was shared with about five other sessions at the time."
+  echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(machine); load average when the run ended: $(cut -d' ' -f1-3 /proc/loadavg)."
   echo "Command: \`make fleet\` (scripts/fleet.sh; N=$N products per build, ${DUR} s of load, follower poll and serve watch every $EVERY)."
   echo "versitygw ${VERSITYGW_VERSION:-v1.8.0} (posix backend) on loopback as the S3 origin; 3 replicas, each \`pds snapshot follow\` + \`pds serve --snapshot DIR/current\`;"
   echo "nginx round-robin with keep-alive in front; wrk \`-c16\` identity GETs and \`-c4\` resolve POSTs of 100 identifiers, both through nginx."

@@ -62,7 +62,7 @@ echo "5xx answered: $five; shed: $shed" >&2
 {
   echo "### make load: identity and resolve at twice saturation, with slow clients"
   echo
-  echo "$(date -u +%Y-%m-%d), $(machine); the machine was shared with about five other helpers' builds and tests."
+  echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(machine); load average when the run ended: $(cut -d' ' -f1-3 /proc/loadavg)."
   echo "Command: \`make load\` (N=$N products, DUR=$DUR, SLOW=$SLOW slowloris + $SLOW idle-after-401 connections; saturating concurrency $SAT, run at $C connections per endpoint)."
   echo
   echo "| endpoint | conns | req/s | p50 µs | p99 µs | max µs | requests | non-2xx | socket errors |"
