@@ -3,6 +3,9 @@ package fleet_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -520,4 +523,57 @@ func TestDamagedPartialRestarts(t *testing.T) {
 		t.Fatalf("next poll: %q %v", id, err)
 	}
 	serves(t, snaps, buildID(t, b1), k)
+}
+
+// TestPullFormat1Build: a build made by a pds before manifest format 2 (its
+// files listed with SHA-256) is still pulled, checked against its signed
+// manifest and served; a byte changed on the origin is still caught.
+func TestPullFormat1Build(t *testing.T) {
+	k := newKeys(t, t.TempDir())
+	b1 := signedCopy(t, 1, keyPair{})
+	m, err := manifest.Read(b1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.FormatVersion = manifest.FormatSHA256
+	for i, f := range m.Files {
+		b, err := os.ReadFile(filepath.Join(b1, filepath.FromSlash(f.Path)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(b)
+		m.Files[i].BLAKE3, m.Files[i].SHA256 = "", "sha256:"+hex.EncodeToString(sum[:])
+	}
+	raw, _ := json.MarshalIndent(m, "", "  ")
+	if err := os.WriteFile(filepath.Join(b1, manifest.Name), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := manifest.Sign(b1, k.sec); err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	o, err := fleet.OpenOrigin("file://"+root, fleet.S3Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	publish(t, o, b1)
+
+	snaps := filepath.Join(t.TempDir(), "snapshots")
+	if _, err := follower(t, o, snaps, k).Poll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	serves(t, snaps, m.BuildID, k)
+
+	big := largestFile(t, b1)
+	p := filepath.Join(root, m.BuildID, filepath.FromSlash(big.Path))
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 1
+	os.WriteFile(p, b, 0o644)
+	_, err = fleet.Fetch(context.Background(), o, filepath.Join(t.TempDir(), "snapshots"), fleet.PullOptions{PublicKey: k.pub})
+	if !errors.Is(err, fleet.ErrRefused) || !strings.Contains(err.Error(), "does not match the signed manifest's checksum") {
+		t.Fatalf("pull of a changed format 1 file: %v", err)
+	}
 }

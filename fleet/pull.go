@@ -2,8 +2,6 @@ package fleet
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -310,7 +308,7 @@ func fetchFiles(ctx context.Context, o Origin, staging string, m manifest.Manife
 // file whose bytes end up wrong is removed, so that the next pull restarts
 // it. It returns the bytes fetched and the bytes reused.
 func fetchFile(ctx context.Context, o Origin, name, path string, f manifest.File) (got, reused int64, err error) {
-	h := sha256.New()
+	h := f.NewHash() // the algorithm of the manifest's checksum (manifest.File)
 	var have int64
 	staged := false
 	if st, err := os.Stat(path); err == nil {
@@ -323,7 +321,7 @@ func fetchFile(ctx context.Context, o Origin, name, path string, f manifest.File
 		}
 	}
 	if staged && have == f.Size {
-		if sum(h) == f.SHA256 {
+		if f.Matches(h) {
 			return 0, have, nil
 		}
 		os.Remove(path)
@@ -362,12 +360,12 @@ func fetchFile(ctx context.Context, o Origin, name, path string, f manifest.File
 			cerr = io.ErrUnexpectedEOF
 		}
 		return n, have, fmt.Errorf("download of %s/%s stopped at %d of %d bytes (%v); pull again to resume", o, name, have+n, f.Size, cerr)
-	case sum(h) != f.SHA256 && have > 0:
+	case !f.Matches(h) && have > 0:
 		// The staged part may be what was wrong: fetch it whole next time
 		// before calling the build bad.
 		os.Remove(path)
 		return n, have, fmt.Errorf("%s/%s does not match its checksum after resuming at byte %d; it will be fetched whole on the next pull", o, name, have)
-	case sum(h) != f.SHA256:
+	case !f.Matches(h):
 		os.Remove(path)
 		return n, have, fmt.Errorf("%w: %s/%s does not match the signed manifest's checksum; it was changed after signing or damaged on the way", ErrRefused, o, name)
 	}
@@ -382,10 +380,6 @@ func hashFile(path string, h io.Writer) (int64, error) {
 	defer f.Close()
 	return io.Copy(h, f)
 }
-
-type summer interface{ Sum([]byte) []byte }
-
-func sum(h summer) string { return "sha256:" + hex.EncodeToString(h.Sum(nil)) }
 
 func writeSynced(path string, b []byte) error {
 	f, err := os.Create(path)

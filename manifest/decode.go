@@ -12,11 +12,14 @@ func Decode(b []byte, from string) (Manifest, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return m, fmt.Errorf("%w: %s is not valid JSON: %v", ErrInvalid, from, err)
 	}
-	if m.FormatVersion != FormatVersion {
-		return m, fmt.Errorf("%w: %s: snapshot format %d is not the format this pds reads (%d)", ErrInvalid, from, m.FormatVersion, FormatVersion)
+	if !knownFormat(m.FormatVersion) {
+		return m, fmt.Errorf("%w: %s: snapshot format %d is not a format this pds reads (%d or %d)", ErrInvalid, from, m.FormatVersion, FormatSHA256, FormatVersion)
 	}
 	if len(m.Files) == 0 || m.BuildID == "" {
 		return m, fmt.Errorf("%w: %s lists no files or no build id", ErrInvalid, from)
+	}
+	if err := checkSums(from, m); err != nil {
+		return m, err
 	}
 	return m, nil
 }

@@ -5,33 +5,98 @@
 package manifest
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
+	"strings"
 
+	"github.com/zeebo/blake3"
 	"golang.org/x/sync/errgroup"
 )
 
-// FormatVersion is the snapshot format this build writes and reads.
-const FormatVersion = 1
+// FormatVersion is the snapshot format this build writes. It reads it and
+// FormatSHA256.
+//
+// Format 2 lists each file's BLAKE3 checksum ("blake3:" + hex), format 1
+// its SHA-256 ("sha256:" + hex); the rest of the snapshot is the same.
+// BLAKE3 hashes about 1.7 times as fast as SHA-256 on one core here (2.0
+// against 1.2 GB/s on the 1M snapshot's largest table), and every start
+// of pds serve reads and hashes the whole snapshot.
+const FormatVersion = 2
+
+// FormatSHA256 is the earlier format, whose snapshots pds still verifies
+// and serves.
+const FormatSHA256 = 1
+
+// knownFormat reports whether this pds reads snapshot format v.
+func knownFormat(v int) bool { return v == FormatVersion || v == FormatSHA256 }
 
 // Name is the manifest's file name inside a snapshot.
 const Name = "manifest.json"
 
-// File is one file of a snapshot.
+// File is one file of a snapshot. It has one checksum: BLAKE3 in a format
+// 2 manifest, SHA-256 in a format 1 manifest.
 type File struct {
 	Path   string `json:"path"`
 	Size   int64  `json:"size"`
-	SHA256 string `json:"sha256"`
+	BLAKE3 string `json:"blake3,omitempty"`
+	SHA256 string `json:"sha256,omitempty"`
+}
+
+// The prefixes of the checksums' values.
+const (
+	prefixBLAKE3 = "blake3:"
+	prefixSHA256 = "sha256:"
+)
+
+// NewHash returns a hash of the algorithm of f's checksum, for Matches.
+func (f File) NewHash() hash.Hash {
+	if f.BLAKE3 == "" && f.SHA256 != "" {
+		return sha256.New()
+	}
+	return blake3.New()
+}
+
+// Matches reports whether h, a NewHash of f fed the file's bytes, gives
+// f's checksum.
+func (f File) Matches(h hash.Hash) bool {
+	if f.BLAKE3 == "" && f.SHA256 != "" {
+		return prefixSHA256+hex.EncodeToString(h.Sum(nil)) == f.SHA256
+	}
+	return f.BLAKE3 != "" && prefixBLAKE3+hex.EncodeToString(h.Sum(nil)) == f.BLAKE3
+}
+
+// checkSums refuses a listing whose files do not each carry the one
+// checksum their format uses.
+func checkSums(dir string, m Manifest) error {
+	for _, f := range m.Files {
+		var ok bool
+		if m.FormatVersion == FormatSHA256 {
+			ok = f.BLAKE3 == "" && strings.HasPrefix(f.SHA256, prefixSHA256)
+		} else {
+			ok = f.SHA256 == "" && strings.HasPrefix(f.BLAKE3, prefixBLAKE3)
+		}
+		if !ok {
+			want := "a blake3"
+			if m.FormatVersion == FormatSHA256 {
+				want = "a sha256"
+			}
+			return fmt.Errorf("%w: %s: %s lists %q without %s checksum, the one format %d uses", ErrInvalid, dir, Name, f.Path, want, m.FormatVersion)
+		}
+	}
+	return nil
 }
 
 // Manifest describes a snapshot.
@@ -47,9 +112,9 @@ type Manifest struct {
 }
 
 // Write lists every file under dir (except the manifest), checksums it and
-// writes dir/manifest.json. The files are checksummed up to GOMAXPROCS at
-// once, as Verify reads them: a snapshot's files are few and large, and
-// one core hashes about 1.5 GB/s.
+// writes dir/manifest.json in format FormatVersion. The files are
+// checksummed up to GOMAXPROCS at once, as Verify reads them: a snapshot's
+// files are few and large, and one core hashes about 2 GB/s.
 func Write(dir string, m Manifest) error { return WriteWith(dir, m, nil) }
 
 // WriteWith is Write with the checksums of some files taken already, by
@@ -66,12 +131,13 @@ func WriteWith(dir string, m Manifest, known map[string]File) error {
 	var todo []int
 	for i, p := range paths {
 		f, ok := known[p.rel]
-		if ok && f.Size == p.size {
+		if ok && f.Size == p.size && f.BLAKE3 != "" {
 			m.Files[i] = f
 		} else {
 			todo = append(todo, i)
 		}
 	}
+	slices.SortStableFunc(todo, func(a, b int) int { return cmp.Compare(paths[b].size, paths[a].size) }) // largest first, as Verify
 	err = sumEach(len(todo), func(j int) error {
 		p := paths[todo[j]]
 		f, err := sumFile(dir, p.rel)
@@ -152,7 +218,7 @@ func sumEach(n int, fn func(i int) error) error {
 // sumFile checksums the file rel (slash-separated) under dir.
 func sumFile(dir, rel string) (File, error) {
 	size, sum, err := checksum(filepath.Join(dir, filepath.FromSlash(rel)))
-	return File{Path: rel, Size: size, SHA256: sum}, err
+	return File{Path: rel, Size: size, BLAKE3: sum}, err
 }
 
 // ErrInvalid is wrapped by every verification failure.
@@ -168,13 +234,16 @@ func Read(dir string) (Manifest, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return m, fmt.Errorf("%w: %s: %s is not valid JSON: %v", ErrInvalid, dir, Name, err)
 	}
-	if m.FormatVersion != FormatVersion {
-		return m, fmt.Errorf("%w: %s: snapshot format %d is not the format this pds reads (%d); rebuild it with this version's 'pds ingest'", ErrInvalid, dir, m.FormatVersion, FormatVersion)
+	if !knownFormat(m.FormatVersion) {
+		return m, fmt.Errorf("%w: %s: snapshot format %d is not a format this pds reads (%d or %d); rebuild it with this version's 'pds ingest'", ErrInvalid, dir, m.FormatVersion, FormatSHA256, FormatVersion)
 	}
 	if len(m.Files) == 0 || m.BuildID == "" {
 		return m, fmt.Errorf("%w: %s: %s lists no files or no build id", ErrInvalid, dir, Name)
 	}
 	if err := checkPaths(dir, m.Files); err != nil {
+		return m, err
+	}
+	if err := checkSums(dir, m); err != nil {
 		return m, err
 	}
 	return m, nil
@@ -193,10 +262,10 @@ func checksum(path string) (int64, string, error) {
 		return 0, "", err
 	}
 	defer f.Close()
-	h := sha256.New()
+	h := blake3.New()
 	n, err := io.Copy(h, f)
 	if err != nil {
 		return 0, "", err
 	}
-	return n, "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+	return n, prefixBLAKE3 + hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -2,6 +2,8 @@ package manifest
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/zeebo/blake3"
 )
 
 // snapshot writes a small snapshot-shaped directory with a manifest.
@@ -215,5 +219,139 @@ func TestWriteWithSums(t *testing.T) {
 	}
 	if _, err := Verify(dir); err != nil {
 		t.Errorf("a manifest written with a stale checksum: %v", err)
+	}
+}
+
+// toFormat1 rewrites dir's manifest as a format 1 (SHA-256) manifest of the
+// same files, as a pds before format 2 wrote it.
+func toFormat1(t *testing.T, dir string) {
+	t.Helper()
+	m, err := Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.FormatVersion = FormatSHA256
+	for i, f := range m.Files {
+		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.Path)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(b)
+		m.Files[i].BLAKE3, m.Files[i].SHA256 = "", "sha256:"+hex.EncodeToString(sum[:])
+	}
+	b, _ := json.Marshal(m)
+	if err := os.WriteFile(filepath.Join(dir, Name), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// rewrite edits dir's manifest as JSON, whatever its format.
+func rewrite(t *testing.T, dir string, edit func(m map[string]any)) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, Name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	edit(m)
+	b, _ = json.Marshal(m)
+	if err := os.WriteFile(filepath.Join(dir, Name), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestWriteListsBLAKE3(t *testing.T) {
+	dir := snapshot(t)
+	m, err := Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.FormatVersion != 2 || FormatVersion != 2 {
+		t.Fatalf("format %d written, want 2", m.FormatVersion)
+	}
+	for _, f := range m.Files {
+		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.Path)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := blake3.Sum256(b)
+		if f.BLAKE3 != "blake3:"+hex.EncodeToString(want[:]) || f.SHA256 != "" {
+			t.Fatalf("%s listed with blake3 %q and sha256 %q; want only the file's BLAKE3", f.Path, f.BLAKE3, f.SHA256)
+		}
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, Name))
+	if strings.Contains(string(raw), `"sha256"`) {
+		t.Fatal("a format 2 manifest carries sha256 members")
+	}
+}
+
+// TestVerifyFormats: snapshots of format 1 (SHA-256, written by an earlier
+// pds) are still verified and served; a manifest whose checksums are not
+// those of its format, or of a format this pds does not know, is refused.
+func TestVerifyFormats(t *testing.T) {
+	cases := []struct {
+		name string
+		edit func(t *testing.T, dir string)
+		want string
+	}{
+		{"format 2, intact", func(*testing.T, string) {}, ""},
+		{"format 1, intact", toFormat1, ""},
+		{"format 1, a byte changed", func(t *testing.T, dir string) {
+			toFormat1(t, dir)
+			p := filepath.Join(dir, "store", "000007.sst")
+			b, _ := os.ReadFile(p)
+			b[3] ^= 1
+			os.WriteFile(p, b, 0o644)
+		}, "store/000007.sst does not match its checksum"},
+		{"format 2 listing a SHA-256", func(t *testing.T, dir string) {
+			rewrite(t, dir, func(m map[string]any) {
+				f := m["files"].([]any)[3].(map[string]any)
+				delete(f, "blake3")
+				f["sha256"] = "sha256:00"
+			})
+		}, "without a blake3 checksum, the one format 2 uses"},
+		{"format 2 listing no checksum", func(t *testing.T, dir string) {
+			rewrite(t, dir, func(m map[string]any) { delete(m["files"].([]any)[0].(map[string]any), "blake3") })
+		}, "without a blake3 checksum"},
+		{"format 1 listing a BLAKE3", func(t *testing.T, dir string) {
+			rewrite(t, dir, func(m map[string]any) { m["format_version"] = 1 })
+		}, "without a sha256 checksum, the one format 1 uses"},
+		{"format 2 with a checksum of another file", func(t *testing.T, dir string) {
+			rewrite(t, dir, func(m map[string]any) {
+				fs := m["files"].([]any)
+				fs[5].(map[string]any)["blake3"] = fs[6].(map[string]any)["blake3"]
+			})
+		}, "does not match its checksum"},
+		{"an unknown format", func(t *testing.T, dir string) {
+			rewrite(t, dir, func(m map[string]any) { m["format_version"] = 3 })
+		}, "snapshot format 3 is not a format this pds reads (1 or 2)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := snapshot(t)
+			c.edit(t, dir)
+			_, err := Verify(dir)
+			switch {
+			case c.want == "" && err != nil:
+				t.Fatal(err)
+			case c.want != "" && (err == nil || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), c.want)):
+				t.Fatalf("got %v, want an ErrInvalid saying %q", err, c.want)
+			}
+			// Decode (a manifest fetched from an origin) judges the format
+			// and checksums alike.
+			// It reads no file, so a changed file is not its to find.
+			b, _ := os.ReadFile(filepath.Join(dir, Name))
+			_, derr := Decode(b, "origin")
+			listing := c.want != "" && !strings.Contains(c.want, "does not match")
+			if listing && (derr == nil || !strings.Contains(derr.Error(), c.want)) {
+				t.Fatalf("Decode: got %v, want %q", derr, c.want)
+			}
+			if !listing && derr != nil {
+				t.Fatalf("Decode: %v", derr)
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -13,6 +14,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -131,16 +133,18 @@ func checkUnlisted(dir string, files []File) error {
 }
 
 // hashAll checksums the files, up to GOMAXPROCS at once, and stops at the
-// first mismatch or when ctx is done.
+// first mismatch or when ctx is done. The largest files go first, so that
+// the small ones fill in around them rather than one large file starting
+// last on a core of its own.
 func hashAll(ctx context.Context, dir string, root *os.Root, files []File) error {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(runtime.GOMAXPROCS(0))
-	for _, f := range files {
+	for _, f := range largestFirst(files) {
 		if gctx.Err() != nil {
 			break
 		}
 		g.Go(func() error {
-			sum, err := checksumIn(gctx, root, f.Path)
+			ok, err := checksumIn(gctx, root, f)
 			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
@@ -150,7 +154,7 @@ func hashAll(ctx context.Context, dir string, root *os.Root, files []File) error
 				}
 				return fmt.Errorf("%w: %s: file %s: %v", ErrInvalid, dir, f.Path, err)
 			}
-			if sum != f.SHA256 {
+			if !ok {
 				return fmt.Errorf("%w: %s: file %s does not match its checksum (changed or damaged)", ErrInvalid, dir, f.Path)
 			}
 			return nil
@@ -162,19 +166,27 @@ func hashAll(ctx context.Context, dir string, root *os.Root, files []File) error
 	return ctx.Err()
 }
 
-// checksumIn hashes the file at p inside root (never following a symbolic
-// link), checking ctx between blocks.
-func checksumIn(ctx context.Context, root *os.Root, p string) (string, error) {
-	f, err := root.OpenFile(filepath.FromSlash(p), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+// largestFirst returns files ordered by size, largest first.
+func largestFirst(files []File) []File {
+	out := slices.Clone(files)
+	slices.SortStableFunc(out, func(a, b File) int { return cmp.Compare(b.Size, a.Size) })
+	return out
+}
+
+// checksumIn hashes the listed file lf inside root (never following a
+// symbolic link), checking ctx between blocks, and reports whether it
+// matches its checksum.
+func checksumIn(ctx context.Context, root *os.Root, lf File) (bool, error) {
+	f, err := root.OpenFile(filepath.FromSlash(lf.Path), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
-		return "", err
+		return false, err
 	}
 	defer f.Close()
-	h := sha256.New()
+	h := lf.NewHash()
 	buf := make([]byte, 256<<10)
 	for {
 		if err := ctx.Err(); err != nil {
-			return "", err
+			return false, err
 		}
 		n, err := f.Read(buf)
 		h.Write(buf[:n])
@@ -182,10 +194,10 @@ func checksumIn(ctx context.Context, root *os.Root, p string) (string, error) {
 			break
 		}
 		if err != nil {
-			return "", err
+			return false, err
 		}
 	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+	return lf.Matches(h), nil
 }
 
 // Fingerprint names the present state of the snapshot at dir without

@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/productdata/pds/buildinfo"
+	"github.com/productdata/pds/manifest"
 )
 
 // errUsage marks a command-line mistake; main exits 2 on it.
@@ -30,7 +31,7 @@ func commands() []command {
 		{"serve", "serve a snapshot over HTTP", runServe},
 		{"keys", "manage API keys (add, list, revoke, rotate)", runKeys},
 		{"gen", "write a synthetic input directory", runGen},
-		{"version", "print the version and commit of this build", runVersion},
+		{"version", "print the version and commit of this build, and the snapshot format it writes", runVersion},
 		{"import", "turn an Open Food Facts dump into an input directory", runImport},
 		{"snapshot", "sign, verify, publish, pull, follow and roll back snapshots", runSnapshot},
 		{"mcp", "serve the MCP tools on stdin/stdout (for hosts that start a subprocess)", runMCP},
@@ -170,5 +171,6 @@ func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	fmt.Fprintln(stdout, "pds", buildinfo.Version())
+	fmt.Fprintf(stdout, "snapshot format %d (reads formats %d and %d)\n", manifest.FormatVersion, manifest.FormatSHA256, manifest.FormatVersion)
 	return nil
 }
