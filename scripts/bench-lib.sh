@@ -190,6 +190,13 @@ stop_pds() {
 # (pds gen, seed 7) and ingesting it when missing. Sets IN and SNAP.
 ensure_snapshot() {
   IN="$1/in-$2" SNAP="$1/snap-$2"
+  local format
+  format=$(bin/pds version | sed -n 's/^snapshot format \([0-9]*\).*/\1/p')
+  if [ -f "$SNAP/manifest.json" ] && ! grep -q "\"format_version\": $format," "$SNAP/manifest.json"; then
+    # Built by an older pds: benchmarks measure what this one writes.
+    echo "bench: $SNAP is not of snapshot format $format; building it again" >&2
+    rm -rf "$SNAP"
+  fi
   if [ ! -f "$SNAP/manifest.json" ]; then
     [ -f "$IN/products.ndjson" ] || bin/pds gen --products "$2" --seed 7 --out "$IN"
     rm -rf "$SNAP"
