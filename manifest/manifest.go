@@ -31,7 +31,7 @@ import (
 //
 // Format 2 lists each file's BLAKE3 checksum ("blake3:" + hex), format 1
 // its SHA-256 ("sha256:" + hex); the rest of the snapshot is the same.
-// BLAKE3 hashes about 1.7 times as fast as SHA-256 on one core here (2.0
+// BLAKE3 hashes about 1.7 times as fast as SHA-256 on one core (2.0
 // against 1.2 GB/s on the 1M snapshot's largest table), and every start
 // of pds serve reads and hashes the whole snapshot.
 const FormatVersion = 2
