@@ -13,7 +13,7 @@ func Decode(b []byte, from string) (Manifest, error) {
 		return m, fmt.Errorf("%w: %s is not valid JSON: %v", ErrInvalid, from, err)
 	}
 	if !knownFormat(m.FormatVersion) {
-		return m, fmt.Errorf("%w: %s: snapshot format %d is not a format this pds reads (%d or %d)", ErrInvalid, from, m.FormatVersion, FormatSHA256, FormatVersion)
+		return m, formatError(from, m.FormatVersion)
 	}
 	if len(m.Files) == 0 || m.BuildID == "" {
 		return m, fmt.Errorf("%w: %s lists no files or no build id", ErrInvalid, from)

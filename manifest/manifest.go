@@ -84,19 +84,43 @@ func checkSums(dir string, m Manifest) error {
 	for _, f := range m.Files {
 		var ok bool
 		if m.FormatVersion == FormatSHA256 {
-			ok = f.BLAKE3 == "" && strings.HasPrefix(f.SHA256, prefixSHA256)
+			ok = f.BLAKE3 == "" && wellFormed(f.SHA256, prefixSHA256)
 		} else {
-			ok = f.SHA256 == "" && strings.HasPrefix(f.BLAKE3, prefixBLAKE3)
+			ok = f.SHA256 == "" && wellFormed(f.BLAKE3, prefixBLAKE3)
 		}
 		if !ok {
-			want := "a blake3"
+			want := "blake3"
 			if m.FormatVersion == FormatSHA256 {
-				want = "a sha256"
+				want = "sha256"
 			}
-			return fmt.Errorf("%w: %s: %s lists %q without %s checksum, the one format %d uses", ErrInvalid, dir, Name, f.Path, want, m.FormatVersion)
+			return fmt.Errorf("%w: %s: %s lists %q without a well-formed %s checksum (%q and 64 lowercase hex digits), the one format %d uses", ErrInvalid, dir, Name, f.Path, want, want+":", m.FormatVersion)
 		}
 	}
 	return nil
+}
+
+// wellFormed reports whether sum is prefix and 64 lowercase hex digits, as
+// both formats write a 32-byte digest.
+func wellFormed(sum, prefix string) bool {
+	h, ok := strings.CutPrefix(sum, prefix)
+	if !ok || len(h) != 64 {
+		return false
+	}
+	for i := range len(h) {
+		if c := h[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// formatError says why format v is refused: a newer pds wrote it, or it
+// is no snapshot format at all.
+func formatError(where string, v int) error {
+	if v > FormatVersion {
+		return fmt.Errorf("%w: %s: snapshot format %d was written by a newer pds than this one, which reads formats %d and %d; upgrade pds", ErrInvalid, where, v, FormatSHA256, FormatVersion)
+	}
+	return fmt.Errorf("%w: %s: snapshot format %d is not a format this pds reads (%d or %d); rebuild it with this version's 'pds ingest'", ErrInvalid, where, v, FormatSHA256, FormatVersion)
 }
 
 // Manifest describes a snapshot.
@@ -235,7 +259,7 @@ func Read(dir string) (Manifest, error) {
 		return m, fmt.Errorf("%w: %s: %s is not valid JSON: %v", ErrInvalid, dir, Name, err)
 	}
 	if !knownFormat(m.FormatVersion) {
-		return m, fmt.Errorf("%w: %s: snapshot format %d is not a format this pds reads (%d or %d); rebuild it with this version's 'pds ingest'", ErrInvalid, dir, m.FormatVersion, FormatSHA256, FormatVersion)
+		return m, formatError(dir, m.FormatVersion)
 	}
 	if len(m.Files) == 0 || m.BuildID == "" {
 		return m, fmt.Errorf("%w: %s: %s lists no files or no build id", ErrInvalid, dir, Name)

@@ -53,7 +53,7 @@ func TestVerify(t *testing.T) {
 	outside := filepath.Join(t.TempDir(), "outside")
 	os.MkdirAll(outside, 0o755)
 	os.WriteFile(filepath.Join(outside, "hostname"), []byte("host\n"), 0o644)
-	hostname := File{Path: "../../../etc/hostname", Size: 5, SHA256: "sha256:x"}
+	hostname := File{Path: "../../../etc/hostname", Size: 5, BLAKE3: "blake3:" + strings.Repeat("0", 64)}
 	cases := []struct {
 		name   string
 		damage func(t *testing.T, dir string)
@@ -312,22 +312,40 @@ func TestVerifyFormats(t *testing.T) {
 				delete(f, "blake3")
 				f["sha256"] = "sha256:00"
 			})
-		}, "without a blake3 checksum, the one format 2 uses"},
+		}, `without a well-formed blake3 checksum ("blake3:" and 64 lowercase hex digits), the one format 2 uses`},
 		{"format 2 listing no checksum", func(t *testing.T, dir string) {
 			rewrite(t, dir, func(m map[string]any) { delete(m["files"].([]any)[0].(map[string]any), "blake3") })
-		}, "without a blake3 checksum"},
+		}, "without a well-formed blake3 checksum"},
 		{"format 1 listing a BLAKE3", func(t *testing.T, dir string) {
 			rewrite(t, dir, func(m map[string]any) { m["format_version"] = 1 })
-		}, "without a sha256 checksum, the one format 1 uses"},
+		}, `without a well-formed sha256 checksum ("sha256:" and 64 lowercase hex digits), the one format 1 uses`},
 		{"format 2 with a checksum of another file", func(t *testing.T, dir string) {
 			rewrite(t, dir, func(m map[string]any) {
 				fs := m["files"].([]any)
 				fs[5].(map[string]any)["blake3"] = fs[6].(map[string]any)["blake3"]
 			})
 		}, "does not match its checksum"},
-		{"an unknown format", func(t *testing.T, dir string) {
+		{"format 2 with a checksum cut short", func(t *testing.T, dir string) {
+			rewrite(t, dir, func(m map[string]any) {
+				f := m["files"].([]any)[2].(map[string]any)
+				f["blake3"] = f["blake3"].(string)[:20]
+			})
+		}, "without a well-formed blake3 checksum"},
+		{"format 2 with a checksum in upper case", func(t *testing.T, dir string) {
+			rewrite(t, dir, func(m map[string]any) {
+				f := m["files"].([]any)[2].(map[string]any)
+				f["blake3"] = "blake3:" + strings.ToUpper(strings.TrimPrefix(f["blake3"].(string), "blake3:"))
+			})
+		}, "without a well-formed blake3 checksum"},
+		{"format 2 with the prefix alone", func(t *testing.T, dir string) {
+			rewrite(t, dir, func(m map[string]any) { m["files"].([]any)[2].(map[string]any)["blake3"] = "blake3:" })
+		}, "without a well-formed blake3 checksum"},
+		{"a format from a newer pds", func(t *testing.T, dir string) {
 			rewrite(t, dir, func(m map[string]any) { m["format_version"] = 3 })
-		}, "snapshot format 3 is not a format this pds reads (1 or 2)"},
+		}, "snapshot format 3 was written by a newer pds than this one, which reads formats 1 and 2; upgrade pds"},
+		{"no format", func(t *testing.T, dir string) {
+			rewrite(t, dir, func(m map[string]any) { delete(m, "format_version") })
+		}, "snapshot format 0 is not a format this pds reads (1 or 2)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -353,5 +371,19 @@ func TestVerifyFormats(t *testing.T) {
 				t.Fatalf("Decode: %v", derr)
 			}
 		})
+	}
+}
+
+func TestLargestFirst(t *testing.T) {
+	files := []File{{Path: "a", Size: 5}, {Path: "b", Size: 900}, {Path: "c", Size: 5}, {Path: "d", Size: 70}}
+	var got []string
+	for _, f := range largestFirst(files) {
+		got = append(got, f.Path)
+	}
+	if strings.Join(got, ",") != "b,d,a,c" {
+		t.Fatalf("order %v, want b,d,a,c (largest first, ties in listing order)", got)
+	}
+	if files[0].Path != "a" {
+		t.Fatal("largestFirst reordered its argument")
 	}
 }

@@ -45,7 +45,7 @@ func TestOpenSnapshotRefusesUntrustedFiles(t *testing.T) {
 			b, _ := os.ReadFile(p)
 			var m map[string]any
 			json.Unmarshal(b, &m)
-			m["files"] = append(m["files"].([]any), map[string]any{"path": "../../../etc/hostname", "size": 1, "sha256": "sha256:00"})
+			m["files"] = append(m["files"].([]any), map[string]any{"path": "../../../etc/hostname", "size": 1, "blake3": "blake3:" + strings.Repeat("0", 64)})
 			b, _ = json.Marshal(m)
 			os.WriteFile(p, b, 0o644)
 		}, `lists "../../../etc/hostname"`},
