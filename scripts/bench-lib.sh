@@ -192,7 +192,8 @@ ensure_snapshot() {
   IN="$1/in-$2" SNAP="$1/snap-$2"
   local format
   format=$(bin/pds version | sed -n 's/^snapshot format \([0-9]*\).*/\1/p')
-  if [ -f "$SNAP/manifest.json" ] && ! grep -q "\"format_version\": $format," "$SNAP/manifest.json"; then
+  [ -n "$format" ] || { echo "bench: bin/pds version names no snapshot format" >&2; exit 1; }
+  if [ -f "$SNAP/manifest.json" ] && ! grep -Eq "\"format_version\": *$format[,}]" "$SNAP/manifest.json"; then
     # Built by an older pds: benchmarks measure what this one writes.
     echo "bench: $SNAP is not of snapshot format $format; building it again" >&2
     rm -rf "$SNAP"
