@@ -525,19 +525,17 @@ func TestDamagedPartialRestarts(t *testing.T) {
 	serves(t, snaps, buildID(t, b1), k)
 }
 
-// TestPullFormat1Build: a build made by a pds before manifest format 2 (its
-// files listed with SHA-256) is still pulled, checked against its signed
-// manifest and served; a byte changed on the origin is still caught.
-func TestPullFormat1Build(t *testing.T) {
-	k := newKeys(t, t.TempDir())
-	b1 := signedCopy(t, 1, keyPair{})
-	m, err := manifest.Read(b1)
+// asFormat1 rewrites the manifest of the build at dir as a pds before
+// format 2 wrote it (every file's SHA-256), and signs it with k.
+func asFormat1(t *testing.T, dir string, k keyPair) manifest.Manifest {
+	t.Helper()
+	m, err := manifest.Read(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	m.FormatVersion = manifest.FormatSHA256
 	for i, f := range m.Files {
-		b, err := os.ReadFile(filepath.Join(b1, filepath.FromSlash(f.Path)))
+		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.Path)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -545,12 +543,22 @@ func TestPullFormat1Build(t *testing.T) {
 		m.Files[i].BLAKE3, m.Files[i].SHA256 = "", "sha256:"+hex.EncodeToString(sum[:])
 	}
 	raw, _ := json.MarshalIndent(m, "", "  ")
-	if err := os.WriteFile(filepath.Join(b1, manifest.Name), raw, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, manifest.Name), raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := manifest.Sign(b1, k.sec); err != nil {
+	if err := manifest.Sign(dir, k.sec); err != nil {
 		t.Fatal(err)
 	}
+	return m
+}
+
+// TestPullFormat1Build: a build made by a pds before manifest format 2 (its
+// files listed with SHA-256) is still pulled, checked against its signed
+// manifest and served; a byte changed on the origin is still caught.
+func TestPullFormat1Build(t *testing.T) {
+	k := newKeys(t, t.TempDir())
+	b1 := signedCopy(t, 1, keyPair{})
+	m := asFormat1(t, b1, k)
 	root := t.TempDir()
 	o, err := fleet.OpenOrigin("file://"+root, fleet.S3Config{})
 	if err != nil {
@@ -576,4 +584,52 @@ func TestPullFormat1Build(t *testing.T) {
 	if !errors.Is(err, fleet.ErrRefused) || !strings.Contains(err.Error(), "does not match the signed manifest's checksum") {
 		t.Fatalf("pull of a changed format 1 file: %v", err)
 	}
+}
+
+// TestUpgradeFromFormat1: the upgrade as a fleet lives it. A replica serving
+// a format 1 build follows a format 2 build published over it, lists both,
+// rolls back to the format 1 build and serves it, and a format 1 build can
+// be published again over a format 2 latest.
+func TestUpgradeFromFormat1(t *testing.T) {
+	ctx := context.Background()
+	k := newKeys(t, t.TempDir())
+	b1 := signedCopy(t, 1, keyPair{})
+	m1 := asFormat1(t, b1, k)
+	b2 := signedCopy(t, 2, k)
+	root := t.TempDir()
+	o, err := fleet.OpenOrigin("file://"+root, fleet.S3Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snaps := filepath.Join(t.TempDir(), "snapshots")
+	f := follower(t, o, snaps, k)
+
+	publish(t, o, b1)
+	if id, err := f.Poll(ctx); err != nil || id != m1.BuildID {
+		t.Fatalf("follow the format 1 build: %q %v", id, err)
+	}
+	serves(t, snaps, m1.BuildID, k)
+
+	publish(t, o, b2) // format 2 over a format 1 latest
+	if id, err := f.Poll(ctx); err != nil || id != buildID(t, b2) {
+		t.Fatalf("follow the format 2 build: %q %v", id, err)
+	}
+	serves(t, snaps, buildID(t, b2), k)
+	builds, err := fleet.Builds(snaps)
+	if err != nil || len(builds) != 2 {
+		t.Fatalf("kept builds %v, %v; want both formats listed", builds, err)
+	}
+
+	if _, to, err := fleet.Rollback(snaps, m1.BuildID, k.pub); err != nil || to.ID != m1.BuildID {
+		t.Fatalf("rollback to the format 1 build: %v %v", to, err)
+	}
+	serves(t, snaps, m1.BuildID, k)
+
+	b3 := signedCopy(t, 3, keyPair{})
+	m3 := asFormat1(t, b3, k) // a format 1 build made after the format 2 one
+	publish(t, o, b3)
+	if id, err := f.Poll(ctx); err != nil || id != m3.BuildID {
+		t.Fatalf("follow a format 1 build published over a format 2 latest: %q %v", id, err)
+	}
+	serves(t, snaps, m3.BuildID, k)
 }
