@@ -61,9 +61,12 @@ const (
 	prefixSHA256 = "sha256:"
 )
 
+// listedSHA256 reports whether f is listed with SHA-256 (format 1).
+func (f File) listedSHA256() bool { return f.BLAKE3 == "" && f.SHA256 != "" }
+
 // NewHash returns a hash of the algorithm of f's checksum, for Matches.
 func (f File) NewHash() hash.Hash {
-	if f.BLAKE3 == "" && f.SHA256 != "" {
+	if f.listedSHA256() {
 		return sha256.New()
 	}
 	return blake3.New()
@@ -72,7 +75,7 @@ func (f File) NewHash() hash.Hash {
 // Matches reports whether h, a NewHash of f fed the file's bytes, gives
 // f's checksum.
 func (f File) Matches(h hash.Hash) bool {
-	if f.BLAKE3 == "" && f.SHA256 != "" {
+	if f.listedSHA256() {
 		return prefixSHA256+hex.EncodeToString(h.Sum(nil)) == f.SHA256
 	}
 	return f.BLAKE3 != "" && prefixBLAKE3+hex.EncodeToString(h.Sum(nil)) == f.BLAKE3

@@ -188,11 +188,19 @@ stop_pds() {
 
 # ensure_snapshot DIR N: make sure DIR/snap-N exists, generating DIR/in-N
 # (pds gen, seed 7) and ingesting it when missing. Sets IN and SNAP.
-ensure_snapshot() {
-  IN="$1/in-$2" SNAP="$1/snap-$2"
+# pds_format: the snapshot format bin/pds writes (the second line of pds
+# version); the script stops when it names none.
+pds_format() {
   local format
   format=$(bin/pds version | sed -n 's/^snapshot format \([0-9]*\).*/\1/p')
   [ -n "$format" ] || { echo "bench: bin/pds version names no snapshot format" >&2; exit 1; }
+  echo "$format"
+}
+
+ensure_snapshot() {
+  IN="$1/in-$2" SNAP="$1/snap-$2"
+  local format
+  format=$(pds_format) || exit 1
   if [ -f "$SNAP/manifest.json" ] && ! grep -Eq "\"format_version\": *$format[,}]" "$SNAP/manifest.json"; then
     # Built by an older pds: benchmarks measure what this one writes.
     echo "bench: $SNAP is not of snapshot format $format; building it again" >&2

@@ -97,7 +97,7 @@ out=$(mktemp)
   echo
   echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(machine); load average when the run ended: $(cut -d' ' -f1-3 /proc/loadavg). Command: \`make bench-serve\` (scripts/bench-serve.sh; N=$N products, snapshot $SIZE_MB MiB on disk, read once before the runs: warm page cache; DUR=$DUR)."
   echo
-  echo "Ready is from starting \`pds serve\` to the first 200 from \`/readyz\` (polled every 5 ms), which includes checking the checksum of every file the manifest lists (BLAKE3, in the format $(bin/pds version | sed -n 's/^snapshot format \([0-9]*\).*/\1/p') manifests this pds writes); verify and open are what the server logged (\`verify_ms\`, \`open_ms\`). RSS at ready is the server's resident set then."
+  echo "Ready is from starting \`pds serve\` to the first 200 from \`/readyz\` (polled every 5 ms), which includes checking the checksum of every file the manifest lists (BLAKE3, in the format $(pds_format) manifests this pds writes); verify and open are what the server logged (\`verify_ms\`, \`open_ms\`). RSS at ready is the server's resident set then."
   echo
   echo "| run | ready ms | verify ms | open ms | RSS at ready MiB |"
   echo "|---:|---:|---:|---:|---:|"

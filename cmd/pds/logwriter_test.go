@@ -9,11 +9,10 @@ import (
 	"time"
 )
 
-// sink is an output that records what is written to it; while gate is not
-// nil, each Write first waits for gate to be closed.
+// sink is an output that records what is written to it (a syncBuffer);
+// while gate is not nil, each Write first waits for gate to be closed.
 type sink struct {
-	mu   sync.Mutex
-	b    bytes.Buffer
+	syncBuffer
 	gate chan struct{}
 }
 
@@ -21,15 +20,7 @@ func (s *sink) Write(p []byte) (int, error) {
 	if s.gate != nil {
 		<-s.gate
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *sink) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	return s.syncBuffer.Write(p)
 }
 
 // logLine is a log line of n bytes (n > 1) that names its index i.
