@@ -336,10 +336,21 @@ func TestRefusals(t *testing.T) {
 // net/http's FileServer over a published file:// directory) whose server
 // cuts the connection in the middle of a file: the pull fails, the current
 // build stays, and the next pull resumes the file from where it stopped
-// (an HTTP Range request) and completes.
+// (an HTTP Range request) and completes. The partly staged file is hashed
+// with its manifest's algorithm: BLAKE3 for a format 2 build, SHA-256 for
+// a format 1 one.
 func TestInterruptedHTTPPull(t *testing.T) {
+	for _, format1 := range []bool{false, true} {
+		t.Run(fmt.Sprintf("format1=%v", format1), func(t *testing.T) { interruptedHTTPPull(t, format1) })
+	}
+}
+
+func interruptedHTTPPull(t *testing.T, format1 bool) {
 	k := newKeys(t, t.TempDir())
 	b1, b2 := signedCopy(t, 1, k), signedCopy(t, 2, k)
+	if format1 {
+		asFormat1(t, b2, k)
+	}
 	root := t.TempDir()
 	fo, err := fleet.OpenOrigin("file://"+root, fleet.S3Config{})
 	if err != nil {
