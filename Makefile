@@ -13,7 +13,7 @@ TOOLS := .tools
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(TOOLS)/staticcheck-$(STATICCHECK_VERSION)
 
-.PHONY: help build tools fleet run test lint fmt load image-test bench bench-go bench-http bench-ingest bench-resolve bench-search bench-serve bench-off fuzz conformance sample clean
+.PHONY: help build tools fleet run test lint fmt load image-test bench bench-go bench-http bench-ingest bench-resolve bench-search bench-serve bench-off compare-ingest compare-get fuzz conformance sample clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -88,6 +88,12 @@ image-test: ## build the deploy/Dockerfile image with podman and run it against 
 
 bench-off: build ## import + ingest of a synthetic 1M-record Open Food Facts dump: records/s, peak RSS, 3M projection
 	bash scripts/bench-off.sh
+
+compare-ingest: build ## A=REF [B=REF, default bin/pds]: alternating 200k builds by two pds (a file or a git revision); medians of wall, CPU, peak RSS
+	bash scripts/compare-ingest.sh
+
+compare-get: build ## A=REF [B=REF]: GETs by two pds, each run after a baseline run of its own; medians of ratio and server CPU a request
+	bash scripts/compare-get.sh
 
 fuzz: ## run every fuzz target for FUZZTIME each (default 10m)
 	bash scripts/fuzz.sh $${FUZZTIME:-10m}

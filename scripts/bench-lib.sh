@@ -55,14 +55,18 @@ wrk_run() {
 # field NAME LINE: the value of NAME=… in LINE.
 field() { sed -n "s/.*[ ]$1=\([^ ]*\).*/\1/p" <<<" $2"; }
 
-# peak RSS in MiB and wall seconds of a command: sets RSS_MB and WALL_S.
+# peak RSS in MiB, wall seconds and CPU seconds (user and system) of a
+# command: sets RSS_MB, WALL_S and CPU_S, and returns the command's status.
 measure() {
-  local tf
+  local tf user sys rc=0
   tf=$(mktemp)
-  /usr/bin/time -f '%e %M' -o "$tf" "$@"
-  read -r WALL_S rss_kb < "$tf"
+  /usr/bin/time -f '%e %M %U %S' -o "$tf" "$@" || rc=$?
+  # /usr/bin/time writes "Command exited with non-zero status N" first then.
+  read -r WALL_S rss_kb user sys < <(tail -n 1 "$tf")
   RSS_MB=$((rss_kb / 1024))
+  CPU_S=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.1f", u + s }')
   rm -f "$tf"
+  return "$rc"
 }
 
 # pg_start DIR PORT: install PostgreSQL 15 (with pg_trgm, in contrib) when
