@@ -3,9 +3,6 @@ package fleet_test
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -21,6 +18,7 @@ import (
 	"github.com/productdata/pds/fleet"
 	"github.com/productdata/pds/ingest"
 	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/internal/manifesttest"
 	"github.com/productdata/pds/manifest"
 	"github.com/productdata/pds/service"
 )
@@ -540,24 +538,14 @@ func TestDamagedPartialRestarts(t *testing.T) {
 // format 2 wrote it (every file's SHA-256), and signs it with k.
 func asFormat1(t *testing.T, dir string, k keyPair) manifest.Manifest {
 	t.Helper()
-	m, err := manifest.Read(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.FormatVersion = manifest.FormatSHA256
-	for i, f := range m.Files {
-		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.Path)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		sum := sha256.Sum256(b)
-		m.Files[i].BLAKE3, m.Files[i].SHA256 = "", "sha256:"+hex.EncodeToString(sum[:])
-	}
-	raw, _ := json.MarshalIndent(m, "", "  ")
-	if err := os.WriteFile(filepath.Join(dir, manifest.Name), raw, 0o644); err != nil {
+	if err := manifesttest.AsFormat1(dir); err != nil {
 		t.Fatal(err)
 	}
 	if err := manifest.Sign(dir, k.sec); err != nil {
+		t.Fatal(err)
+	}
+	m, err := manifest.Read(dir)
+	if err != nil {
 		t.Fatal(err)
 	}
 	return m
