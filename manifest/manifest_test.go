@@ -2,7 +2,6 @@ package manifest
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -14,6 +13,8 @@ import (
 	"time"
 
 	"github.com/zeebo/blake3"
+
+	"github.com/productdata/pds/internal/manifesttest"
 )
 
 // snapshot writes a small snapshot-shaped directory with a manifest.
@@ -54,11 +55,7 @@ func TestVerify(t *testing.T) {
 	os.MkdirAll(outside, 0o755)
 	os.WriteFile(filepath.Join(outside, "hostname"), []byte("host\n"), 0o644)
 	hostname := File{Path: "../../../etc/hostname", Size: 5, BLAKE3: "blake3:" + strings.Repeat("0", 64)}
-	cases := []struct {
-		name   string
-		damage func(t *testing.T, dir string)
-		want   string
-	}{
+	cases := []verifyCase{
 		{"intact", func(*testing.T, string) {}, ""},
 		{"a path leaving the snapshot", func(t *testing.T, dir string) {
 			relist(t, dir, func(fs []File) []File { return append(fs, hostname) })
@@ -105,20 +102,35 @@ func TestVerify(t *testing.T) {
 		}, "store/000001.sst is missing"},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			dir := snapshot(t)
-			c.damage(t, dir)
-			m, err := Verify(dir)
-			switch {
-			case c.want == "" && err != nil:
-				t.Fatal(err)
-			case c.want == "" && len(m.Files) != 41:
-				t.Fatalf("%d files listed", len(m.Files))
-			case c.want != "" && (err == nil || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), c.want)):
-				t.Fatalf("got %v, want an ErrInvalid saying %q", err, c.want)
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { verified(t, c, 41) })
 	}
+}
+
+// verifyCase changes a fresh snapshot with edit, then Verify must accept it
+// (want "") or refuse it with an ErrInvalid saying want.
+type verifyCase struct {
+	name string
+	edit func(t *testing.T, dir string)
+	want string
+}
+
+// verified edits a fresh snapshot as c says, then checks that Verify
+// accepts it (listing files files, when files > 0) or refuses it as c
+// wants. It returns the snapshot's folder.
+func verified(t *testing.T, c verifyCase, files int) string {
+	t.Helper()
+	dir := snapshot(t)
+	c.edit(t, dir)
+	m, err := Verify(dir)
+	switch {
+	case c.want == "" && err != nil:
+		t.Fatal(err)
+	case c.want == "" && files > 0 && len(m.Files) != files:
+		t.Fatalf("%d files listed", len(m.Files))
+	case c.want != "" && (err == nil || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), c.want)):
+		t.Fatalf("got %v, want an ErrInvalid saying %q", err, c.want)
+	}
+	return dir
 }
 
 func TestVerifyCancelled(t *testing.T) {
@@ -226,21 +238,7 @@ func TestWriteWithSums(t *testing.T) {
 // same files, as a pds before format 2 wrote it.
 func toFormat1(t *testing.T, dir string) {
 	t.Helper()
-	m, err := Read(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.FormatVersion = FormatSHA256
-	for i, f := range m.Files {
-		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.Path)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		sum := sha256.Sum256(b)
-		m.Files[i].BLAKE3, m.Files[i].SHA256 = "", "sha256:"+hex.EncodeToString(sum[:])
-	}
-	b, _ := json.Marshal(m)
-	if err := os.WriteFile(filepath.Join(dir, Name), b, 0o644); err != nil {
+	if err := manifesttest.AsFormat1(dir); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -292,11 +290,7 @@ func TestWriteListsBLAKE3(t *testing.T) {
 // pds) are still verified and served; a manifest whose checksums are not
 // those of its format, or of a format this pds does not know, is refused.
 func TestVerifyFormats(t *testing.T) {
-	cases := []struct {
-		name string
-		edit func(t *testing.T, dir string)
-		want string
-	}{
+	cases := []verifyCase{
 		{"format 2, intact", func(*testing.T, string) {}, ""},
 		{"format 1, intact", toFormat1, ""},
 		{"format 1, a byte changed", func(t *testing.T, dir string) {
@@ -349,15 +343,7 @@ func TestVerifyFormats(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			dir := snapshot(t)
-			c.edit(t, dir)
-			_, err := Verify(dir)
-			switch {
-			case c.want == "" && err != nil:
-				t.Fatal(err)
-			case c.want != "" && (err == nil || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), c.want)):
-				t.Fatalf("got %v, want an ErrInvalid saying %q", err, c.want)
-			}
+			dir := verified(t, c, 0)
 			// Decode (a manifest fetched from an origin) judges the format
 			// and checksums alike.
 			// It reads no file, so a changed file is not its to find.
