@@ -238,7 +238,7 @@ func publish(tmp, out string) error {
 }
 
 func (b *builder) build(ctx context.Context, tmp string) (err error) {
-	b.scratch, err = kv.OpenScratch(filepath.Join(tmp, "scratch"))
+	b.scratch, err = kv.OpenScratch(filepath.Join(tmp, "scratch"), orderedTables...)
 	if err != nil {
 		return err
 	}

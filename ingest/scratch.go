@@ -15,6 +15,10 @@ import (
 // keyed by the product's canonical subject first, so that the build phase reads each
 // product's records together; the upper-case ones are id lookups made while
 // the input is read.
+//
+// The tables that are only read in subject order (orderedTables) live in the
+// scratch store's ordered store, which never compacts; the id tables live in
+// its lookup store (see kv.Scratch).
 const (
 	// tagAlias: identifier -> canonical subject, zero byte, owner tenant,
 	// zero byte, uvarint line of products.ndjson (appendOwned).
@@ -40,6 +44,10 @@ const (
 	// phase, read when the aliases are written.
 	tagViewTenants byte = 'T'
 )
+
+// orderedTables are the tables that the build phase reads in subject order
+// and nothing reads by key.
+var orderedTables = []byte{tagProduct, tagClaim, tagEvidence, tagVerdict}
 
 // skey returns the scratch key of table tag with parts, in a buffer reused
 // by the next call.

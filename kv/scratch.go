@@ -2,8 +2,10 @@ package kv
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
@@ -13,22 +15,48 @@ import (
 // Scratch is a throwaway writable store that ingest uses as its external
 // sort: records are written in input order and read back in key order, so
 // memory stays bounded whatever the input size.
+//
+// It is two Pebble stores. The lookup store holds the tables that are read
+// by key while the input is read (ids, for duplicates and references): it
+// compacts, as Pebble does, so that a point read looks into few tables. The
+// ordered store holds the tables named at open, which are written once and
+// then read only in key order, each in one pass: it never compacts. Each of
+// its memtables is flushed to a sorted table in L0 and stays there, and the
+// ordered pass merges them, as the merge phase of an external sort does.
+// Compacting them, only to read them once, was most of what the scratch
+// store cost (see OpenScratch).
 type Scratch struct {
 	dir   string
-	db    *pebble.DB
+	db    *pebble.DB // the lookup store
 	batch *pebble.Batch
+	// ordered is the ordered store; nil when no table was named.
+	ordered      *pebble.DB
+	orderedBatch *pebble.Batch
+	orderedTags  [256]bool // by a key's first byte, its table's tag
 }
 
 // batchBytes is how much a scratch batch holds before it is committed.
 const batchBytes = 4 << 20
 
-// OpenScratch creates a scratch store at dir (removed by Close).
-func OpenScratch(dir string) (*Scratch, error) {
-	// Reads are point lookups, mostly of absent keys (duplicate checks): bloom
-	// filters answer those without reading a block; no compression, and a
-	// cache, keep the hits cheap. The bulk of the reading is one ordered pass
-	// over each table: larger blocks (32 KiB) mean fewer block reads for it.
-	cache := pebble.NewCache(256 << 20)
+// OpenScratch creates a scratch store at dir (removed by Close). The tables
+// whose keys start with one of the ordered tags are kept in the ordered
+// store: they must not be read by key through a ScratchReader (Get reads
+// them, slowly: every flushed table).
+//
+// Why two stores: in one store, at 1,000,000 generated products, the
+// compactions that kept the id tables fit for point reads also rewrote the
+// records of claims, evidence and verdicts two to three times over (write
+// amplification 3.1), and the records outweigh the ids many times. Without
+// compactions at all, every point read looked into dozens of L0 tables
+// (round six, BENCHMARKS.md). Split, each table gets what its reads need.
+func OpenScratch(dir string, ordered ...byte) (*Scratch, error) {
+	// Lookup store. Reads are point lookups, mostly of absent keys
+	// (duplicate checks): bloom filters answer those without reading a
+	// block; no compression, and a cache, keep the hits cheap. 32 KiB
+	// blocks: neighbouring ids of a batch's sorted lookups share them, and
+	// an ingest that names no ordered table (the Open Food Facts importer's)
+	// reads in order here too.
+	cache := pebble.NewCache(192 << 20)
 	defer cache.Unref()
 	opts := &pebble.Options{DisableWAL: true, MemTableSize: 64 << 20, Logger: pebbleLogger{}, Cache: cache,
 		L0CompactionThreshold: 8, L0StopWritesThreshold: 64}
@@ -38,11 +66,53 @@ func OpenScratch(dir string) (*Scratch, error) {
 		opts.Levels[i].Compression = func() *sstable.CompressionProfile { return sstable.NoCompression }
 	}
 	opts.EnsureDefaults()
-	db, err := pebble.Open(dir, opts)
+	db, err := pebble.Open(filepath.Join(dir, "lookup"), opts)
 	if err != nil {
 		return nil, fmt.Errorf("scratch: %w", err)
 	}
-	return &Scratch{dir: dir, db: db, batch: newScratchBatch(db)}, nil
+	s := &Scratch{dir: dir, db: db, batch: newScratchBatch(db)}
+	if len(ordered) == 0 {
+		return s, nil
+	}
+	// Ordered store: no compactions, and no limit on L0 (Pebble would stop
+	// the writes at L0StopWritesThreshold tables). No bloom filters: nothing
+	// is read by key. Its memtables, and the lookup store's cache, are
+	// smaller than one store's were (64 and 256 MiB), to keep the two
+	// stores' memory where the one's was: with both at the old sizes,
+	// 1,000,000-product builds peaked at 937 to 1,029 MiB (one store: 836
+	// and 888); as they are, at 827 and 833 MiB, as fast within the noise. Its own small cache: sharing the lookup store's, the
+	// blocks of the ordered pass and of its flushes pushed the lookup
+	// store's filter blocks out, and the evidence file's lookups read them
+	// from disk again (a 200,000-product build's evidence stage took 20 s
+	// instead of 5 to 7).
+	ocache := pebble.NewCache(8 << 20)
+	defer ocache.Unref()
+	oopts := &pebble.Options{DisableWAL: true, MemTableSize: 32 << 20, Logger: pebbleLogger{}, Cache: ocache,
+		DisableAutomaticCompactions: true, L0CompactionThreshold: 1 << 20, L0StopWritesThreshold: 1 << 20}
+	for i := range oopts.Levels {
+		oopts.Levels[i].BlockSize = 32 << 10
+		oopts.Levels[i].Compression = func() *sstable.CompressionProfile { return sstable.NoCompression }
+	}
+	oopts.EnsureDefaults()
+	if s.ordered, err = pebble.Open(filepath.Join(dir, "ordered"), oopts); err != nil {
+		s.batch.Close()
+		db.Close()
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("scratch: %w", err)
+	}
+	s.orderedBatch = newScratchBatch(s.ordered)
+	for _, t := range ordered {
+		s.orderedTags[t] = true
+	}
+	return s, nil
+}
+
+// store returns the store, and its batch, that hold the table of key.
+func (s *Scratch) store(key []byte) (*pebble.DB, *pebble.Batch) {
+	if len(key) > 0 && s.orderedTags[key[0]] {
+		return s.ordered, s.orderedBatch
+	}
+	return s.db, s.batch
 }
 
 // newScratchBatch returns a batch sized for batchBytes, whose buffer is kept
@@ -53,24 +123,36 @@ func newScratchBatch(db *pebble.DB) *pebble.Batch {
 
 // Set writes key and value (copied). Writes become readable after Flush.
 func (s *Scratch) Set(key, value []byte) error {
-	if err := s.batch.Set(key, value, nil); err != nil {
+	_, batch := s.store(key)
+	if err := batch.Set(key, value, nil); err != nil {
 		return fmt.Errorf("scratch: %w", err)
 	}
-	if s.batch.Len() >= batchBytes {
-		return s.Flush()
+	if batch.Len() >= batchBytes {
+		return commit(batch)
 	}
 	return nil
 }
 
-// Flush commits pending writes.
-func (s *Scratch) Flush() error {
-	if s.batch.Empty() {
+// commit commits batch's pending writes and resets it.
+func commit(batch *pebble.Batch) error {
+	if batch.Empty() {
 		return nil
 	}
-	if err := s.batch.Commit(pebble.NoSync); err != nil {
+	if err := batch.Commit(pebble.NoSync); err != nil {
 		return fmt.Errorf("scratch: %w", err)
 	}
-	s.batch.Reset()
+	batch.Reset()
+	return nil
+}
+
+// Flush commits pending writes, to both stores.
+func (s *Scratch) Flush() error {
+	if err := commit(s.batch); err != nil {
+		return err
+	}
+	if s.ordered != nil {
+		return commit(s.orderedBatch)
+	}
 	return nil
 }
 
@@ -82,7 +164,8 @@ func (s *Scratch) Get(key, dst []byte) ([]byte, bool, error) {
 	if err := s.Flush(); err != nil {
 		return dst, false, err
 	}
-	dst, ok, err := copyValue(s.db.Get, key, dst)
+	db, _ := s.store(key)
+	dst, ok, err := copyValue(db.Get, key, dst)
 	if err != nil {
 		err = fmt.Errorf("scratch: %w", err)
 	}
@@ -94,7 +177,11 @@ func (s *Scratch) Get(key, dst []byte) ([]byte, bool, error) {
 // cost about as much as the lookup itself when ingest made one per input
 // line. It sees what was committed when it was made, and nothing written
 // after. Not safe for concurrent use; Close it when done.
-type ScratchReader struct{ it *pebble.Iterator }
+// It reads the lookup store only.
+type ScratchReader struct {
+	it      *pebble.Iterator
+	ordered *[256]bool
+}
 
 // NewReader returns a ScratchReader over what is committed now.
 func (s *Scratch) NewReader() (*ScratchReader, error) {
@@ -102,14 +189,21 @@ func (s *Scratch) NewReader() (*ScratchReader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scratch: %w", err)
 	}
-	return &ScratchReader{it: it}, nil
+	return &ScratchReader{it: it, ordered: &s.orderedTags}, nil
 }
+
+// ErrOrderedByKey is what a ScratchReader answers for a key of a table kept
+// in the ordered store, which is not read by key.
+var ErrOrderedByKey = errors.New("scratch: a table of the ordered store is read in order, not by key")
 
 // Get copies the value of key into dst[:0]; ok is false when key is absent.
 // It seeks by prefix, which lets the tables' bloom filters answer for the
 // absent keys as a Get would (the key is its own prefix: the default
 // comparer has no suffixes).
 func (r *ScratchReader) Get(key, dst []byte) ([]byte, bool, error) {
+	if len(key) > 0 && r.ordered[key[0]] {
+		return dst[:0], false, ErrOrderedByKey
+	}
 	if !r.it.SeekPrefixGE(key) || !bytes.Equal(r.it.Key(), key) {
 		if err := r.it.Error(); err != nil {
 			return dst[:0], false, fmt.Errorf("scratch: %w", err)
@@ -132,7 +226,8 @@ type Iter struct{ it *pebble.Iterator }
 // NewIter returns an iterator over keys starting with prefix. Pending writes
 // must be flushed first.
 func (s *Scratch) NewIter(prefix []byte) (*Iter, error) {
-	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: prefixEnd(prefix)})
+	db, _ := s.store(prefix)
+	it, err := db.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: prefixEnd(prefix)})
 	if err != nil {
 		return nil, fmt.Errorf("scratch: %w", err)
 	}
@@ -156,6 +251,12 @@ func (i *Iter) Close() error { return i.it.Close() }
 func (s *Scratch) Close() error {
 	s.batch.Close()
 	err := s.db.Close()
+	if s.ordered != nil {
+		s.orderedBatch.Close()
+		if cerr := s.ordered.Close(); err == nil {
+			err = cerr
+		}
+	}
 	if rerr := os.RemoveAll(s.dir); err == nil {
 		err = rerr
 	}

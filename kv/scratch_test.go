@@ -2,6 +2,7 @@ package kv
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -77,5 +78,85 @@ func TestScratchSortsAcrossBatches(t *testing.T) {
 	}
 	if v, ok, err := s.Get([]byte("k\x00late"), nil); err != nil || !ok || string(v) != "x" {
 		t.Fatalf("Get of a pending write: %q %v %v", v, ok, err)
+	}
+}
+
+// TestScratchOrderedStore writes a table of the ordered store in rounds, each
+// flushed to an L0 table of its own, with keys that come again in later
+// rounds, and a lookup table beside it: the ordered pass merges the rounds in
+// key order with the last write of a key winning, nothing is compacted, and
+// the lookup table is read by key as before.
+func TestScratchOrderedStore(t *testing.T) {
+	s, err := OpenScratch(filepath.Join(t.TempDir(), "scratch"), 'o')
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	const rounds, perRound = 6, 2000
+	key := func(i int) []byte { return fmt.Appendf(nil, "o\x00%06d", i) }
+	want := map[int]string{}
+	for r := range rounds {
+		// Each round writes every third key from a different start, in
+		// descending order, so rounds overlap and keys repeat.
+		for i := perRound*3 - 1 - r; i >= 0; i -= 3 {
+			v := fmt.Sprintf("round %d", r)
+			if err := s.Set(key(i), []byte(v)); err != nil {
+				t.Fatal(err)
+			}
+			want[i] = v
+		}
+		if err := s.Set([]byte(fmt.Sprintf("L\x00%d", r)), []byte{byte(r)}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.ordered.Flush(); err != nil { // the memtable, to L0
+			t.Fatal(err)
+		}
+	}
+	if n := s.ordered.Metrics().Levels[0].TablesCount; n != rounds {
+		t.Fatalf("the ordered store has %d tables in L0, want one a round (%d): did it compact?", n, rounds)
+	}
+	it, err := s.NewIter([]byte("o\x00"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev, n := -1, 0
+	for ok := it.First(); ok; ok = it.Next() {
+		var i int
+		if _, err := fmt.Sscanf(string(it.Key()[2:]), "%d", &i); err != nil {
+			t.Fatal(err)
+		}
+		if i <= prev {
+			t.Fatalf("key %d after %d", i, prev)
+		}
+		if string(it.Value()) != want[i] {
+			t.Fatalf("key %d: %q, want the last write, %q", i, it.Value(), want[i])
+		}
+		prev = i
+		n++
+	}
+	if err := it.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n != len(want) {
+		t.Fatalf("read %d keys back, wrote %d", n, len(want))
+	}
+
+	r, err := s.NewReader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if v, ok, err := r.Get([]byte("L\x003"), nil); err != nil || !ok || v[0] != 3 {
+		t.Fatalf("ScratchReader.Get of a lookup table's key: %q %v %v", v, ok, err)
+	}
+	if _, ok, err := r.Get(key(0), nil); !errors.Is(err, ErrOrderedByKey) || ok {
+		t.Fatalf("ScratchReader.Get of an ordered table's key: %v %v, want ErrOrderedByKey", ok, err)
+	}
+	// Scratch.Get reads an ordered table's key all the same (slowly).
+	if v, ok, err := s.Get(key(5), nil); err != nil || !ok || string(v) != want[5] {
+		t.Fatalf("Scratch.Get of an ordered table's key: %q %v %v", v, ok, err)
 	}
 }
