@@ -58,12 +58,10 @@ func OpenScratch(dir string, ordered ...byte) (*Scratch, error) {
 	// reads in order here too.
 	cache := pebble.NewCache(192 << 20)
 	defer cache.Unref()
-	opts := &pebble.Options{DisableWAL: true, MemTableSize: 64 << 20, Logger: pebbleLogger{}, Cache: cache,
-		L0CompactionThreshold: 8, L0StopWritesThreshold: 64}
+	opts := scratchOptions(cache, 64<<20)
+	opts.L0CompactionThreshold, opts.L0StopWritesThreshold = 8, 64
 	for i := range opts.Levels {
 		opts.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
-		opts.Levels[i].BlockSize = 32 << 10
-		opts.Levels[i].Compression = func() *sstable.CompressionProfile { return sstable.NoCompression }
 	}
 	opts.EnsureDefaults()
 	db, err := pebble.Open(filepath.Join(dir, "lookup"), opts)
@@ -76,23 +74,23 @@ func OpenScratch(dir string, ordered ...byte) (*Scratch, error) {
 	}
 	// Ordered store: no compactions, and no limit on L0 (Pebble would stop
 	// the writes at L0StopWritesThreshold tables). No bloom filters: nothing
-	// is read by key. Its memtables, and the lookup store's cache, are
-	// smaller than one store's were (64 and 256 MiB), to keep the two
-	// stores' memory where the one's was: with both at the old sizes,
-	// 1,000,000-product builds peaked at 937 to 1,029 MiB (one store: 836
-	// and 888); as they are, at 827 and 833 MiB, as fast within the noise. Its own small cache: sharing the lookup store's, the
-	// blocks of the ordered pass and of its flushes pushed the lookup
-	// store's filter blocks out, and the evidence file's lookups read them
-	// from disk again (a 200,000-product build's evidence stage took 20 s
-	// instead of 5 to 7).
+	// is read by key.
+	//
+	// Its memtables, and the lookup store's cache, are smaller than one
+	// store's were (64 and 256 MiB), to keep the two stores' memory where
+	// the one's was: with both at the old sizes, 1,000,000-product builds
+	// peaked at 937 to 1,029 MiB (one store: 836 and 888); as they are, at
+	// 827 and 833 MiB, as fast within the noise.
+	//
+	// Its own small cache: sharing the lookup store's, the blocks of the
+	// ordered pass and of its flushes pushed the lookup store's filter
+	// blocks out, and the evidence file's lookups read them from disk again
+	// (a 200,000-product build's evidence stage took 20 s instead of 5 to 7).
 	ocache := pebble.NewCache(8 << 20)
 	defer ocache.Unref()
-	oopts := &pebble.Options{DisableWAL: true, MemTableSize: 32 << 20, Logger: pebbleLogger{}, Cache: ocache,
-		DisableAutomaticCompactions: true, L0CompactionThreshold: 1 << 20, L0StopWritesThreshold: 1 << 20}
-	for i := range oopts.Levels {
-		oopts.Levels[i].BlockSize = 32 << 10
-		oopts.Levels[i].Compression = func() *sstable.CompressionProfile { return sstable.NoCompression }
-	}
+	oopts := scratchOptions(ocache, 32<<20)
+	oopts.DisableAutomaticCompactions = true
+	oopts.L0CompactionThreshold, oopts.L0StopWritesThreshold = 1<<20, 1<<20
 	oopts.EnsureDefaults()
 	if s.ordered, err = pebble.Open(filepath.Join(dir, "ordered"), oopts); err != nil {
 		s.batch.Close()
@@ -105,6 +103,18 @@ func OpenScratch(dir string, ordered ...byte) (*Scratch, error) {
 		s.orderedTags[t] = true
 	}
 	return s, nil
+}
+
+// scratchOptions returns what both scratch stores share: no write-ahead
+// log, no compression, 32 KiB blocks, the cache and the memtable size. The
+// caller sets the rest, then calls EnsureDefaults.
+func scratchOptions(cache *pebble.Cache, memTable uint64) *pebble.Options {
+	opts := &pebble.Options{DisableWAL: true, MemTableSize: memTable, Logger: pebbleLogger{}, Cache: cache}
+	for i := range opts.Levels {
+		opts.Levels[i].BlockSize = 32 << 10
+		opts.Levels[i].Compression = func() *sstable.CompressionProfile { return sstable.NoCompression }
+	}
+	return opts
 }
 
 // store returns the store, and its batch, that hold the table of key.
