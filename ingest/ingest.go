@@ -277,6 +277,9 @@ func (b *builder) build(ctx context.Context, tmp string) (err error) {
 			return err
 		}
 	}
+	// The id checks are over: the filter's 32 MiB of heap go back before
+	// the views, whose live heap is the build's largest.
+	b.seen = nil
 	if err := b.writeViews(ctx); err != nil {
 		return err
 	}

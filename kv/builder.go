@@ -36,10 +36,21 @@ type Builder struct {
 	db          *pebble.DB
 	wopts       sstable.WriterOptions
 	tables      map[byte]*tableWriter
+	done        []string // the files closed so far
+	fileSize    uint64   // a table's file is closed and another begun past this size
 }
+
+// tableFileSize is the size at which a table's file is closed and the table
+// goes on in a new one. Pebble's writer keeps a file's index in memory until
+// the file is closed: in one file per table, the evidence table's index
+// alone grew to about 100 MiB of live heap at 1,000,000 products, which the
+// collector scanned over and over as the heap neared its limit. The files of
+// a table hold consecutive key ranges, so they are ingested side by side.
+const tableFileSize = 256 << 20
 
 type tableWriter struct {
 	path    string
+	files   int // files begun, this one included
 	w       *sstable.Writer
 	last    []byte
 	entries int64
@@ -58,11 +69,12 @@ func NewBuilder(dir, sstDir string) (*Builder, error) {
 		return nil, fmt.Errorf("kv: create store: %w", err)
 	}
 	return &Builder{
-		dir:    dir,
-		sstDir: sstDir,
-		db:     db,
-		wopts:  opts.MakeWriterOptions(6, db.TableFormat()),
-		tables: map[byte]*tableWriter{},
+		dir:      dir,
+		sstDir:   sstDir,
+		db:       db,
+		wopts:    opts.MakeWriterOptions(6, db.TableFormat()),
+		tables:   map[byte]*tableWriter{},
+		fileSize: tableFileSize,
 	}, nil
 }
 
@@ -95,16 +107,25 @@ func (b *Builder) Set(key, value []byte) error {
 	tag := key[0]
 	t := b.tables[tag]
 	if t == nil {
-		path := filepath.Join(b.sstDir, fmt.Sprintf("table-%c.sst", tag))
-		f, err := vfs.Default.Create(path, vfs.WriteCategoryUnspecified)
-		if err != nil {
-			return fmt.Errorf("kv: %w", err)
-		}
-		t = &tableWriter{path: path, w: sstable.NewWriter(objstorageprovider.NewFileWritable(f), tableOptions(b.wopts, tag))}
+		t = &tableWriter{}
 		b.tables[tag] = t
 	}
 	if t.last != nil && string(key) <= string(t.last) {
 		return fmt.Errorf("kv: keys out of order in table %c: %q after %q", tag, key, t.last)
+	}
+	if t.w != nil && t.w.Raw().EstimatedSize() >= b.fileSize {
+		if err := b.closeFile(tag, t); err != nil {
+			return err
+		}
+	}
+	if t.w == nil {
+		t.files++
+		t.path = filepath.Join(b.sstDir, fmt.Sprintf("table-%c-%04d.sst", tag, t.files))
+		f, err := vfs.Default.Create(t.path, vfs.WriteCategoryUnspecified)
+		if err != nil {
+			return fmt.Errorf("kv: %w", err)
+		}
+		t.w = sstable.NewWriter(objstorageprovider.NewFileWritable(f), tableOptions(b.wopts, tag))
 	}
 	t.last = append(t.last[:0], key...)
 	t.entries++
@@ -123,22 +144,33 @@ func (b *Builder) Counts() map[string]int64 {
 	return out
 }
 
+// closeFile closes table tag's current file.
+func (b *Builder) closeFile(tag byte, t *tableWriter) error {
+	w := t.w
+	t.w = nil
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("kv: close table %c: %w", tag, err)
+	}
+	b.done = append(b.done, t.path)
+	return nil
+}
+
 // Finish closes every table, ingests them and closes the store.
 func (b *Builder) Finish() error {
-	var paths []string
 	tags := make([]int, 0, len(b.tables))
 	for tag := range b.tables {
 		tags = append(tags, int(tag))
 	}
 	sort.Ints(tags)
 	for _, tag := range tags {
-		t := b.tables[byte(tag)]
-		if err := t.w.Close(); err != nil {
-			return fmt.Errorf("kv: close table %c: %w", tag, err)
+		if t := b.tables[byte(tag)]; t.w != nil {
+			if err := b.closeFile(byte(tag), t); err != nil {
+				return err
+			}
 		}
-		paths = append(paths, t.path)
 	}
 	b.tables = nil
+	paths := b.done
 	if len(paths) > 0 {
 		if err := b.db.Ingest(context.Background(), paths); err != nil {
 			return fmt.Errorf("kv: ingest: %w", err)
@@ -154,7 +186,9 @@ func (b *Builder) Finish() error {
 // Abort discards the build.
 func (b *Builder) Abort() {
 	for _, t := range b.tables {
-		_ = t.w.Close()
+		if t.w != nil {
+			_ = t.w.Close()
+		}
 	}
 	if b.db != nil {
 		_ = b.db.Close()

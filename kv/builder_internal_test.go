@@ -2,6 +2,7 @@ package kv
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -74,5 +75,96 @@ func TestSingleLevelIndexTables(t *testing.T) {
 				t.Errorf("table %c key %d: %v %v %q", tag, i, ok, err, v)
 			}
 		}
+	}
+}
+
+// A table larger than the builder's file size is written as several files of
+// consecutive key ranges; every key reads back, and the files hold them all.
+func TestTableFiles(t *testing.T) {
+	tests := []struct {
+		name      string
+		fileSize  uint64
+		wantFiles int // per table, at least
+	}{
+		{"one file", tableFileSize, 1},
+		{"split", 64 << 10, 4},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			storeDir := filepath.Join(dir, "store")
+			b, err := NewBuilder(storeDir, filepath.Join(dir, "sst"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.fileSize = tc.fileSize
+			const n = 5000
+			// Values that do not compress, so the files' sizes follow n.
+			rng := rand.New(rand.NewPCG(1, 2))
+			values := make([][]byte, n)
+			for i := range values {
+				values[i] = make([]byte, 100)
+				for j := range values[i] {
+					values[i][j] = byte(rng.Uint32())
+				}
+			}
+			tags := []byte{TagEvidence, TagIdentity}
+			for _, tag := range tags {
+				for i := range n {
+					if err := b.Set(AppendViewKey(nil, tag, fmt.Sprintf("gtin:%014d", i), ""), values[i]); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if err := b.Finish(); err != nil {
+				t.Fatal(err)
+			}
+
+			opts := storeOptions()
+			opts.ReadOnly = true
+			db, err := pebble.Open(storeDir, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			levels, err := db.SSTables(pebble.WithProperties())
+			if err != nil {
+				t.Fatal(err)
+			}
+			files := map[byte]int{}
+			entries := map[byte]uint64{}
+			for _, level := range levels {
+				for _, info := range level {
+					tag := info.Smallest.UserKey[0]
+					if info.Largest.UserKey[0] != tag {
+						t.Errorf("a file holds tables %c to %c", tag, info.Largest.UserKey[0])
+					}
+					files[tag]++
+					entries[tag] += info.Properties.NumEntries
+				}
+			}
+			db.Close()
+			for _, tag := range tags {
+				if files[tag] < tc.wantFiles || (tc.wantFiles == 1 && files[tag] != 1) {
+					t.Errorf("table %c: %d files, want %d or more (exactly 1 when unsplit)", tag, files[tag], tc.wantFiles)
+				}
+				if entries[tag] != n {
+					t.Errorf("table %c: %d entries in its files, want %d", tag, entries[tag], n)
+				}
+			}
+
+			st, err := Open(storeDir, 8<<20, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			for _, tag := range tags {
+				for i := range n {
+					v, ok, err := st.View(tag, fmt.Sprintf("gtin:%014d", i), "", nil)
+					if err != nil || !ok || string(v) != string(values[i]) {
+						t.Fatalf("table %c key %d: %v %v %q", tag, i, ok, err, v)
+					}
+				}
+			}
+		})
 	}
 }
