@@ -92,7 +92,7 @@ bench-off: build ## import + ingest of a synthetic 1M-record Open Food Facts dum
 compare-ingest: build ## A=REF [B=REF, default bin/pds]: alternating 200k builds by two pds (a file or a git revision); medians of wall, CPU, peak RSS
 	bash scripts/compare-ingest.sh
 
-compare-get: build ## A=REF [B=REF]: GETs by two pds, each run after a baseline run of its own; medians of ratio and server CPU a request
+compare-get: build ## A=REF [B=REF] [SNAP_A=DIR SNAP_B=DIR]: GETs by two pds (or of two snapshots), each run after a baseline run of its own; medians of ratio and server CPU a request
 	bash scripts/compare-get.sh
 
 fuzz: ## run every fuzz target for FUZZTIME each (default 10m)

@@ -6,7 +6,10 @@
 # CONNS connections for each view in VIEWS, printing the ratio to the
 # baseline, the server's CPU time per request and the idle share of the
 # machine's CPU; then the medians. A REF is an executable or a git revision
-# (built into var/compare). Nothing is written to BENCHMARKS.md.
+# (built into var/compare). SNAP_A and SNAP_B, when set, name the snapshot
+# each side serves instead (the same pds may then be A and B: two snapshot
+# layouts compared); both must hold the same products. Nothing is written to
+# BENCHMARKS.md.
 source "$(dirname "$0")/bench-lib.sh"
 source "$(dirname "$0")/compare-lib.sh"
 cd "$(dirname "$0")/.."
@@ -26,6 +29,10 @@ bin_a=$(compare_bin "$A")
 bin_b=$(compare_bin "$B")
 go build -o bin/baseline ./bench/baseline
 ensure_snapshot "$W" "$N" # of bin/pds's format: both binaries must read it
+SNAP_A=${SNAP_A:-$SNAP} SNAP_B=${SNAP_B:-$SNAP}
+for s in "$SNAP_A" "$SNAP_B"; do
+  [ -f "$s/manifest.json" ] || { echo "compare-get: $s is not a snapshot (no manifest.json)" >&2; exit 1; }
+done
 paths="$W/compare-paths"
 grep -o '"identifiers":\["[^"]*"' "$IN/products.ndjson" | cut -d'"' -f4 | shuf -n 20000 --random-source=<(yes) > "$paths-subjects.txt"
 sed 's|^|/v1/products/|' "$paths-subjects.txt" > "$paths-identity.txt"
@@ -48,11 +55,11 @@ idle_ticks() { awk '/^cpu / { print $5 }' /proc/stat; }
 hz=$(getconf CLK_TCK)
 
 echo "compare-get: $N products, $ROUNDS rounds of $DUR a run; views: $VIEWS; connections: $CONNS;" \
-  "A=$A ($bin_a), B=$B ($bin_b); $(machine)"
+  "A=$A ($bin_a) serving $SNAP_A, B=$B ($bin_b) serving $SNAP_B; $(machine)"
 for r in $(seq 1 "$ROUNDS"); do
   for side in A B; do
-    if [ "$side" = A ]; then bin=$bin_a; else bin=$bin_b; fi
-    "$bin" serve --snapshot "$SNAP" --keys "$W/compare-keys.json" --addr "127.0.0.1:$PORT_PDS" > "$W/compare-serve-$side.log" 2>&1 &
+    if [ "$side" = A ]; then bin=$bin_a snap=$SNAP_A; else bin=$bin_b snap=$SNAP_B; fi
+    "$bin" serve --snapshot "$snap" --keys "$W/compare-keys.json" --addr "127.0.0.1:$PORT_PDS" > "$W/compare-serve-$side.log" 2>&1 &
     PDS_PID=$!
     wait_port "127.0.0.1:$PORT_PDS"
     for v in $VIEWS; do
