@@ -33,23 +33,10 @@ func TestSingleLevelIndexTables(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	opts := storeOptions()
-	opts.ReadOnly = true
-	db, err := pebble.Open(storeDir, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	levels, err := db.SSTables(pebble.WithProperties())
-	if err != nil {
-		t.Fatal(err)
-	}
 	partitions := map[byte]uint64{}
-	for _, level := range levels {
-		for _, info := range level {
-			partitions[info.Smallest.UserKey[0]] = info.Properties.IndexPartitions
-		}
+	for _, info := range storeFiles(t, storeDir) {
+		partitions[info.Smallest.UserKey[0]] = info.Properties.IndexPartitions
 	}
-	db.Close()
 	for _, tag := range []byte{TagAlias, TagEvidence, TagIdentity, TagPassport} {
 		p, ok := partitions[tag]
 		single := tag == TagIdentity || tag == TagAlias
@@ -120,29 +107,16 @@ func TestTableFiles(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			opts := storeOptions()
-			opts.ReadOnly = true
-			db, err := pebble.Open(storeDir, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			levels, err := db.SSTables(pebble.WithProperties())
-			if err != nil {
-				t.Fatal(err)
-			}
 			files := map[byte]int{}
 			entries := map[byte]uint64{}
-			for _, level := range levels {
-				for _, info := range level {
-					tag := info.Smallest.UserKey[0]
-					if info.Largest.UserKey[0] != tag {
-						t.Errorf("a file holds tables %c to %c", tag, info.Largest.UserKey[0])
-					}
-					files[tag]++
-					entries[tag] += info.Properties.NumEntries
+			for _, info := range storeFiles(t, storeDir) {
+				tag := info.Smallest.UserKey[0]
+				if info.Largest.UserKey[0] != tag {
+					t.Errorf("a file holds tables %c to %c", tag, info.Largest.UserKey[0])
 				}
+				files[tag]++
+				entries[tag] += info.Properties.NumEntries
 			}
-			db.Close()
 			for _, tag := range tags {
 				if files[tag] < tc.wantFiles || (tc.wantFiles == 1 && files[tag] != 1) {
 					t.Errorf("table %c: %d files, want %d or more (exactly 1 when unsplit)", tag, files[tag], tc.wantFiles)
@@ -167,4 +141,26 @@ func TestTableFiles(t *testing.T) {
 			}
 		})
 	}
+}
+
+// storeFiles lists the table files of the store at dir, of every level, with
+// their properties.
+func storeFiles(t *testing.T, dir string) []pebble.SSTableInfo {
+	t.Helper()
+	opts := storeOptions()
+	opts.ReadOnly = true
+	db, err := pebble.Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	levels, err := db.SSTables(pebble.WithProperties())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []pebble.SSTableInfo
+	for _, level := range levels {
+		files = append(files, level...)
+	}
+	return files
 }
