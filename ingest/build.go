@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -49,6 +50,59 @@ func (c *cursor) each(subject []byte, fn func(v []byte) error) error {
 	return nil
 }
 
+// stageJoin is the stage that gives each product its documents.
+const stageJoin = "document join"
+
+// joinDocuments writes, for each product, the documents its evidence names
+// (tagSubjectDoc), so that the views read them in subject order with the
+// product's other records. The pairs (tagDocUse) come in document order and
+// so do the documents: this is a merge of two ordered tables, each read
+// once, where the views used to read each document by key, a random read
+// of the scratch store that cost a tenth of a 1,000,000-product build.
+func (b *builder) joinDocuments(ctx context.Context) error {
+	b.stage(stageJoin)
+	uses, err := b.scratch.NewIter([]byte{tagDocUse, 0})
+	if err != nil {
+		return err
+	}
+	defer uses.Close()
+	docs, err := b.scratch.NewIter([]byte{tagDocument, 0})
+	if err != nil {
+		return err
+	}
+	defer docs.Close()
+	var docKey, key []byte
+	found := false
+	for ok := uses.First(); ok; ok = uses.Next() {
+		if b.count.Add(1)%(1<<16) == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		// The subject is canonical (no zero byte); the document id is
+		// everything before it.
+		k := uses.Key()[2:]
+		cut := bytes.LastIndexByte(k, 0)
+		if cut < 0 {
+			return fmt.Errorf("scratch store: malformed key %q", uses.Key())
+		}
+		doc, subject := k[:cut], k[cut+1:]
+		if len(docKey) < 2 || !bytes.Equal(docKey[2:], doc) {
+			docKey = append(append(docKey[:0], tagDocument, 0), doc...)
+			found = docs.SeekGE(docKey) && bytes.Equal(docs.Key(), docKey)
+		}
+		if !found {
+			return fmt.Errorf("document %s vanished from scratch store", doc)
+		}
+		key = append(append(append(append(key[:0], tagSubjectDoc, 0), subject...), 0), doc...)
+		if err := b.scratch.Set(key, docs.Value()); err != nil {
+			return err
+		}
+	}
+	if err := errors.Join(uses.Error(), docs.Error()); err != nil {
+		return fmt.Errorf("scratch store: %w", err)
+	}
+	return b.scratch.Flush()
+}
+
 // writeViews walks the products in subject order and writes their views:
 // one goroutine gathers each product's scratch records (copies of their
 // bytes), workers decode them and compute the views in parallel, this
@@ -58,14 +112,8 @@ func (b *builder) writeViews(ctx context.Context) error {
 	b.stage("views")
 	compute := func(bt []rawSubject) []subjectOut {
 		out := make([]subjectOut, len(bt))
-		docReader, err := b.scratch.NewReader()
-		if err != nil {
-			out[0] = subjectOut{subject: bt[0].subject, err: err}
-			return out
-		}
-		defer docReader.Close()
 		for i := range bt {
-			sd, err := b.decodeSubject(&bt[i], docReader)
+			sd, err := b.decodeSubject(&bt[i])
 			if err != nil {
 				out[i] = subjectOut{subject: bt[i].subject, err: err}
 				continue
@@ -144,9 +192,9 @@ type kvEntry struct {
 // rawSubject is one product's scratch records as gathered: copies of the
 // values, not yet decoded (the workers decode them).
 type rawSubject struct {
-	subject                    string
-	product                    []byte
-	claims, evidence, verdicts [][]byte
+	subject                          string
+	product                          []byte
+	claims, evidence, verdicts, docs [][]byte
 }
 
 // gather reads the products and their records in subject order. It reads
@@ -173,6 +221,11 @@ func (b *builder) gather(ctx context.Context, emit func([]rawSubject) error) err
 		return err
 	}
 	defer verdicts.it.Close()
+	docs, err := b.newCursor(tagSubjectDoc)
+	if err != nil {
+		return err
+	}
+	defer docs.it.Close()
 
 	bt := make([]rawSubject, 0, subjectsPerBatch)
 	var arena []byte
@@ -204,6 +257,9 @@ func (b *builder) gather(ctx context.Context, emit func([]rawSubject) error) err
 		if err := verdicts.each(subject, add(&rs.verdicts)); err != nil {
 			return err
 		}
+		if err := docs.each(subject, add(&rs.docs)); err != nil {
+			return err
+		}
 		bt = append(bt, rs)
 		if len(bt) == subjectsPerBatch {
 			if err := emit(bt); err != nil {
@@ -218,11 +274,11 @@ func (b *builder) gather(ctx context.Context, emit func([]rawSubject) error) err
 	return nil
 }
 
-// decodeSubject decodes one product's gathered records and reads the
-// documents its evidence names through docs. It runs on the workers: it only
-// reads committed scratch data.
-func (b *builder) decodeSubject(rs *rawSubject, docs *kv.ScratchReader) (*subjectData, error) {
-	sd := &subjectData{subject: rs.subject, evidence: map[string][]evidenceRec{}, docs: map[string]*domain.Document{}, docRaw: map[string][]byte{}}
+// decodeSubject decodes one product's gathered records, its documents
+// included. It runs on the workers.
+func (b *builder) decodeSubject(rs *rawSubject) (*subjectData, error) {
+	sd := &subjectData{subject: rs.subject, evidence: map[string][]evidenceRec{},
+		docs: make(map[string]*domain.Document, len(rs.docs)), docRaw: make(map[string][]byte, len(rs.docs))}
 	if _, _, err := decodeRecord(rs.product, &sd.product); err != nil {
 		return nil, err
 	}
@@ -236,30 +292,27 @@ func (b *builder) decodeSubject(rs *rawSubject, docs *kv.ScratchReader) (*subjec
 		}
 		sd.claims[i] = cr
 	}
-	var dv []byte
+	ds := make([]domain.Document, len(rs.docs))
+	for i, v := range rs.docs {
+		d := &ds[i]
+		_, rec := splitDocument(v)
+		_, raw, err := decodeRecord(rec, d)
+		if err != nil {
+			return nil, err
+		}
+		sd.docs[d.ID] = d
+		sd.docRaw[d.ID] = raw
+	}
 	for _, v := range rs.evidence {
 		var er evidenceRec
 		var err error
 		if er.line, _, err = decodeRecord(v, &er.ev); err != nil {
 			return nil, err
 		}
+		if sd.docs[er.ev.DocumentID] == nil {
+			return nil, fmt.Errorf("document %s of evidence %s was not joined to %s", er.ev.DocumentID, er.ev.ID, sd.subject)
+		}
 		sd.evidence[er.ev.ClaimID] = append(sd.evidence[er.ev.ClaimID], er)
-		if sd.docs[er.ev.DocumentID] != nil {
-			continue
-		}
-		var ok bool
-		dv, ok, err = docs.Get(kv.Key(tagDocument, er.ev.DocumentID), dv)
-		if err != nil || !ok {
-			return nil, fmt.Errorf("document %s vanished from scratch store: %v", er.ev.DocumentID, err)
-		}
-		d := &domain.Document{}
-		_, rec := splitDocument(dv)
-		_, raw, err := decodeRecord(rec, d)
-		if err != nil {
-			return nil, err
-		}
-		sd.docs[er.ev.DocumentID] = d
-		sd.docRaw[er.ev.DocumentID] = raw
 	}
 	sd.verdicts = make([]verdictRec, len(rs.verdicts))
 	for i, v := range rs.verdicts {

@@ -126,7 +126,10 @@ type builder struct {
 	storeSums     map[string]manifest.File
 	buf, key, rec []byte
 	view          []byte // the view being written (write)
-	index         *index.Builder
+	// lastUse is the tagDocUse key written last: the evidence of one
+	// product and document usually comes together, and is written once.
+	lastUse []byte
+	index   *index.Builder
 	// seen holds every scratch key written for an id check (identifiers,
 	// claim, document and evidence ids): a key it has not seen is surely
 	// new, so the scratch store is asked only about the rare maybes.
@@ -280,6 +283,9 @@ func (b *builder) build(ctx context.Context, tmp string) (err error) {
 	// The id checks are over: the filter's 32 MiB of heap go back before
 	// the views, whose live heap is the build's largest.
 	b.seen = nil
+	if err := b.joinDocuments(ctx); err != nil {
+		return err
+	}
 	if err := b.writeViews(ctx); err != nil {
 		return err
 	}
@@ -602,7 +608,18 @@ func (b *builder) applyEvidence(p parsed, n int) *reject {
 	if err := b.scratch.Set(b.key, b.rec); err != nil {
 		return rejectf("scratch store: %v", err)
 	}
-	return b.put(b.skey(tagEvidence, canonical, e.ClaimID, e.ID), n, p.enc)
+	if r := b.put(b.skey(tagEvidence, canonical, e.ClaimID, e.ID), n, p.enc); r != nil {
+		return r
+	}
+	// The views need the document with the product's records: note the
+	// pair for joinDocuments.
+	if use := b.skey(tagDocUse, e.DocumentID, canonical); !bytes.Equal(use, b.lastUse) {
+		b.lastUse = append(b.lastUse[:0], use...)
+		if err := b.scratch.Set(use, nil); err != nil {
+			return rejectf("scratch store: %v", err)
+		}
+	}
+	return nil
 }
 
 func (b *builder) applyVerdict(p parsed, n int) *reject {

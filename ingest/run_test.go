@@ -225,7 +225,7 @@ func TestSummaryStages(t *testing.T) {
 			want = append(want, name)
 		}
 	}
-	want = append(want, "views", "finishing", "manifest", "publish")
+	want = append(want, "document join", "views", "finishing", "manifest", "publish")
 	if strings.Join(names, ",") != strings.Join(want, ",") {
 		t.Errorf("stages %v, want %v", names, want)
 	}

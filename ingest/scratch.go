@@ -39,15 +39,24 @@ const (
 	// tagVerdict: canonical subject, line number (8 bytes big-endian) -> the
 	// record; the line keeps a product's verdicts in input order.
 	tagVerdict byte = 'v'
+	// tagDocUse: document id, canonical subject -> nothing: the product's
+	// evidence names the document. Written with the evidence, read in
+	// document order by joinDocuments. Keyed by document first, unlike the
+	// other lower-case tables.
+	tagDocUse byte = 'u'
+	// tagSubjectDoc: canonical subject, document id -> the document's value
+	// (as tagDocument): written by joinDocuments, read by the views with the
+	// rest of the product's records.
+	tagSubjectDoc byte = 'd'
 	// tagViewTenants: canonical subject of a public product -> the tenants
 	// with views of their own, joined by zero bytes; written by the build
 	// phase, read when the aliases are written.
 	tagViewTenants byte = 'T'
 )
 
-// orderedTables are the tables that the build phase reads in subject order
-// and nothing reads by key.
-var orderedTables = []byte{tagProduct, tagClaim, tagEvidence, tagVerdict}
+// orderedTables are the tables that are read in key order only, each in
+// one pass, and never by key.
+var orderedTables = []byte{tagProduct, tagClaim, tagEvidence, tagVerdict, tagDocUse, tagSubjectDoc}
 
 // skey returns the scratch key of table tag with parts, in a buffer reused
 // by the next call.

@@ -251,6 +251,9 @@ func (i *Iter) Valid() bool   { return i.it.Valid() }
 func (i *Iter) Key() []byte   { return i.it.Key() }
 func (i *Iter) Value() []byte { return i.it.Value() }
 
+// Error is the error that ended the iteration early, if any.
+func (i *Iter) Error() error { return i.it.Error() }
+
 // SeekGE moves to the first key at or after key.
 func (i *Iter) SeekGE(key []byte) bool { return i.it.SeekGE(key) }
 
