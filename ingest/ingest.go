@@ -129,7 +129,11 @@ type builder struct {
 	// lastUse is the tagDocUse key written last: the evidence of one
 	// product and document usually comes together, and is written once.
 	lastUse []byte
-	index   *index.Builder
+	// docSample is every docSampleEvery-th document id, for cutting the
+	// document join into parts (joinSplits).
+	docSample []string
+	docCount  int
+	index     *index.Builder
 	// seen holds every scratch key written for an id check (identifiers,
 	// claim, document and evidence ids): a key it has not seen is surely
 	// new, so the scratch store is asked only about the rare maybes.
@@ -574,25 +578,32 @@ func (b *builder) applyClaim(p parsed, n int) *reject {
 	return b.put(b.skey(tagClaim, canonical, c.ID), n, p.enc)
 }
 
-// A document's scratch value is its source's tenant, a zero byte, then the
-// record, so evidence can check visibility without decoding it.
+// A document's id value is its source's tenant, a zero byte, then its line,
+// so evidence can check visibility without reading the record, which is
+// written to the ordered store (tagDocRecord).
 func (b *builder) applyDocument(p parsed, n int) *reject {
 	d := p.v.(*domain.Document)
 	if b.markSeen(b.skey(tagDocument, d.ID)) {
 		if v, dup, _ := b.scratch.Get(b.key, b.buf); dup {
 			b.buf = v
-			_, rec := splitDocument(v)
-			line, _ := binary.Uvarint(rec)
+			_, rest := splitDocument(v)
+			line, _ := binary.Uvarint(rest)
 			return duplicateID(d.ID, int(line))
 		}
 	}
+	if b.docCount++; b.docCount%docSampleEvery == 0 {
+		b.docSample = append(b.docSample, strings.Clone(d.ID))
+	}
 	tenant := b.cat.sources[d.SourceID].Tenant
-	rec := binary.AppendUvarint(append(append(make([]byte, 0, len(tenant)+len(p.enc)+5), tenant...), 0), uint64(n))
-	if err := b.scratch.Set(b.key, append(rec, p.enc...)); err != nil {
+	b.rec = binary.AppendUvarint(append(append(b.rec[:0], tenant...), 0), uint64(n))
+	if err := b.scratch.Set(b.key, b.rec); err != nil {
 		return rejectf("scratch store: %v", err)
 	}
-	return nil
+	return b.put(b.skey(tagDocRecord, d.ID), n, p.enc)
 }
+
+// docSampleEvery: 2,000 samples at 1,000,000 documents.
+const docSampleEvery = 500
 
 func (b *builder) applyEvidence(p parsed, n int) *reject {
 	e := p.v.(*domain.Evidence)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -142,29 +143,53 @@ func TestStore(t *testing.T) {
 }
 
 // The views get each product's documents from a join of the documents with
-// the products their evidence names, not by reading each by id: a document
-// named by two products' evidence, the evidence of one product and document
-// split by another's, and a document id with a zero byte in it (the join's
-// keys end with the subject) all reach the evidence views.
+// the products their evidence names, not by reading each by id, cut into
+// parts by document id: documents named by one product, by both, by none,
+// the evidence of one product and document split by another's, and ids with
+// a zero byte in them (the join's keys end with the subject, so "d1\x00a"'s
+// pairs sort before those of "d1") all reach the evidence views, whatever
+// the number of parts.
 func TestDocumentsJoinedToProducts(t *testing.T) {
 	const src = "11111111-0000-4000-8000-000000000001"
+	const a, b = "gtin:09520123456788", "gtin:04006381333931"
 	claim := func(id, subject string) string {
 		return `{"id":"` + id + `","subject":"` + subject + `","predicate":"p","object":{"value":1},"claim_type":"FACT","source_ref":"` + src + `","trust_level":"L2","retrieved_at":"2025-01-01T00:00:00Z"}` + "\n"
 	}
-	doc := func(id string) string {
-		return `{"id":"` + id + `","source_id":"` + src + `","media_type":"text/html","content_hash":"sha256:0000000000000000000000000000000000000000000000000000000000000001","size":1,"retrieved_at":"2025-01-01T00:00:00Z"}` + "\n"
+	var docs, evs strings.Builder
+	want := map[string]int{} // subject + " " + document id (as JSON writes it) -> links to it
+	doc := func(id string) {
+		docs.WriteString(`{"id":"` + id + `","source_id":"` + src + `","media_type":"text/html","content_hash":"sha256:0000000000000000000000000000000000000000000000000000000000000001","size":1,"retrieved_at":"2025-01-01T00:00:00Z"}` + "\n")
 	}
-	ev := func(id, claim, doc string) string {
-		return `{"id":"` + id + `","claim_id":"` + claim + `","document_id":"` + doc + `","locator":{"kind":"byte_range","start":0,"end":9}}` + "\n"
+	ev := func(claim, subject, doc string) {
+		fmt.Fprintf(&evs, `{"id":"e%d","claim_id":"%s","document_id":"%s","locator":{"kind":"byte_range","start":0,"end":9}}`+"\n", evs.Len(), claim, doc)
+		want[subject+" "+doc]++
+	}
+	for _, id := range []string{"d1", "d2", `d\u0000x`, `d1\u0000a`, "unused"} {
+		doc(id)
+	}
+	ev("ca", a, "d1")
+	ev("cb", b, "d1")
+	ev("ca", a, "d2")
+	ev("ca", a, "d1")
+	ev("cb", b, `d\u0000x`)
+	ev("cb", b, `d1\u0000a`)
+	for i := range 3000 {
+		id := fmt.Sprintf("m%04d", (i*7919)%3000) // not in id order
+		doc(id)
+		if i%2 == 0 {
+			ev("ca", a, id)
+		}
+		if i%3 == 0 {
+			ev("cb", b, id)
+		}
 	}
 	files := map[string]string{
 		"sources.ndjson": `{"id":"` + src + `","kind":"registry","origin":"https://x","trust_tier":2,"licence_name":"CC0","may_redistribute_verbatim":true,"may_redistribute_derived":true,"covers":{"namespaces":["gtin"]}}` + "\n",
-		"products.ndjson": `{"identifiers":["gtin:9520123456788"],"manufacturer":"M","trust_level":"L1","status":"active","updated_at":"2025-01-01T00:00:00Z"}` + "\n" +
-			`{"identifiers":["gtin:4006381333931"],"manufacturer":"M","trust_level":"L1","status":"active","updated_at":"2025-01-01T00:00:00Z"}` + "\n",
-		"claims.ndjson":    claim("ca", "gtin:9520123456788") + claim("cb", "gtin:4006381333931"),
-		"documents.ndjson": doc("d1") + doc("d2") + doc(`d\u0000x`) + doc("unused"),
-		"evidence.ndjson": ev("e1", "ca", "d1") + ev("e2", "cb", "d1") + ev("e3", "ca", "d2") + ev("e4", "ca", "d1") +
-			ev("e5", "cb", `d\u0000x`),
+		"products.ndjson": `{"identifiers":["` + a + `"],"manufacturer":"M","trust_level":"L1","status":"active","updated_at":"2025-01-01T00:00:00Z"}` + "\n" +
+			`{"identifiers":["` + b + `"],"manufacturer":"M","trust_level":"L1","status":"active","updated_at":"2025-01-01T00:00:00Z"}` + "\n",
+		"claims.ndjson":    claim("ca", a) + claim("cb", b),
+		"documents.ndjson": docs.String(),
+		"evidence.ndjson":  evs.String(),
 	}
 	in := t.TempDir()
 	for name, body := range files {
@@ -172,31 +197,33 @@ func TestDocumentsJoinedToProducts(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	out := filepath.Join(t.TempDir(), "snap")
-	var rejects bytes.Buffer
-	sum, err := ingest.Run(context.Background(), ingest.Options{In: in, Out: out, Rejects: &rejects})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rejects.Len() > 0 || sum.Accepted["evidence.ndjson"] != 5 {
-		t.Fatalf("accepted %v, rejects %q", sum.Accepted, rejects.String())
-	}
-	links := map[string]int{} // subject + document id -> links to it
-	for _, e := range entries(t, out) {
-		if e.tag != kv.TagEvidence {
-			continue
-		}
-		for _, id := range []string{"d1", "d2", `d\u0000x`, "unused"} {
-			if n := strings.Count(e.text, `"document":{"id":"`+id+`"`); n > 0 {
-				links[e.subject+" "+id] += n
+	for _, parts := range []int{1, 2, 3} {
+		t.Run(fmt.Sprintf("parts=%d", parts), func(t *testing.T) {
+			defer ingest.SetJoinParts(parts)()
+			out := filepath.Join(t.TempDir(), "snap")
+			var rejects bytes.Buffer
+			sum, err := ingest.Run(context.Background(), ingest.Options{In: in, Out: out, Rejects: &rejects})
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-	}
-	want := map[string]int{
-		"gtin:09520123456788 d1": 2, "gtin:09520123456788 d2": 1,
-		"gtin:04006381333931 d1": 1, `gtin:04006381333931 d\u0000x`: 1,
-	}
-	if fmt.Sprint(links) != fmt.Sprint(want) {
-		t.Errorf("evidence links by subject and document:\n%v\nwant:\n%v", links, want)
+			if rejects.Len() > 0 || sum.Accepted["evidence.ndjson"] != int64(strings.Count(evs.String(), "\n")) {
+				t.Fatalf("accepted %v, rejects %q", sum.Accepted, rejects.String())
+			}
+			got := map[string]int{}
+			for _, e := range entries(t, out) {
+				if e.tag != kv.TagEvidence {
+					continue
+				}
+				for _, m := range documentID.FindAllStringSubmatch(e.text, -1) {
+					got[e.subject+" "+m[1]]++
+				}
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("evidence links by subject and document:\n%v\nwant:\n%v", got, want)
+			}
+		})
 	}
 }
+
+// documentID finds the id of each document an evidence view links to.
+var documentID = regexp.MustCompile(`"document":\{"id":"((?:[^"\\]|\\.)*)"`)

@@ -30,8 +30,14 @@ const (
 	tagClaimID byte = 'C'
 	// tagClaim: canonical subject, claim id -> the claim's record.
 	tagClaim byte = 'c'
-	// tagDocument: document id -> its source's tenant, zero byte, record.
+	// tagDocument: document id -> its source's tenant, zero byte, uvarint
+	// line: for duplicate ids and evidence.document_id. The record is in
+	// tagDocRecord.
 	tagDocument byte = 'D'
+	// tagDocRecord: document id -> the document's record. Read in document
+	// order by joinDocuments only, so it lives in the ordered store and is
+	// never rewritten by a compaction.
+	tagDocRecord byte = 'o'
 	// tagEvidenceID: evidence id -> uvarint line; for duplicate ids.
 	tagEvidenceID byte = 'E'
 	// tagEvidence: canonical subject, claim id, evidence id -> the record.
@@ -44,9 +50,9 @@ const (
 	// document order by joinDocuments. Keyed by document first, unlike the
 	// other lower-case tables.
 	tagDocUse byte = 'u'
-	// tagSubjectDoc: canonical subject, document id -> the document's value
-	// (as tagDocument): written by joinDocuments, read by the views with the
-	// rest of the product's records.
+	// tagSubjectDoc: canonical subject, document id -> the document's
+	// record: written by joinDocuments, read by the views with the rest of
+	// the product's records.
 	tagSubjectDoc byte = 'd'
 	// tagViewTenants: canonical subject of a public product -> the tenants
 	// with views of their own, joined by zero bytes; written by the build
@@ -56,7 +62,7 @@ const (
 
 // orderedTables are the tables that are read in key order only, each in
 // one pass, and never by key.
-var orderedTables = []byte{tagProduct, tagClaim, tagEvidence, tagVerdict, tagDocUse, tagSubjectDoc}
+var orderedTables = []byte{tagProduct, tagClaim, tagEvidence, tagVerdict, tagDocRecord, tagDocUse, tagSubjectDoc}
 
 // skey returns the scratch key of table tag with parts, in a buffer reused
 // by the next call.
@@ -75,8 +81,8 @@ func (b *builder) put(key []byte, line int, enc []byte) *reject {
 	return nil
 }
 
-// splitDocument splits a document's scratch value into tenant and record.
-func splitDocument(v []byte) (tenant, rec []byte) {
+// splitDocument splits a document's tagDocument value into tenant and line.
+func splitDocument(v []byte) (tenant, line []byte) {
 	t, r, _ := bytes.Cut(v, []byte{0})
 	return t, r
 }

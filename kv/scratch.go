@@ -251,6 +251,17 @@ func (i *Iter) Valid() bool   { return i.it.Valid() }
 func (i *Iter) Key() []byte   { return i.it.Key() }
 func (i *Iter) Value() []byte { return i.it.Value() }
 
+// NewRangeIter returns an iterator over the keys in [lower, upper), which
+// must be of one table. Pending writes must be flushed first.
+func (s *Scratch) NewRangeIter(lower, upper []byte) (*Iter, error) {
+	db, _ := s.store(lower)
+	it, err := db.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	if err != nil {
+		return nil, fmt.Errorf("scratch: %w", err)
+	}
+	return &Iter{it: it}, nil
+}
+
 // Error is the error that ended the iteration early, if any.
 func (i *Iter) Error() error { return i.it.Error() }
 
@@ -259,6 +270,53 @@ func (i *Iter) SeekGE(key []byte) bool { return i.it.SeekGE(key) }
 
 // Close closes the iterator.
 func (i *Iter) Close() error { return i.it.Close() }
+
+// ScratchWriter writes to the scratch store through batches of its own, so
+// that several goroutines may write at once (Scratch.Set shares one batch).
+// Writes become readable after Flush; Close releases the batches.
+type ScratchWriter struct {
+	s       *Scratch
+	batches map[*pebble.DB]*pebble.Batch
+}
+
+// NewWriter returns a writer of its own.
+func (s *Scratch) NewWriter() *ScratchWriter {
+	return &ScratchWriter{s: s, batches: map[*pebble.DB]*pebble.Batch{}}
+}
+
+// Set writes key and value (copied).
+func (w *ScratchWriter) Set(key, value []byte) error {
+	db, _ := w.s.store(key)
+	batch := w.batches[db]
+	if batch == nil {
+		batch = newScratchBatch(db)
+		w.batches[db] = batch
+	}
+	if err := batch.Set(key, value, nil); err != nil {
+		return fmt.Errorf("scratch: %w", err)
+	}
+	if batch.Len() >= batchBytes {
+		return commit(batch)
+	}
+	return nil
+}
+
+// Flush commits the pending writes.
+func (w *ScratchWriter) Flush() error {
+	for _, batch := range w.batches {
+		if err := commit(batch); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close releases the batches; writes not flushed are dropped.
+func (w *ScratchWriter) Close() {
+	for _, batch := range w.batches {
+		batch.Close()
+	}
+}
 
 // Close closes and removes the scratch store.
 func (s *Scratch) Close() error {

@@ -160,3 +160,67 @@ func TestScratchOrderedStore(t *testing.T) {
 		t.Fatalf("Scratch.Get of an ordered table's key: %q %v %v", v, ok, err)
 	}
 }
+
+// Writers of their own write at once, to both stores, each through its own
+// batches; what they flushed is read back by range, and a writer closed
+// without a flush drops what it held.
+func TestScratchWriters(t *testing.T) {
+	s, err := OpenScratch(filepath.Join(t.TempDir(), "scratch"), 'o')
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	value := bytes.Repeat([]byte("v"), 1000)
+	n := batchBytes * 3 / 2 / len(value) // a batch and a half a writer and store
+	key := func(tag byte, w, i int) []byte { return fmt.Appendf(nil, "%c\x00%d-%08d", tag, w, i) }
+	errs := make(chan error, 4)
+	for w := range 4 {
+		go func() {
+			sw := s.NewWriter()
+			defer sw.Close()
+			for i := range n {
+				for _, tag := range []byte{'k', 'o'} {
+					if err := sw.Set(key(tag, w, i), value); err != nil {
+						errs <- err
+						return
+					}
+				}
+			}
+			errs <- sw.Flush()
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	dropped := s.NewWriter()
+	if err := dropped.Set(key('o', 9, 0), value); err != nil {
+		t.Fatal(err)
+	}
+	dropped.Close()
+	for _, tc := range []struct {
+		lower, upper string
+		want         int
+	}{
+		{"k\x00", "k\x01", 4 * n},
+		{"o\x00", "o\x01", 4 * n},
+		{"o\x001-", "o\x003-", 2 * n},
+		{"k\x002-00000010", "k\x002-00000020", 10},
+	} {
+		it, err := s.NewRangeIter([]byte(tc.lower), []byte(tc.upper))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := 0
+		for ok := it.First(); ok; ok = it.Next() {
+			got++
+		}
+		if err := errors.Join(it.Error(), it.Close()); err != nil {
+			t.Fatal(err)
+		}
+		if got != tc.want {
+			t.Errorf("[%q, %q): %d keys, want %d", tc.lower, tc.upper, got, tc.want)
+		}
+	}
+}

@@ -17,6 +17,7 @@ ingest_where() {
         ";ingest.(*builder).readFile|reading: checking ids and references in line order (one goroutine)" \
         ";kv.(*Scratch).Set|scratch writes" \
         ";kv.(*ScratchReader).Get|scratch point reads" \
+        ";ingest.(*builder).joinRange|document join (a goroutine a core)" \
         ";ingest.(*builder).gather|views: gathering each product'"'"'s records (one goroutine)" \
         ";ingest.(*builder).writeViews.func1|views: decoding records and computing views (all cores)" \
         ";ingest.(*builder).decodeSubject|decoding binary scratch records" \
