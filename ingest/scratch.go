@@ -12,13 +12,14 @@ import (
 // uvarint(input line number) followed by the binary form of what ingest
 // parsed from that line, and for documents their JSON as served (see put,
 // and encodeRecord and decodeRecord in record.go). The lower-case tables are
-// keyed by the product's canonical subject first, so that the build phase reads each
-// product's records together; the upper-case ones are id lookups made while
-// the input is read.
+// read in key order only: most are keyed by the product's canonical subject
+// first, so that the build phase reads each product's records together, and
+// the document join's inputs by document id; the upper-case ones are id
+// lookups made while the input is read.
 //
-// The tables that are only read in subject order (orderedTables) live in the
-// scratch store's ordered store, which never compacts; the id tables live in
-// its lookup store (see kv.Scratch).
+// The lower-case tables (orderedTables) live in the scratch store's ordered
+// store, which never compacts; the id tables live in its lookup store (see
+// kv.Scratch).
 const (
 	// tagAlias: identifier -> canonical subject, zero byte, owner tenant,
 	// zero byte, uvarint line of products.ndjson (appendOwned).
@@ -47,8 +48,7 @@ const (
 	tagVerdict byte = 'v'
 	// tagDocUse: document id, canonical subject -> nothing: the product's
 	// evidence names the document. Written with the evidence, read in
-	// document order by joinDocuments. Keyed by document first, unlike the
-	// other lower-case tables.
+	// document order by joinDocuments.
 	tagDocUse byte = 'u'
 	// tagSubjectDoc: canonical subject, document id -> the document's
 	// record: written by joinDocuments, read by the views with the rest of
