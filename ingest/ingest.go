@@ -132,7 +132,6 @@ type builder struct {
 	// docSample is every docSampleEvery-th document id, for cutting the
 	// document join into parts (joinSplits).
 	docSample []string
-	docCount  int
 	index     *index.Builder
 	// seen holds every scratch key written for an id check (identifiers,
 	// claim, document and evidence ids): a key it has not seen is surely
@@ -591,7 +590,7 @@ func (b *builder) applyDocument(p parsed, n int) *reject {
 			return duplicateID(d.ID, int(line))
 		}
 	}
-	if b.docCount++; b.docCount%docSampleEvery == 0 {
+	if b.summary.Accepted[FileDocuments]%docSampleEvery == 0 {
 		b.docSample = append(b.docSample, strings.Clone(d.ID))
 	}
 	tenant := b.cat.sources[d.SourceID].Tenant

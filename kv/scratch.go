@@ -26,13 +26,12 @@ import (
 // Compacting them, only to read them once, was most of what the scratch
 // store cost (see OpenScratch).
 type Scratch struct {
-	dir   string
-	db    *pebble.DB // the lookup store
-	batch *pebble.Batch
+	dir string
+	db  *pebble.DB // the lookup store
 	// ordered is the ordered store; nil when no table was named.
-	ordered      *pebble.DB
-	orderedBatch *pebble.Batch
-	orderedTags  [256]bool // by a key's first byte, its table's tag
+	ordered     *pebble.DB
+	orderedTags [256]bool      // by a key's first byte, its table's tag
+	w           *ScratchWriter // the batches of Set
 }
 
 // batchBytes is how much a scratch batch holds before it is committed.
@@ -68,7 +67,8 @@ func OpenScratch(dir string, ordered ...byte) (*Scratch, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scratch: %w", err)
 	}
-	s := &Scratch{dir: dir, db: db, batch: newScratchBatch(db)}
+	s := &Scratch{dir: dir, db: db}
+	s.w = s.NewWriter()
 	if len(ordered) == 0 {
 		return s, nil
 	}
@@ -93,12 +93,10 @@ func OpenScratch(dir string, ordered ...byte) (*Scratch, error) {
 	oopts.L0CompactionThreshold, oopts.L0StopWritesThreshold = 1<<20, 1<<20
 	oopts.EnsureDefaults()
 	if s.ordered, err = pebble.Open(filepath.Join(dir, "ordered"), oopts); err != nil {
-		s.batch.Close()
 		db.Close()
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("scratch: %w", err)
 	}
-	s.orderedBatch = newScratchBatch(s.ordered)
 	for _, t := range ordered {
 		s.orderedTags[t] = true
 	}
@@ -117,12 +115,15 @@ func scratchOptions(cache *pebble.Cache, memTable uint64) *pebble.Options {
 	return opts
 }
 
-// store returns the store, and its batch, that hold the table of key.
-func (s *Scratch) store(key []byte) (*pebble.DB, *pebble.Batch) {
-	if len(key) > 0 && s.orderedTags[key[0]] {
-		return s.ordered, s.orderedBatch
+// isOrdered reports whether key's table is in the ordered store.
+func (s *Scratch) isOrdered(key []byte) bool { return len(key) > 0 && s.orderedTags[key[0]] }
+
+// store returns the store that holds the table of key.
+func (s *Scratch) store(key []byte) *pebble.DB {
+	if s.isOrdered(key) {
+		return s.ordered
 	}
-	return s.db, s.batch
+	return s.db
 }
 
 // newScratchBatch returns a batch sized for batchBytes, whose buffer is kept
@@ -132,20 +133,13 @@ func newScratchBatch(db *pebble.DB) *pebble.Batch {
 }
 
 // Set writes key and value (copied). Writes become readable after Flush.
-func (s *Scratch) Set(key, value []byte) error {
-	_, batch := s.store(key)
-	if err := batch.Set(key, value, nil); err != nil {
-		return fmt.Errorf("scratch: %w", err)
-	}
-	if batch.Len() >= batchBytes {
-		return commit(batch)
-	}
-	return nil
-}
+// Not safe for concurrent use: a goroutine of its own writes through a
+// ScratchWriter.
+func (s *Scratch) Set(key, value []byte) error { return s.w.Set(key, value) }
 
-// commit commits batch's pending writes and resets it.
+// commit commits batch's pending writes, if any, and resets it (nil: no batch yet).
 func commit(batch *pebble.Batch) error {
-	if batch.Empty() {
+	if batch == nil || batch.Empty() {
 		return nil
 	}
 	if err := batch.Commit(pebble.NoSync); err != nil {
@@ -155,16 +149,8 @@ func commit(batch *pebble.Batch) error {
 	return nil
 }
 
-// Flush commits pending writes, to both stores.
-func (s *Scratch) Flush() error {
-	if err := commit(s.batch); err != nil {
-		return err
-	}
-	if s.ordered != nil {
-		return commit(s.orderedBatch)
-	}
-	return nil
-}
+// Flush commits the pending writes of Set, to both stores.
+func (s *Scratch) Flush() error { return s.w.Flush() }
 
 // Get copies the value of key into dst[:0]; pending writes are seen. The
 // batch is not indexed (writes are cheaper so), so Get commits the pending
@@ -174,8 +160,7 @@ func (s *Scratch) Get(key, dst []byte) ([]byte, bool, error) {
 	if err := s.Flush(); err != nil {
 		return dst, false, err
 	}
-	db, _ := s.store(key)
-	dst, ok, err := copyValue(db.Get, key, dst)
+	dst, ok, err := copyValue(s.store(key).Get, key, dst)
 	if err != nil {
 		err = fmt.Errorf("scratch: %w", err)
 	}
@@ -236,12 +221,7 @@ type Iter struct{ it *pebble.Iterator }
 // NewIter returns an iterator over keys starting with prefix. Pending writes
 // must be flushed first.
 func (s *Scratch) NewIter(prefix []byte) (*Iter, error) {
-	db, _ := s.store(prefix)
-	it, err := db.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: prefixEnd(prefix)})
-	if err != nil {
-		return nil, fmt.Errorf("scratch: %w", err)
-	}
-	return &Iter{it: it}, nil
+	return s.NewRangeIter(prefix, prefixEnd(prefix))
 }
 
 // First, Next, Valid, Key and Value mirror pebble.Iterator.
@@ -254,8 +234,7 @@ func (i *Iter) Value() []byte { return i.it.Value() }
 // NewRangeIter returns an iterator over the keys in [lower, upper), which
 // must be of one table. Pending writes must be flushed first.
 func (s *Scratch) NewRangeIter(lower, upper []byte) (*Iter, error) {
-	db, _ := s.store(lower)
-	it, err := db.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	it, err := s.store(lower).NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
 	if err != nil {
 		return nil, fmt.Errorf("scratch: %w", err)
 	}
@@ -272,38 +251,39 @@ func (i *Iter) SeekGE(key []byte) bool { return i.it.SeekGE(key) }
 func (i *Iter) Close() error { return i.it.Close() }
 
 // ScratchWriter writes to the scratch store through batches of its own, so
-// that several goroutines may write at once (Scratch.Set shares one batch).
-// Writes become readable after Flush; Close releases the batches.
+// that several goroutines may write at once (Scratch.Set writes through one
+// too, the store's). Writes become readable after Flush; Close releases the
+// batches.
 type ScratchWriter struct {
-	s       *Scratch
-	batches map[*pebble.DB]*pebble.Batch
+	s *Scratch
+	// lookup and ordered batch the writes to each store, made by the first.
+	lookup, ordered *pebble.Batch
 }
 
 // NewWriter returns a writer of its own.
-func (s *Scratch) NewWriter() *ScratchWriter {
-	return &ScratchWriter{s: s, batches: map[*pebble.DB]*pebble.Batch{}}
-}
+func (s *Scratch) NewWriter() *ScratchWriter { return &ScratchWriter{s: s} }
 
 // Set writes key and value (copied).
 func (w *ScratchWriter) Set(key, value []byte) error {
-	db, _ := w.s.store(key)
-	batch := w.batches[db]
-	if batch == nil {
-		batch = newScratchBatch(db)
-		w.batches[db] = batch
+	batch := &w.lookup
+	if w.s.isOrdered(key) {
+		batch = &w.ordered
 	}
-	if err := batch.Set(key, value, nil); err != nil {
+	if *batch == nil {
+		*batch = newScratchBatch(w.s.store(key))
+	}
+	if err := (*batch).Set(key, value, nil); err != nil {
 		return fmt.Errorf("scratch: %w", err)
 	}
-	if batch.Len() >= batchBytes {
-		return commit(batch)
+	if (*batch).Len() >= batchBytes {
+		return commit(*batch)
 	}
 	return nil
 }
 
 // Flush commits the pending writes.
 func (w *ScratchWriter) Flush() error {
-	for _, batch := range w.batches {
+	for _, batch := range []*pebble.Batch{w.lookup, w.ordered} {
 		if err := commit(batch); err != nil {
 			return err
 		}
@@ -313,17 +293,18 @@ func (w *ScratchWriter) Flush() error {
 
 // Close releases the batches; writes not flushed are dropped.
 func (w *ScratchWriter) Close() {
-	for _, batch := range w.batches {
-		batch.Close()
+	for _, batch := range []*pebble.Batch{w.lookup, w.ordered} {
+		if batch != nil {
+			batch.Close()
+		}
 	}
 }
 
 // Close closes and removes the scratch store.
 func (s *Scratch) Close() error {
-	s.batch.Close()
+	s.w.Close()
 	err := s.db.Close()
 	if s.ordered != nil {
-		s.orderedBatch.Close()
 		if cerr := s.ordered.Close(); err == nil {
 			err = cerr
 		}
