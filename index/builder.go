@@ -35,8 +35,18 @@ type Doc struct {
 const defaultBlockSize = 256
 
 // batchSize is how many docs the Bleve offline builder turns into one segment file before it
-// moves on; memory is bounded by one batch plus the table of distinct names.
-const batchSize = 20000
+// moves on; memory is bounded by one batch plus the table of distinct names. The batch, analysed,
+// is the largest live object of ingest's views stage, and the collector runs the more often the
+// nearer the live heap is to ingest's soft heap limit: at 10,000 docs a 1,000,000-product build used
+// about a sixth less CPU than at 20,000 (BENCHMARKS.md, round twelve). The segments cost little
+// more to merge, as they are merged in one pass (mergeMax).
+const batchSize = 10000
+
+// mergeMax is how many segments Bleve's offline builder merges at a time when it closes. Its
+// default, 10, merges a million products' segments in two passes (merges of ten, then one of
+// what they made), so every posting is read and written twice, on one core, after the views;
+// merged in one pass, it is done once.
+const mergeMax = 1 << 20
 
 // meta is meta.json: what Search needs besides the Bleve index, the doc store and names.txt.
 type meta struct {
@@ -72,15 +82,17 @@ type nameCount struct {
 
 // Create starts a new index in dir, which must not exist yet (its parent must).
 func Create(dir string) (*Builder, error) {
-	return create(dir, defaultBlockSize)
+	return create(dir, defaultBlockSize, batchSize)
 }
 
-func create(dir string, blockSize int) (*Builder, error) {
+// create is Create with the block size and Bleve's batch size (docs per segment) as arguments.
+func create(dir string, blockSize, batchSize int) (*Builder, error) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("index: create: %w", err)
 	}
 	products, err := bleve.NewBuilder(filepath.Join(dir, productsDir), productsMapping(), map[string]interface{}{
 		"batchSize":       batchSize,
+		"mergeMax":        mergeMax,
 		"buildPathPrefix": dir, // same file system as the result: the final segment is renamed into place
 	})
 	if err != nil {

@@ -16,8 +16,14 @@ var update = flag.Bool("update", false, "rewrite the expected results in testdat
 // buildTestIndex writes docs into a new index under t.TempDir and opens it.
 func buildTestIndex(t testing.TB, docs []Doc, blockSize int) *Index {
 	t.Helper()
+	return buildTestIndexBatches(t, docs, blockSize, batchSize)
+}
+
+// buildTestIndexBatches is buildTestIndex with Bleve's segments cut every batch docs.
+func buildTestIndexBatches(t testing.TB, docs []Doc, blockSize, batch int) *Index {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), "index")
-	b, err := create(dir, blockSize)
+	b, err := create(dir, blockSize, batch)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -248,17 +248,20 @@ func TestSearchModel(t *testing.T) {
 	for _, cfg := range []struct {
 		name      string
 		blockSize int
+		segment   int // docs per Bleve segment before the final merge
 		tune      func(*tuning)
 	}{
-		{"default", defaultBlockSize, func(*tuning) {}},
-		{"small-blocks-windows", 4, func(tu *tuning) { tu.directMax = 0 }},
-		{"windows-sorted-by-bleve", 4, func(tu *tuning) { tu.directMax = 0; tu.windowCap = 3 }},
-		{"one-window-attempt", 3, func(tu *tuning) { tu.directMax = 0; tu.windowAttempts = 1 }},
-		{"mixed-names-small-batches", 24, func(tu *tuning) { tu.smallBatch = 30 }},
+		{"default", defaultBlockSize, batchSize, func(*tuning) {}},
+		{"small-blocks-windows", 4, batchSize, func(tu *tuning) { tu.directMax = 0 }},
+		{"windows-sorted-by-bleve", 4, batchSize, func(tu *tuning) { tu.directMax = 0; tu.windowCap = 3 }},
+		{"one-window-attempt", 3, batchSize, func(tu *tuning) { tu.directMax = 0; tu.windowAttempts = 1 }},
+		{"mixed-names-small-batches", 24, batchSize, func(tu *tuning) { tu.smallBatch = 30 }},
+		// About 25 segments, merged into one when the builder closes.
+		{"merged-segments", 4, 13, func(tu *tuning) { tu.directMax = 0 }},
 	} {
 		t.Run(cfg.name, func(t *testing.T) {
 			t.Parallel()
-			ix := buildTestIndex(t, docs, cfg.blockSize)
+			ix := buildTestIndexBatches(t, docs, cfg.blockSize, cfg.segment)
 			cfg.tune(&ix.tune)
 			for _, q := range queryMatrix() {
 				label := fmt.Sprintf("%+v", q)
