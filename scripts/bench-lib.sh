@@ -181,13 +181,30 @@ profile_note() {
       END { print "" }'
 }
 
-# stop_pds: stop the server start_pds started and wait for it to exit.
+# stop_pds: stop the server start_pds started, wait for it to exit, and
+# trim its log (trim_access_log).
 stop_pds() {
   if [ -n "$PDS_PID" ]; then
     kill "$PDS_PID" 2>/dev/null || true
     wait "$PDS_PID" 2>/dev/null || true
     PDS_PID=
+    trim_access_log "$PDS_LOG"
   fi
+}
+
+# trim_access_log FILE: drop the access log's lines from the log of a server
+# that has stopped, keeping every other line (the serving line, warnings,
+# errors) and one line saying how many were dropped. A benchmark's server
+# writes a line a request: hundreds of MB a run, GBs a bench, which nothing
+# reads afterwards.
+trim_access_log() {
+  local f=$1
+  [ -f "$f" ] || return 0
+  local n
+  n=$(grep -c '"msg":"request"' "$f" || true)
+  [ "${n:-0}" -gt 0 ] || return 0
+  { grep -v '"msg":"request"' "$f" || true; echo "bench: $n access log lines (one a request) were dropped from this log"; } > "$f.trim"
+  mv "$f.trim" "$f"
 }
 
 # ensure_snapshot DIR N: make sure DIR/snap-N exists, generating DIR/in-N

@@ -51,7 +51,7 @@ ready_ms() {
   exec {nap}<> <(:) # a pipe nobody writes: read -t on it waits without a process
   t0=$(date +%s%N)
   bin/pds serve --snapshot "$snap" --keys "$W/keys-serve.json" --addr "127.0.0.1:$PORT_PDS" --admin-addr "$ADMIN" --cache-mb "$CACHE_MB" > "$W/serve-serve.log" 2>&1 &
-  PDS_PID=$!
+  PDS_PID=$! PDS_LOG="$W/serve-serve.log"
   until ready_probe "$PORT_PDS"; do
     kill -0 "$PDS_PID" 2>/dev/null || { echo "bench-serve: pds serve exited: $(cat "$W/serve-serve.log")" >&2; return 1; }
     read -r -t 0.005 -u "$nap" _ || true

@@ -82,6 +82,7 @@ for r in $(seq 1 "$ROUNDS"); do
     kill "$PDS_PID"
     wait "$PDS_PID" 2>/dev/null || true
     PDS_PID=
+    trim_access_log "$W/compare-serve-$side.log"
   done
 done
 for v in $VIEWS; do
