@@ -162,7 +162,7 @@ out=$(mktemp)
   echo "Peak RSS grows $(ratio "${ING_RSS[$N_BIG]}" "${ING_RSS[$N_SMALL]}")× for $(ratio "$N_BIG" "$N_SMALL")× the input (goal ≤ 1.3×; peak at $N_BIG: goal ≤ 1024 MiB). Wall time at $N_BIG: ${ING_T[$N_BIG]} s (goal ≤ 240 s, aim ≤ 90 s)."
   if awk -v t="${ING_T[$N_BIG]}" 'BEGIN { exit !(t > 240) }'; then
     echo
-    echo "The wall time misses its goal. What would get further: see the note of \`make bench-ingest\` (at this size, in a profile of round ten's code: the views' reads of each product's documents by id, which missed the cache, 8% of the CPU, gone since round eleven's document join; computing the views 14%, Bleve 13% on one goroutine, allocation and GC about a quarter, Snappy 5%, the reference lookups 4%)."
+    echo "The wall time misses its goal. What would get further: see the note of \`make bench-ingest\` (at this size, in a profile of round ten's code: the views' reads of each product's documents by id, which missed the cache, 8% of the CPU, gone since round eleven's document join; computing the views 14%, Bleve 13% on one goroutine (its segments smaller and merged in one pass since round twelve), allocation and GC about a quarter, Snappy 5%, the reference lookups 4%)."
   fi
   took=$(sed -n 's/^  took: //p' "$W/ingest-$N_BIG.out" 2>/dev/null || true)
   if [ -n "$took" ]; then
