@@ -85,13 +85,13 @@ func Create(dir string) (*Builder, error) {
 	return create(dir, defaultBlockSize, batchSize)
 }
 
-// create is Create with the block size and Bleve's batch size (docs per segment) as arguments.
-func create(dir string, blockSize, batchSize int) (*Builder, error) {
+// create is Create with the block size and the docs per Bleve segment as arguments.
+func create(dir string, blockSize, segmentDocs int) (*Builder, error) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("index: create: %w", err)
 	}
 	products, err := bleve.NewBuilder(filepath.Join(dir, productsDir), productsMapping(), map[string]interface{}{
-		"batchSize":       batchSize,
+		"batchSize":       segmentDocs,
 		"mergeMax":        mergeMax,
 		"buildPathPrefix": dir, // same file system as the result: the final segment is renamed into place
 	})

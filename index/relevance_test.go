@@ -19,11 +19,11 @@ func buildTestIndex(t testing.TB, docs []Doc, blockSize int) *Index {
 	return buildTestIndexBatches(t, docs, blockSize, batchSize)
 }
 
-// buildTestIndexBatches is buildTestIndex with Bleve's segments cut every batch docs.
-func buildTestIndexBatches(t testing.TB, docs []Doc, blockSize, batch int) *Index {
+// buildTestIndexBatches is buildTestIndex with a Bleve segment every segmentDocs docs.
+func buildTestIndexBatches(t testing.TB, docs []Doc, blockSize, segmentDocs int) *Index {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "index")
-	b, err := create(dir, blockSize, batch)
+	b, err := create(dir, blockSize, segmentDocs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -246,22 +246,22 @@ func queryMatrix() []Query {
 func TestSearchModel(t *testing.T) {
 	docs := modelDocs(300, 1)
 	for _, cfg := range []struct {
-		name      string
-		blockSize int
-		segment   int // docs per Bleve segment before the final merge
-		tune      func(*tuning)
+		name        string
+		blockSize   int
+		segmentDocs int // docs per Bleve segment before the final merge
+		tune        func(*tuning)
 	}{
 		{"default", defaultBlockSize, batchSize, func(*tuning) {}},
 		{"small-blocks-windows", 4, batchSize, func(tu *tuning) { tu.directMax = 0 }},
 		{"windows-sorted-by-bleve", 4, batchSize, func(tu *tuning) { tu.directMax = 0; tu.windowCap = 3 }},
 		{"one-window-attempt", 3, batchSize, func(tu *tuning) { tu.directMax = 0; tu.windowAttempts = 1 }},
 		{"mixed-names-small-batches", 24, batchSize, func(tu *tuning) { tu.smallBatch = 30 }},
-		// About 25 segments, merged into one when the builder closes.
+		// About 30 segments, merged into one when the builder closes.
 		{"merged-segments", 4, 13, func(tu *tuning) { tu.directMax = 0 }},
 	} {
 		t.Run(cfg.name, func(t *testing.T) {
 			t.Parallel()
-			ix := buildTestIndexBatches(t, docs, cfg.blockSize, cfg.segment)
+			ix := buildTestIndexBatches(t, docs, cfg.blockSize, cfg.segmentDocs)
 			cfg.tune(&ix.tune)
 			for _, q := range queryMatrix() {
 				label := fmt.Sprintf("%+v", q)
