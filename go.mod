@@ -4,7 +4,6 @@ go 1.26.8
 
 require (
 	aead.dev/minisign v0.3.0
-	github.com/bits-and-blooms/bloom/v3 v3.7.1
 	github.com/blevesearch/bleve/v2 v2.5.7
 	github.com/cespare/xxhash/v2 v2.3.0
 	github.com/cockroachdb/datadriven v1.0.3-0.20250407164829-2945557346d5

@@ -7,3 +7,11 @@ func SetJoinParts(n int) (restore func()) {
 	joinParts = func() int { return n }
 	return func() { joinParts = old }
 }
+
+// SetIDFilterBytes sizes the id filter of the builds that start before the
+// returned restore is called.
+func SetIDFilterBytes(n int) (restore func()) {
+	old := seenBytes
+	seenBytes = n
+	return func() { seenBytes = old }
+}

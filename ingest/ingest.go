@@ -29,7 +29,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/bits-and-blooms/bloom/v3"
 	"github.com/oklog/ulid/v2"
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/index"
@@ -136,26 +135,24 @@ type builder struct {
 	// seen holds every scratch key written for an id check (identifiers,
 	// claim, document and evidence ids): a key it has not seen is surely
 	// new, so the scratch store is asked only about the rare maybes.
-	seen *bloom.BloomFilter
+	seen *idFilter
 }
 
-// seenBits and seenHashes size the id filter: 32 MiB, whatever the input.
-// With 7 hashes it answers "maybe" for about 0.3% of new ids at 22 million
-// ids (1M generated products), and stays useful well past that.
-const (
-	seenBits   = 1 << 28
-	seenHashes = 7
-)
+// seenBytes sizes the id filter: 32 MiB, whatever the input. It answers
+// "maybe" for about 0.5% of new ids at 22 million ids (1M generated
+// products; TestIDFilter), and stays useful well past that. A variable only
+// so that a test can make every answer a maybe (SetIDFilterBytes).
+var seenBytes = 32 << 20
 
 // maybeSeen reports whether key may have been written for an id check;
 // false is certain.
-func (b *builder) maybeSeen(key []byte) bool { return b.seen.Test(key) }
+func (b *builder) maybeSeen(key []byte) bool { return b.seen.test(key) }
 
 // markSeen adds key to the id filter, and reports whether it may have been
 // there before (as maybeSeen would have): one hashing of the key instead of
 // two. Adding the key of a line that turns out a duplicate changes nothing,
 // since the key is in the store already.
-func (b *builder) markSeen(key []byte) bool { return b.seen.TestAndAdd(key) }
+func (b *builder) markSeen(key []byte) bool { return b.seen.testAndAdd(key) }
 
 // storeDir is the store's folder in a snapshot.
 const storeDir = "store"
@@ -170,7 +167,7 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		opts.Rejects = io.Discard
 	}
 	b := &builder{opts: opts, parties: map[string]*domain.Party{}, printed: map[string]int{},
-		partyLine: map[string]int{}, sourceLine: map[string]int{}, seen: bloom.New(seenBits, seenHashes),
+		partyLine: map[string]int{}, sourceLine: map[string]int{}, seen: newIDFilter(seenBytes),
 		cat: catalog{sources: map[string]*domain.Source{}}}
 	b.summary = Summary{Out: opts.Out, Accepted: map[string]int64{}, Rejected: map[string]int64{},
 		Files: map[string]string{}, Unknown: map[string]UnknownMembers{}}
@@ -552,7 +549,7 @@ func (b *builder) applyProduct(p parsed, n int) *reject {
 	canonical := prod.Identifiers[0]
 	for _, id := range prod.Identifiers {
 		b.rec = appendOwned(b.rec[:0], canonical, prod.Tenant, n)
-		b.seen.Add(b.skey(tagAlias, id))
+		b.seen.testAndAdd(b.skey(tagAlias, id))
 		if err := b.scratch.Set(b.key, b.rec); err != nil {
 			return rejectf("scratch store: %v", err)
 		}

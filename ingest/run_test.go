@@ -153,8 +153,27 @@ func TestManyBatches(t *testing.T) {
 
 // A duplicate id in claims, documents or evidence is refused with the line
 // that had it first: the id filter must answer "maybe" for every id it was
-// given, near the start of a file or near the end.
+// given, near the start of a file or near the end. With a filter of one
+// block, full after a few ids, every new id is a false "maybe" too, which
+// the store must settle: the answers must not change.
 func TestDuplicatesNameTheEarlierLine(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		filterBytes int
+	}{
+		{"default filter", 0},
+		{"every id a maybe", 32},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.filterBytes > 0 {
+				defer ingest.SetIDFilterBytes(tc.filterBytes)()
+			}
+			testDuplicates(t)
+		})
+	}
+}
+
+func testDuplicates(t *testing.T) {
 	const src = "11111111-0000-4000-8000-000000000001"
 	in := t.TempDir()
 	files := map[string]string{
