@@ -15,6 +15,7 @@ ingest_where() {
       n = split("ingest.(*builder).readFile.func1|reading: parsing lines (all cores)" \
         ";segmentio/encoding/json.Parse|JSON decoding of input lines" \
         ";ingest.(*builder).readFile|reading: checking ids and references in line order (one goroutine)" \
+        ";ingest.(*idFilter).testAndAdd|the id filter" \
         ";kv.(*Scratch).Set|scratch writes" \
         ";kv.(*ScratchReader).Get|scratch point reads" \
         ";ingest.(*builder).joinRange|document join (a goroutine a core)" \
