@@ -226,6 +226,9 @@ func (b *builder) writeViews(ctx context.Context) error {
 			if err := b.write(&outs[i]); err != nil {
 				return err
 			}
+			for j := range outs[i].found {
+				releaseBodies(&outs[i].found[j])
+			}
 			batch = append(batch, outs[i].docs...)
 		}
 		docs <- batch
@@ -256,7 +259,10 @@ type subjectOut struct {
 	tenants []string // view tenants of a public product, for its aliases
 	entries []kvEntry
 	docs    []index.Doc
-	err     error
+	// found are the views with found bodies, given back to their pools
+	// (releaseBodies) once entries are written.
+	found []views
+	err   error
 }
 
 // kvEntry is one view to write. The writer encodes it (kv.AppendView) into
@@ -425,6 +431,9 @@ func (c *catalog) compute(sd *subjectData) subjectOut {
 				w.view.Tenants = tenants
 			}
 			out.entries = append(out.entries, kvEntry{kv.AppendViewKey(nil, w.tag, sd.subject, tenant), w.view})
+		}
+		if v.hasPassport {
+			out.found = append(out.found, v)
 		}
 		doc := index.Doc{Subject: sd.subject, Manufacturer: sd.product.Manufacturer, Brand: sd.product.Brand,
 			TrustLevel: domain.TrustRank(sd.product.TrustLevel), HasPassport: v.hasPassport,
