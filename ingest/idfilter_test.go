@@ -6,8 +6,8 @@ import (
 )
 
 // TestIDFilter checks that the filter never forgets a key, and that its
-// false positives stay near the rate the duplicate checks were sized for
-// (about 0.3% at 22 million ids in 32 MiB), here scaled down: the same bits
+// false positives stay near the rate the duplicate checks are sized for
+// (about 0.5% at 22 million ids in 32 MiB), here scaled down: the same bits
 // per key, in a filter of 1 MiB.
 func TestIDFilter(t *testing.T) {
 	const filterBytes = 1 << 20
