@@ -475,13 +475,14 @@ func releaseBodies(v *views) {
 	if !v.hasPassport {
 		return
 	}
-	for _, b := range []struct {
-		pool *sync.Pool
-		buf  []byte
-	}{{&passportBufs, v.passport.Body}, {&evidenceBufs, v.evidence.Body}} {
-		buf := b.buf[:0]
-		b.pool.Put(&buf)
-	}
+	putBodyBuf(&passportBufs, v.passport.Body)
+	putBodyBuf(&evidenceBufs, v.evidence.Body)
+}
+
+// putBodyBuf gives buf back to pool, for bodyBuf.
+func putBodyBuf(pool *sync.Pool, buf []byte) {
+	buf = buf[:0]
+	pool.Put(&buf)
 }
 
 // foundPrefix begins the members of a found answer, up to its data.
