@@ -102,7 +102,17 @@ func (l *Listener) Err() <-chan error { return l.errc }
 
 // Close stops accepting and waits for the requests in flight to finish,
 // until ctx is done; then it drops what is left and returns ctx's error.
+//
+// The listening socket is closed before Shutdown begins. Shutdown alone
+// first marks the server as shutting down and only then closes the socket:
+// in between, a connection that finishes a request is closed, its client
+// dials again, and the new connection waits in the kernel's backlog until
+// the socket closes and resets it. Closed first, the socket refuses every
+// new connection, and clients whose keep-alive connections Shutdown then
+// closes fail to connect (or, for a GET, Go's client retries and is
+// refused) instead of being reset.
 func (l *Listener) Close(ctx context.Context) error {
+	l.ln.Close()
 	err := l.srv.Shutdown(ctx)
 	if err != nil {
 		l.srv.Close()
@@ -123,6 +133,16 @@ type countedListener struct {
 	max     int64
 	open    atomic.Int64
 	metrics *metrics.Metrics
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Close closes the socket once: Listener.Close closes it before
+// http.Server.Shutdown, which closes it again.
+func (l *countedListener) Close() error {
+	l.closeOnce.Do(func() { l.closeErr = l.Listener.Close() })
+	return l.closeErr
 }
 
 var overloaded = func() []byte {
