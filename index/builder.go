@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -69,6 +68,7 @@ type Builder struct {
 	normCache map[string]string     // manufacturer as ingested → normalised (bounded)
 	lastSubj  string
 	lastVis   []string
+	fields    docFields // the last doc's fields, reused
 	meta      meta
 	closed    bool
 	err       error
@@ -158,19 +158,18 @@ func (b *Builder) Add(d Doc) error {
 	}
 	ord := uint32(b.meta.Docs)
 	key := timeKey(d.UpdatedAt)
-	fields := map[string]interface{}{
-		fTrust:         strconv.Itoa(d.TrustLevel),
-		fPassport:      boolTerm(d.HasPassport),
-		fUpdated:       exactTerm(key),
-		fUpdatedLevels: levelTerms(key),
-	}
+	fields := append(b.fields[:0],
+		docField{name: fTrust, value: trustTerms[d.TrustLevel]},
+		docField{name: fPassport, value: boolTerm(d.HasPassport)},
+		docField{name: fUpdated, value: exactTerm(key)},
+		docField{name: fUpdatedLevels, values: levelTerms(key)})
 	vis := visPublic
 	if d.Visibility != "" {
 		vis = visTenant + d.Visibility
 	} else if len(d.ShadowedFor) > 0 {
-		fields[fShadow] = d.ShadowedFor
+		fields = append(fields, docField{name: fShadow, values: d.ShadowedFor})
 	}
-	fields[fVis] = vis
+	fields = append(fields, docField{name: fVis, value: vis})
 	rec := record{subject: d.Subject, manufacturer: d.Manufacturer, brand: d.Brand,
 		updated: d.UpdatedAt.Format(time.RFC3339Nano), trust: d.TrustLevel, passport: d.HasPassport}
 	nameID := noName
@@ -184,10 +183,10 @@ func (b *Builder) Add(d Doc) error {
 		rec.block = nc.count / b.blockSize
 		nc.count++
 		nameID = nc.id
-		fields[fName] = name
-		fields[fNameBlock] = blockTerm(name, rec.block)
+		fields = append(fields, docField{name: fName, value: name}, docField{name: fNameBlock, value: blockTerm(name, rec.block)})
 	}
-	if err := b.products.Index(docID(ord), fields); err != nil {
+	b.fields = fields
+	if err := b.products.Index(docID(ord), &b.fields); err != nil {
 		b.err = fmt.Errorf("index: %s: %w", d.Subject, err)
 		return b.err
 	}
@@ -204,6 +203,9 @@ func (b *Builder) Add(d Doc) error {
 	b.meta.Docs++
 	return nil
 }
+
+// trustTerms are the terms of trust levels 0..5.
+var trustTerms = [...]string{"0", "1", "2", "3", "4", "5"}
 
 func boolTerm(v bool) string {
 	if v {

@@ -1,9 +1,15 @@
 package index
 
 import (
+	"fmt"
+	"slices"
+
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
+	"github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/mapping"
+	index "github.com/blevesearch/bleve_index_api"
 )
 
 // Files and folders inside an index directory.
@@ -58,15 +64,65 @@ func staticMapping() (*mapping.IndexMappingImpl, *mapping.DocumentMapping) {
 	return m, dm
 }
 
-func productsMapping() *mapping.IndexMappingImpl {
+// docValueFields are the fields kept as doc values (for sorting); every other field is indexed
+// only.
+var docValueFields = []string{fUpdated}
+
+// productsMapping returns the mapping of the products index: every field a keyword, indexed and
+// not stored.
+func productsMapping() *productMapping {
 	m, dm := staticMapping()
-	dm.AddFieldMappingsAt(fName, keywordField(true, false, false))
-	dm.AddFieldMappingsAt(fNameBlock, keywordField(true, false, false))
-	dm.AddFieldMappingsAt(fVis, keywordField(true, false, false))
-	dm.AddFieldMappingsAt(fShadow, keywordField(true, false, false))
-	dm.AddFieldMappingsAt(fTrust, keywordField(true, false, false))
-	dm.AddFieldMappingsAt(fPassport, keywordField(true, false, false))
-	dm.AddFieldMappingsAt(fUpdated, keywordField(true, false, true))
-	dm.AddFieldMappingsAt(fUpdatedLevels, keywordField(true, false, false))
-	return m
+	opts := map[string]index.FieldIndexingOptions{}
+	for _, name := range []string{fName, fNameBlock, fVis, fShadow, fTrust, fPassport, fUpdated, fUpdatedLevels} {
+		fm := keywordField(true, false, slices.Contains(docValueFields, name))
+		dm.AddFieldMappingsAt(name, fm)
+		opts[name] = fm.Options()
+	}
+	return &productMapping{IndexMappingImpl: m, keyword: m.AnalyzerNamed(keyword.Name), options: opts}
+}
+
+// productMapping is the products mapping with a direct path for the docs Builder.Add makes.
+// Bleve's mapping finds a document's fields by walking a map[string]interface{} with
+// reflection, field by field against the mapping: 2.2% of a 200,000-product build's CPU
+// (pprof, 2026-11-27). A *docFields names its fields and values already, and each becomes the
+// field that walk would make: a keyword text field with the field mapping's indexing options,
+// one per value of a list, with the value's position in the list. Anything else (the
+// placeholder doc of an empty index) goes through Bleve's walk. The mapping stored in the index
+// is the embedded one, unchanged.
+type productMapping struct {
+	*mapping.IndexMappingImpl
+	keyword analysis.Analyzer
+	options map[string]index.FieldIndexingOptions
+}
+
+// docFields are one doc's fields, in the order they are added to the Bleve document.
+type docFields []docField
+
+// docField is one field: a single value, or (values != nil) a list.
+type docField struct {
+	name   string
+	value  string
+	values []string
+}
+
+func (m *productMapping) MapDocument(doc *document.Document, data interface{}) error {
+	fields, ok := data.(*docFields)
+	if !ok {
+		return m.IndexMappingImpl.MapDocument(doc, data)
+	}
+	for _, f := range *fields {
+		opts, ok := m.options[f.name]
+		if !ok {
+			return fmt.Errorf("index: field %q is not in the mapping", f.name)
+		}
+		if f.values == nil {
+			doc.AddField(document.NewTextFieldCustom(f.name, []uint64{}, []byte(f.value), opts, m.keyword))
+			continue
+		}
+		for i, v := range f.values {
+			doc.AddField(document.NewTextFieldCustom(f.name, []uint64{uint64(i)}, []byte(v), opts, m.keyword))
+		}
+	}
+	doc.SetIndexed()
+	return nil
 }
