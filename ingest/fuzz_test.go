@@ -51,6 +51,15 @@ func FuzzParseLine(f *testing.F) {
 		if _, err := json.Marshal(p.v); err != nil {
 			t.Fatalf("accepted record does not encode: %v", err)
 		}
+		// readFile's workers encode the record for the scratch store next (a
+		// failure there is a reject); what they write must decode.
+		_, rec, err := appendScratchRecord(nil, 7, p.v)
+		if err != nil || rec == nil {
+			return
+		}
+		if n, _, err := decodeRecord(rec, reflect.New(reflect.TypeOf(p.v).Elem()).Interface()); err != nil || n != 7 {
+			t.Fatalf("scratch record does not decode: line %d, %v", n, err)
+		}
 	})
 }
 

@@ -362,8 +362,8 @@ func (b *builder) phases() []phase {
 }
 
 // parseRecord returns the parser of one input file: a line is decoded into
-// a new T, judged (and normalised) by check, and encoded for the scratch
-// store.
+// a new T and judged (and normalised) by check. readFile's workers then
+// encode it for the scratch store (appendScratchRecord).
 func parseRecord[T any](check func(*T) *reject) parseFunc {
 	return func(line []byte) (parsed, *reject) {
 		v := new(T)
@@ -374,9 +374,7 @@ func parseRecord[T any](check func(*T) *reject) parseFunc {
 		if r := check(v); r != nil {
 			return parsed{}, r
 		}
-		p, r := encoded(v)
-		p.unknown = unknown
-		return p, r
+		return parsed{v: v, unknown: unknown}, nil
 	}
 }
 
@@ -464,15 +462,6 @@ func unmarshalStd[T any](line []byte, v *T) (unknown string, r *reject) {
 	return unknown, nil
 }
 
-// encoded returns a parsed record with its scratch form (encodeRecord).
-func encoded(v any) (parsed, *reject) {
-	enc, err := encodeRecord(v)
-	if err != nil {
-		return parsed{}, rejectf("cannot encode: %v", err)
-	}
-	return parsed{v: v, enc: enc}, nil
-}
-
 // duplicateID is the reject of a line whose id an earlier line of the same
 // file has.
 func duplicateID(id string, earlier int) *reject {
@@ -554,7 +543,7 @@ func (b *builder) applyProduct(p parsed, n int) *reject {
 			return rejectf("scratch store: %v", err)
 		}
 	}
-	return b.put(b.skey(tagProduct, canonical), n, p.enc)
+	return b.put(b.skey(tagProduct, canonical), p.rec)
 }
 
 func (b *builder) applyClaim(p parsed, n int) *reject {
@@ -571,7 +560,7 @@ func (b *builder) applyClaim(p parsed, n int) *reject {
 	if err := b.scratch.Set(b.key, b.rec); err != nil {
 		return rejectf("scratch store: %v", err)
 	}
-	return b.put(b.skey(tagClaim, canonical, c.ID), n, p.enc)
+	return b.put(b.skey(tagClaim, canonical, c.ID), p.rec)
 }
 
 // A document's id value is its source's tenant, a zero byte, then its line,
@@ -595,7 +584,7 @@ func (b *builder) applyDocument(p parsed, n int) *reject {
 	if err := b.scratch.Set(b.key, b.rec); err != nil {
 		return rejectf("scratch store: %v", err)
 	}
-	return b.put(b.skey(tagDocRecord, d.ID), n, p.enc)
+	return b.put(b.skey(tagDocRecord, d.ID), p.rec)
 }
 
 // docSampleEvery: 2,000 samples at 1,000,000 documents.
@@ -615,7 +604,7 @@ func (b *builder) applyEvidence(p parsed, n int) *reject {
 	if err := b.scratch.Set(b.key, b.rec); err != nil {
 		return rejectf("scratch store: %v", err)
 	}
-	if r := b.put(b.skey(tagEvidence, canonical, e.ClaimID, e.ID), n, p.enc); r != nil {
+	if r := b.put(b.skey(tagEvidence, canonical, e.ClaimID, e.ID), p.rec); r != nil {
 		return r
 	}
 	// The views need the document with the product's records: note the
@@ -633,5 +622,5 @@ func (b *builder) applyVerdict(p parsed, n int) *reject {
 	canonical := p.ref.canonical // resolveVerdicts checked the subject
 	var seq [8]byte
 	binary.BigEndian.PutUint64(seq[:], uint64(n))
-	return b.put(b.skey(tagVerdict, canonical, string(seq[:])), n, p.enc)
+	return b.put(b.skey(tagVerdict, canonical, string(seq[:])), p.rec)
 }

@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"bytes"
-	"encoding/binary"
 
 	"github.com/productdata/pds/kv"
 )
@@ -11,7 +10,7 @@ import (
 // zero byte, then its parts joined by zero bytes (kv.AppendKey). A "record" is
 // uvarint(input line number) followed by the binary form of what ingest
 // parsed from that line, and for documents their JSON as served (see put,
-// and encodeRecord and decodeRecord in record.go). The lower-case tables are
+// and appendScratchRecord and decodeRecord in record.go). The lower-case tables are
 // read in key order only: most are keyed by the product's canonical subject
 // first, so that the build phase reads each product's records together, and
 // the document join's inputs by document id; the upper-case ones are id
@@ -71,11 +70,9 @@ func (b *builder) skey(tag byte, parts ...string) []byte {
 	return b.key
 }
 
-// put writes a scratch record: the line number, then the encoded record.
-func (b *builder) put(key []byte, line int, enc []byte) *reject {
-	b.rec = binary.AppendUvarint(b.rec[:0], uint64(line))
-	b.rec = append(b.rec, enc...)
-	if err := b.scratch.Set(key, b.rec); err != nil {
+// put writes a scratch record (appendScratchRecord's) under key.
+func (b *builder) put(key, rec []byte) *reject {
+	if err := b.scratch.Set(key, rec); err != nil {
 		return rejectf("scratch store: %v", err)
 	}
 	return nil
