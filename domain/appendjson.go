@@ -2,7 +2,6 @@ package domain
 
 import (
 	"encoding/json"
-	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -148,6 +147,19 @@ func AppendLocator(dst []byte, l Locator) []byte {
 	return append(dst, '}')
 }
 
+// SortedKeys returns m's keys in the order of their bytes, the order in which
+// AppendMarshal writes a map's members. It sizes the slice to the map first:
+// slices.Sorted(maps.Keys(m)) grows it from nothing, and those growths were
+// about 1% of a build's CPU, on maps of a few keys for every product.
+func SortedKeys[M ~map[string]V, V any](m M) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
 // AppendPassportData appends d's JSON to dst, as AppendMarshal writes it
 // (map members in the order of their keys' bytes). On error dst is returned
 // unchanged.
@@ -159,7 +171,7 @@ func AppendPassportData(dst []byte, d PassportData) ([]byte, error) {
 		dst = append(dst, "null"...)
 	} else {
 		dst = append(dst, '{')
-		for i, k := range slices.Sorted(maps.Keys(d.Attributes)) {
+		for i, k := range SortedKeys(d.Attributes) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
@@ -172,7 +184,7 @@ func AppendPassportData(dst []byte, d PassportData) ([]byte, error) {
 	}
 	if len(d.Units) > 0 {
 		dst = append(dst, `,"units":{`...)
-		for i, k := range slices.Sorted(maps.Keys(d.Units)) {
+		for i, k := range SortedKeys(d.Units) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}

@@ -3,6 +3,7 @@ package domain_test
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -169,6 +170,26 @@ func TestAppendPassportDataAndLocatorMatchMarshal(t *testing.T) {
 		want, _ := domain.AppendMarshal(nil, l)
 		if got := domain.AppendLocator(nil, l); string(got) != string(want) {
 			t.Errorf("AppendLocator = %s, AppendMarshal = %s", got, want)
+		}
+	}
+}
+
+func TestSortedKeys(t *testing.T) {
+	cases := []struct {
+		m    map[string]int
+		want []string
+	}{
+		{nil, []string{}},
+		{map[string]int{}, []string{}},
+		{map[string]int{"b": 1, "a": 2, "B": 3, "ä": 4, "a\x00": 5}, []string{"B", "a", "a\x00", "b", "ä"}},
+	}
+	for _, c := range cases {
+		got := domain.SortedKeys(c.m)
+		if !slices.Equal(got, c.want) || got == nil {
+			t.Errorf("SortedKeys(%v) = %q, want %q", c.m, got, c.want)
+		}
+		if cap(got) != len(c.m) { // one allocation, of the right size
+			t.Errorf("SortedKeys(%v): capacity %d, want %d", c.m, cap(got), len(c.m))
 		}
 	}
 }

@@ -3,7 +3,6 @@ package ingest
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -207,7 +206,7 @@ func (c *catalog) selectClaims(sd *subjectData, tenant string) selection {
 
 // shown returns the claims shown, in predicate order.
 func (sel selection) shown() []*domain.Claim {
-	predicates := slices.Sorted(maps.Keys(sel.latest))
+	predicates := domain.SortedKeys(sel.latest)
 	claims := make([]*domain.Claim, 0, len(predicates))
 	for _, p := range predicates {
 		claims = append(claims, sel.latest[p])
@@ -239,7 +238,7 @@ func (sel selection) warnings() []domain.Warning {
 		warnings = append(warnings, domain.Warning{Code: "CLAIMS_WITHHELD", Severity: domain.SeverityWarn,
 			Detail: fmt.Sprintf("%d current claim(s) withheld because their source's licence permits neither verbatim nor derived redistribution", withheld)})
 	}
-	for _, p := range slices.Sorted(maps.Keys(sel.latestAny)) {
+	for _, p := range domain.SortedKeys(sel.latestAny) {
 		if shown := sel.latest[p]; shown != nil && shown != sel.latestAny[p] {
 			warnings = append(warnings, domain.Warning{Code: "NEWER_CLAIM_WITHHELD", Severity: domain.SeverityWarn,
 				Detail: fmt.Sprintf("a newer claim for %q was withheld because its source's licence does not permit redistribution; an older one is shown", p)})
