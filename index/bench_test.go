@@ -424,3 +424,37 @@ func BenchmarkSearchTypoPaging(b *testing.B) {
 		reportLatency(b, lat)
 	}
 }
+
+// BenchmarkIndexBuild10k builds an index of 10,000 docs (one Bleve segment) per op, as ingest's
+// views stage feeds it: `make bench-go` reports its allocations, the regression guard of the
+// build path.
+func BenchmarkIndexBuild10k(b *testing.B) {
+	const n = 10000
+	r := rand.New(rand.NewPCG(42, 7))
+	names, _ := syntheticNames(n/70, r)
+	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	docs := make([]Doc, n)
+	for i := range docs {
+		docs[i] = Doc{Subject: fmt.Sprintf("gtin:%014d", 4000000000000+int64(i)*13), Manufacturer: names[r.IntN(len(names))],
+			TrustLevel: r.IntN(6), HasPassport: r.IntN(3) == 0, UpdatedAt: base.Add(time.Duration(r.Int64N(int64(700 * 24 * time.Hour))))}
+		if i%20 == 0 {
+			docs[i].ShadowedFor = []string{"tenant" + strconv.Itoa(i%5)}
+		}
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		bld, err := Create(filepath.Join(b.TempDir(), strconv.Itoa(i)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, d := range docs {
+			if err := bld.Add(d); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := bld.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(n, "docs/op")
+}

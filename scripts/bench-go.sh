@@ -12,6 +12,7 @@ BENCHES=(
   "./service/ ViewGet|Resolve1000"
   "./http/ GET"
   "./ingest/ Ingest10k"
+  "./index/ IndexBuild10k"
 )
 raw=$(mktemp)
 for b in "${BENCHES[@]}"; do
