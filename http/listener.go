@@ -53,6 +53,7 @@ type Listener struct {
 	ln, adminLn net.Listener
 	srv, admin  *http.Server
 	errc        chan error
+	closing     atomic.Bool // Close has begun
 }
 
 // Open listens on Addr (and AdminAddr) and serves in the background.
@@ -67,7 +68,13 @@ func (l *Listener) Open() error {
 		WriteTimeout: lim.WriteTimeout, IdleTimeout: lim.IdleTimeout, MaxHeaderBytes: lim.MaxHeaderBytes,
 		ErrorLog: slog.NewLogLogger(l.Log.Handler(), slog.LevelWarn)}
 	l.errc = make(chan error, 2)
-	go func() { l.errc <- l.srv.Serve(l.ln) }()
+	go func() {
+		err := l.srv.Serve(l.ln)
+		if l.closing.Load() && errors.Is(err, net.ErrClosed) {
+			err = http.ErrServerClosed // Close closed the socket before Shutdown began
+		}
+		l.errc <- err
+	}()
 	if l.AdminAddr == "" {
 		return nil
 	}
@@ -112,6 +119,7 @@ func (l *Listener) Err() <-chan error { return l.errc }
 // closes fail to connect (or, for a GET, Go's client retries and is
 // refused) instead of being reset.
 func (l *Listener) Close(ctx context.Context) error {
+	l.closing.Store(true)
 	l.ln.Close()
 	err := l.srv.Shutdown(ctx)
 	if err != nil {

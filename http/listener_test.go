@@ -3,6 +3,7 @@ package http_test
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -110,5 +111,31 @@ func TestConnectionCapAndUnauthenticatedClose(t *testing.T) {
 	r.Body.Close()
 	if !strings.Contains(string(b), `pds_http_shed_total{limit="connections"}`) {
 		t.Errorf("shed connections not counted")
+	}
+}
+
+// TestCloseReportsServerClosed: Close closes the socket before Shutdown
+// begins, and a listener stopped that way reports http.ErrServerClosed on
+// Err, as Shutdown alone would, never a "use of closed network connection"
+// that a watcher of Err would take for a listener that stopped on its own.
+func TestCloseReportsServerClosed(t *testing.T) {
+	l := openListener(t, pdshttp.DefaultLimits)
+	res, err := http.Get(l.URL() + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if err := l.Close(context.Background()); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	for range 2 { // the public listener and the admin one
+		select {
+		case err := <-l.Err():
+			if !errors.Is(err, http.ErrServerClosed) {
+				t.Errorf("Err after Close: %v, want http.ErrServerClosed", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("no error on Err after Close")
+		}
 	}
 }
