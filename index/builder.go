@@ -162,12 +162,12 @@ func (b *Builder) Add(d Doc) error {
 		docField{name: fTrust, value: trustTerms[d.TrustLevel]},
 		docField{name: fPassport, value: boolTerm(d.HasPassport)},
 		docField{name: fUpdated, value: exactTerm(key)},
-		docField{name: fUpdatedLevels, values: levelTerms(key)})
+		docField{name: fUpdatedLevels, list: true, values: levelTerms(key)})
 	vis := visPublic
 	if d.Visibility != "" {
 		vis = visTenant + d.Visibility
 	} else if len(d.ShadowedFor) > 0 {
-		fields = append(fields, docField{name: fShadow, values: d.ShadowedFor})
+		fields = append(fields, docField{name: fShadow, list: true, values: d.ShadowedFor})
 	}
 	fields = append(fields, docField{name: fVis, value: vis})
 	rec := record{subject: d.Subject, manufacturer: d.Manufacturer, brand: d.Brand,

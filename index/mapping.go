@@ -98,10 +98,11 @@ type productMapping struct {
 // docFields are one doc's fields, in the order they are added to the Bleve document.
 type docFields []docField
 
-// docField is one field: a single value, or (values != nil) a list.
+// docField is one field: a single value, or (list) the values of a list, which may be empty.
 type docField struct {
 	name   string
 	value  string
+	list   bool
 	values []string
 }
 
@@ -115,7 +116,7 @@ func (m *productMapping) MapDocument(doc *document.Document, data interface{}) e
 		if !ok {
 			return fmt.Errorf("index: field %q is not in the mapping", f.name)
 		}
-		if f.values == nil {
+		if !f.list {
 			doc.AddField(document.NewTextFieldCustom(f.name, []uint64{}, []byte(f.value), opts, m.keyword))
 			continue
 		}

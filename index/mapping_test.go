@@ -21,22 +21,24 @@ func TestMapDocumentMatchesBleve(t *testing.T) {
 	}{
 		{"public, named", docFields{
 			{name: fTrust, value: "3"}, {name: fPassport, value: "1"}, {name: fUpdated, value: exactTerm(key)},
-			{name: fUpdatedLevels, values: levelTerms(key)}, {name: fVis, value: visPublic},
+			{name: fUpdatedLevels, list: true, values: levelTerms(key)}, {name: fVis, value: visPublic},
 			{name: fName, value: "acme foods"}, {name: fNameBlock, value: blockTerm("acme foods", 2)}}},
 		{"public, shadowed for two tenants", docFields{
 			{name: fTrust, value: "0"}, {name: fPassport, value: "0"}, {name: fUpdated, value: exactTerm(key)},
-			{name: fUpdatedLevels, values: levelTerms(key)}, {name: fShadow, values: []string{"acme-retail", "beta"}},
+			{name: fUpdatedLevels, list: true, values: levelTerms(key)}, {name: fShadow, list: true, values: []string{"acme-retail", "beta"}},
 			{name: fVis, value: visPublic}}},
+		{"an empty list", docFields{
+			{name: fTrust, value: "1"}, {name: fShadow, list: true}, {name: fVis, value: visPublic}}},
 		{"tenant, no name", docFields{
 			{name: fTrust, value: "5"}, {name: fPassport, value: "1"}, {name: fUpdated, value: exactTerm(key)},
-			{name: fUpdatedLevels, values: levelTerms(key)}, {name: fVis, value: visTenant + "acme-retail"}}},
+			{name: fUpdatedLevels, list: true, values: levelTerms(key)}, {name: fVis, value: visTenant + "acme-retail"}}},
 	}
 	m := productsMapping()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			asMap := map[string]interface{}{}
 			for _, f := range c.fields {
-				if f.values != nil {
+				if f.list {
 					asMap[f.name] = f.values
 				} else {
 					asMap[f.name] = f.value

@@ -55,6 +55,11 @@ var recordBufs = sync.Pool{New: func() any {
 // about 300 bytes a line, fit.
 const recordBufBytes = 192 << 10
 
+// maxPooledRecordBuf is the largest record buffer given back to the pool: a
+// batch of long documents (lines of up to maxLine) can grow one far past
+// what the next batches need, and the pool would keep it.
+const maxPooledRecordBuf = 4 << 20
+
 // lineBufBytes is the size of the buffers readBatches copies lines into.
 const lineBufBytes = 256 << 10
 
@@ -169,7 +174,11 @@ func (b *builder) readFile(ctx context.Context, ph phase) error {
 		return parsedBatch{bt, res, recs}
 	}
 	applyBatch := func(pb parsedBatch) error {
-		defer recordBufs.Put(pb.recs)
+		defer func() {
+			if cap(*pb.recs) <= maxPooledRecordBuf {
+				recordBufs.Put(pb.recs)
+			}
+		}()
 		for i := range pb.res {
 			n := pb.first + i
 			b.count.Add(1)
