@@ -1,7 +1,6 @@
 package index
 
 import (
-	"fmt"
 	"math"
 	"time"
 )
@@ -34,20 +33,47 @@ func clampNanos(t time.Time) int64 {
 }
 
 // exactTerm is the level-0 term of a key: 16 hex digits, so terms sort like keys.
-func exactTerm(k uint64) string { return fmt.Sprintf("%016x", k) }
+func exactTerm(k uint64) string {
+	var b [16]byte
+	return string(appendHex16(b[:0], k))
+}
 
 // levelTerm is the term of a (shifted) key at level lvl ≥ 1.
 func levelTerm(lvl int, shifted uint64) string {
-	return fmt.Sprintf("%c%016x", 'a'+lvl-1, shifted)
+	var b [17]byte
+	return string(appendLevelTerm(b[:0], lvl, shifted))
 }
 
-// levelTerms lists the terms of a key for levels 1 and up.
+// levelTerms lists the terms of a key for levels 1 and up, as substrings of one string: every
+// doc carries them, and one allocation for all five costs less than one each (they were made
+// with fmt.Sprintf, 0.5% of a 200,000-product build's CPU).
 func levelTerms(k uint64) []string {
-	out := make([]string, 0, len(levelShifts)-1)
+	const termLen = 17
+	var b [termLen * 5]byte
+	buf := b[:0]
 	for lvl := 1; lvl < len(levelShifts); lvl++ {
-		out = append(out, levelTerm(lvl, k>>levelShifts[lvl]))
+		buf = appendLevelTerm(buf, lvl, k>>levelShifts[lvl])
+	}
+	all := string(buf)
+	out := make([]string, 0, len(levelShifts)-1)
+	for i := 0; i < len(all); i += termLen {
+		out = append(out, all[i:i+termLen])
 	}
 	return out
+}
+
+// appendLevelTerm appends levelTerm(lvl, shifted): the level's letter, then 16 hex digits.
+func appendLevelTerm(dst []byte, lvl int, shifted uint64) []byte {
+	return appendHex16(append(dst, byte('a'+lvl-1)), shifted)
+}
+
+// appendHex16 appends k as 16 lower-case hex digits, zero-padded (fmt's %016x).
+func appendHex16(dst []byte, k uint64) []byte {
+	const digits = "0123456789abcdef"
+	for shift := 60; shift >= 0; shift -= 4 {
+		dst = append(dst, digits[k>>uint(shift)&0xf])
+	}
+	return dst
 }
 
 // cellRange is an inclusive range of shifted keys at one level.
