@@ -443,18 +443,7 @@ func BenchmarkIndexBuild10k(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		bld, err := Create(filepath.Join(b.TempDir(), strconv.Itoa(i)))
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, d := range docs {
-			if err := bld.Add(d); err != nil {
-				b.Fatal(err)
-			}
-		}
-		if err := bld.Close(); err != nil {
-			b.Fatal(err)
-		}
+		writeTestIndex(b, filepath.Join(b.TempDir(), strconv.Itoa(i)), docs, defaultBlockSize, batchSize)
 	}
 	b.ReportMetric(n, "docs/op")
 }

@@ -23,6 +23,18 @@ func buildTestIndex(t testing.TB, docs []Doc, blockSize int) *Index {
 func buildTestIndexBatches(t testing.TB, docs []Doc, blockSize, segmentDocs int) *Index {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "index")
+	writeTestIndex(t, dir, docs, blockSize, segmentDocs)
+	ix, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return ix
+}
+
+// writeTestIndex builds an index of docs in dir (which must not exist) and closes it.
+func writeTestIndex(t testing.TB, dir string, docs []Doc, blockSize, segmentDocs int) {
+	t.Helper()
 	b, err := create(dir, blockSize, segmentDocs)
 	if err != nil {
 		t.Fatal(err)
@@ -35,12 +47,6 @@ func buildTestIndexBatches(t testing.TB, docs []Doc, blockSize, segmentDocs int)
 	if err := b.Close(); err != nil {
 		t.Fatal(err)
 	}
-	ix, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ix.Close() })
-	return ix
 }
 
 // A relevance file lists manufacturer names, one per line, then queries, one per line, as

@@ -466,18 +466,7 @@ func hashDir(t *testing.T, dir string) map[string]string {
 func TestReadOnly(t *testing.T) {
 	docs := modelDocs(300, 7)
 	dir := filepath.Join(t.TempDir(), "index")
-	b, err := Create(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range docs {
-		if err := b.Add(d); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := b.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeTestIndex(t, dir, docs, defaultBlockSize, batchSize)
 	before := hashDir(t, dir)
 	for p := range before {
 		if strings.Contains(p, "scorch-offline-build") {
