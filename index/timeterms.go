@@ -38,9 +38,12 @@ func exactTerm(k uint64) string {
 	return string(appendHex16(b[:0], k))
 }
 
+// levelTermLen is the length of a level term: the level's letter and 16 hex digits.
+const levelTermLen = 1 + 16
+
 // levelTerm is the term of a (shifted) key at level lvl ≥ 1.
 func levelTerm(lvl int, shifted uint64) string {
-	var b [17]byte
+	var b [levelTermLen]byte
 	return string(appendLevelTerm(b[:0], lvl, shifted))
 }
 
@@ -48,16 +51,15 @@ func levelTerm(lvl int, shifted uint64) string {
 // doc carries them, and one allocation for all five costs less than one each (they were made
 // with fmt.Sprintf, 0.5% of a 200,000-product build's CPU).
 func levelTerms(k uint64) []string {
-	const termLen = 17
-	var b [termLen * 5]byte
+	var b [levelTermLen * 5]byte // levels 1 to 5; more would grow buf
 	buf := b[:0]
 	for lvl := 1; lvl < len(levelShifts); lvl++ {
 		buf = appendLevelTerm(buf, lvl, k>>levelShifts[lvl])
 	}
 	all := string(buf)
 	out := make([]string, 0, len(levelShifts)-1)
-	for i := 0; i < len(all); i += termLen {
-		out = append(out, all[i:i+termLen])
+	for i := 0; i < len(all); i += levelTermLen {
+		out = append(out, all[i:i+levelTermLen])
 	}
 	return out
 }

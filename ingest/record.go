@@ -326,22 +326,25 @@ func (d *recordDecoder) verdict(v *domain.Verdict) {
 	v.EvaluatedAt = d.str()
 }
 
-// appendRecord appends the scratch form of a record that passed its checks
-// to dst: the binary fields, and for documents, whose JSON the views embed as
-// it is, that JSON after them (a document is read once per product that links
-// to it). A claim's JSON is encoded again from its fields when its views are
-// built, on the workers: that costs less than carrying it through the
-// scratch store. Parties and sources are not written to the scratch store:
-// for them it returns dst unchanged.
-func appendRecord(dst []byte, v any) ([]byte, error) {
-	e := recordEncoder{b: dst}
+// appendScratchRecord appends the scratch record of v, a record read from
+// input line number line that passed its checks, to dst: the line number,
+// then the binary fields, and for documents, whose JSON the views embed as it
+// is, that JSON after them (a document is read once per product that links to
+// it). A claim's JSON is encoded again from its fields when its views are
+// built, on the workers: that costs less than carrying it through the scratch
+// store. It returns dst and the record, a slice of it. Parties and sources
+// are not written to the scratch store: for them the record is nil and dst
+// is returned unchanged, as it is on error.
+func appendScratchRecord(dst []byte, line int, v any) (out, rec []byte, err error) {
+	start := len(dst)
+	e := recordEncoder{b: binary.AppendUvarint(dst, uint64(line))}
 	withJSON := false
 	switch r := v.(type) {
 	case *domain.Product:
 		e.product(r)
 	case *domain.Claim:
 		if err := e.claim(r); err != nil {
-			return dst, err
+			return dst, nil, err
 		}
 	case *domain.Document:
 		e.document(r)
@@ -351,40 +354,21 @@ func appendRecord(dst []byte, v any) ([]byte, error) {
 	case *domain.Verdict:
 		e.verdict(r)
 	default:
-		return dst, nil
-	}
-	if !withJSON {
-		return e.b, nil
-	}
-	j, err := domain.Marshal(v)
-	if err != nil {
-		return dst, err
-	}
-	return append(e.b, j...), nil
-}
-
-// appendScratchRecord appends the whole scratch record of v, read from input
-// line number line, to dst: the line number, then appendRecord's form. It
-// returns dst and the record, a slice of it; the record is nil for types
-// that are not written to the scratch store.
-func appendScratchRecord(dst []byte, line int, v any) (out, rec []byte, err error) {
-	switch v.(type) {
-	case *domain.Product, *domain.Claim, *domain.Document, *domain.Evidence, *domain.Verdict:
-	default:
 		return dst, nil, nil // parties and sources stay in memory
 	}
-	start := len(dst)
-	out = binary.AppendUvarint(dst, uint64(line))
-	if out, err = appendRecord(out, v); err != nil {
-		return dst, nil, err
+	if withJSON {
+		j, err := domain.Marshal(v)
+		if err != nil {
+			return dst, nil, err
+		}
+		e.b = append(e.b, j...)
 	}
-	return out, out[start:len(out):len(out)], nil
+	return e.b, e.b[start:len(e.b):len(e.b)], nil
 }
 
-// decodeRecord decodes a scratch record (appendScratchRecord's: the line
-// number, then appendRecord's form) into v, one of the record types, and returns its line
-// number and the JSON that follows the fields of a document (a copy; nil for
-// the other types).
+// decodeRecord decodes a scratch record (appendScratchRecord's) into v, one
+// of the record types, and returns its line number and the JSON that follows
+// the fields of a document (a copy; nil for the other types).
 func decodeRecord(b []byte, v any) (line int, rawJSON []byte, err error) {
 	n, k := binary.Uvarint(b)
 	if k <= 0 {
