@@ -66,7 +66,7 @@ func (l *Listener) Open() error {
 	l.ln = &countedListener{Listener: ln, max: int64(lim.MaxConns), metrics: l.Metrics}
 	l.srv = &http.Server{Handler: l.Handler, ReadHeaderTimeout: lim.ReadHeaderTimeout, ReadTimeout: lim.ReadTimeout,
 		WriteTimeout: lim.WriteTimeout, IdleTimeout: lim.IdleTimeout, MaxHeaderBytes: lim.MaxHeaderBytes,
-		ErrorLog: slog.NewLogLogger(l.Log.Handler(), slog.LevelWarn)}
+		ErrorLog: slog.NewLogLogger(l.Log.Handler(), slog.LevelWarn), ConnContext: connContext}
 	l.errc = make(chan error, 2)
 	go func() {
 		err := l.srv.Serve(l.ln)
@@ -185,9 +185,65 @@ type countedConn struct {
 	net.Conn
 	l    *countedListener
 	once sync.Once
+	// gathered holds what is written between gather and send (sendWhole);
+	// nil when not gathering. Only the goroutine serving the connection's
+	// request writes to it.
+	gathered *[]byte
+	// werr is the error of a failed send, returned by every later Write.
+	werr error
 }
 
 func (c *countedConn) Close() error {
 	c.once.Do(func() { c.l.open.Add(-1) })
 	return c.Conn.Close()
+}
+
+func (c *countedConn) Write(p []byte) (int, error) {
+	if c.werr != nil {
+		return 0, c.werr
+	}
+	if c.gathered != nil {
+		*c.gathered = append(*c.gathered, p...)
+		return len(p), nil
+	}
+	return c.Conn.Write(p)
+}
+
+// gather makes the connection keep what is written to it until send.
+func (c *countedConn) gather() {
+	c.gathered = gatherBufs.Get().(*[]byte)
+}
+
+// send writes what was gathered in one system call and stops gathering. A
+// failed write closes the socket, as net/http closes a connection whose
+// write failed: the answer may have left in part, so nothing more may
+// follow it on this connection.
+func (c *countedConn) send() {
+	buf := c.gathered
+	c.gathered = nil
+	if len(*buf) > 0 {
+		if _, c.werr = c.Conn.Write(*buf); c.werr != nil {
+			c.Conn.Close()
+		}
+	}
+	if cap(*buf) <= maxGatheredBuf {
+		*buf = (*buf)[:0]
+		gatherBufs.Put(buf)
+	}
+}
+
+var gatherBufs = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+
+// maxGatheredBuf is the largest gathering buffer kept for reuse.
+const maxGatheredBuf = 64 << 10
+
+// connKey is the context key of the request's *countedConn.
+type connKey struct{}
+
+// connContext puts the request's connection into its context, for sendWhole.
+func connContext(ctx context.Context, c net.Conn) context.Context {
+	if cc, ok := c.(*countedConn); ok {
+		return context.WithValue(ctx, connKey{}, cc)
+	}
+	return ctx
 }

@@ -2,11 +2,18 @@ package http_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +21,7 @@ import (
 	pdshttp "github.com/productdata/pds/http"
 	"github.com/productdata/pds/internal/fixture"
 	"github.com/productdata/pds/metrics"
+	"github.com/productdata/pds/synthetic"
 )
 
 func openListener(t *testing.T, lim pdshttp.Limits) *pdshttp.Listener {
@@ -138,4 +146,69 @@ func TestCloseReportsServerClosed(t *testing.T) {
 			t.Fatal("no error on Err after Close")
 		}
 	}
+}
+
+// The Listener sends answers past net/http's 4 KiB buffer in one write
+// (sendWhole); what it sends is what the handler alone sends, byte for byte
+// apart from the request's id, its duration and the date, for every product
+// read of a generated snapshot, GET and HEAD.
+func TestListenerAnswersMatchHandler(t *testing.T) {
+	in := t.TempDir()
+	if err := synthetic.Generate(synthetic.Options{Products: 40, Seed: 7, Out: in}); err != nil {
+		t.Fatal(err)
+	}
+	products, err := os.ReadFile(filepath.Join(in, "products.ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := regexp.MustCompile(`"identifiers":\["([^"]+)"`).FindAllSubmatch(products, -1)
+	svc, keys := fixture.Service(t, fixture.Build(t, in))
+	m := metrics.New(nil)
+	l := &pdshttp.Listener{Addr: "127.0.0.1:0", Limits: pdshttp.DefaultLimits, Metrics: m, Log: fixture.Logger(t),
+		Handler: pdshttp.NewWithOptions(svc, fixture.Logger(t), nil, pdshttp.Options{Metrics: m})}
+	if err := l.Open(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close(context.Background()) })
+	plain := httptest.NewServer(pdshttp.New(svc, fixture.Logger(t), nil))
+	defer plain.Close()
+	// No Accept-Encoding: the answers go out as they are, the path sendWhole gathers.
+	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableCompression: true}}
+	perRequest := regexp.MustCompile(`"request_id":"req_[0-9A-Z]+"|"duration_ms":[0-9.]+`)
+	get := func(method, url string) (int, http.Header, []byte) {
+		req, _ := http.NewRequest(method, url, nil)
+		req.Header.Set("Authorization", "Bearer "+keys[fixture.KeyFull])
+		res, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		body, err := io.ReadAll(res.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Header.Del("X-Request-Id")
+		res.Header.Del("Date")
+		return res.StatusCode, res.Header, perRequest.ReplaceAll(body, nil)
+	}
+	large := 0
+	for _, id := range ids {
+		for _, path := range []string{"", "/dpp", "/evidence"} {
+			for _, method := range []string{"GET", "HEAD"} {
+				p := "/v1/products/" + string(id[1]) + path
+				st, h, body := get(method, l.URL()+p)
+				wst, wh, wbody := get(method, plain.URL+p)
+				if st != wst || !reflect.DeepEqual(h, wh) || !bytes.Equal(body, wbody) {
+					t.Fatalf("%s %s: the Listener sent %d %v\n%s\nthe handler alone %d %v\n%s", method, p, st, h, body, wst, wh, wbody)
+				}
+				if n, _ := strconv.Atoi(h.Get("Content-Length")); method == "GET" && n > 4<<10 {
+					large++
+				}
+			}
+		}
+	}
+	if large == 0 {
+		t.Fatal("no answer past 4 KiB: the test does not reach the gathered writes")
+	}
+	t.Logf("%d product reads compared, %d GET answers past 4 KiB", len(ids)*6, large)
 }
