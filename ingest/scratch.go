@@ -17,8 +17,8 @@ import (
 // lookups made while the input is read.
 //
 // The lower-case tables (orderedTables) live in the scratch store's ordered
-// store, which never compacts; the id tables live in its lookup store (see
-// kv.Scratch).
+// store, sorted runs merged by each ordered pass; the id tables live in its
+// lookup store (see kv.Scratch).
 const (
 	// tagAlias: identifier -> canonical subject, zero byte, owner tenant,
 	// zero byte, uvarint line of products.ndjson (appendOwned).
@@ -35,8 +35,7 @@ const (
 	// tagDocRecord.
 	tagDocument byte = 'D'
 	// tagDocRecord: document id -> the document's record. Read in document
-	// order by joinDocuments only, so it lives in the ordered store and is
-	// never rewritten by a compaction.
+	// order by joinDocuments only, so it lives in the ordered store.
 	tagDocRecord byte = 'o'
 	// tagEvidenceID: evidence id -> uvarint line; for duplicate ids.
 	tagEvidenceID byte = 'E'

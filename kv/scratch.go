@@ -16,20 +16,18 @@ import (
 // sort: records are written in input order and read back in key order, so
 // memory stays bounded whatever the input size.
 //
-// It is two Pebble stores. The lookup store holds the tables that are read
-// by key while the input is read (ids, for duplicates and references): it
-// compacts, as Pebble does, so that a point read looks into few tables. The
-// ordered store holds the tables named at open, which are written once and
-// then read only in key order, each in one pass: it never compacts. Each of
-// its memtables is flushed to a sorted table in L0 and stays there, and the
-// ordered pass merges them, as the merge phase of an external sort does.
-// Compacting them, only to read them once, was most of what the scratch
-// store cost (see OpenScratch).
+// It has two parts. The lookup store, a Pebble store, holds the tables that
+// are read by key while the input is read (ids, for duplicates and
+// references): it compacts, as Pebble does, so that a point read looks into
+// few tables. The ordered store holds the tables named at open, which are
+// written once and then read only in key order, each in one pass: it is an
+// external sort of its own (runStore), whose sorted runs are merged by each
+// ordered pass and never compacted.
 type Scratch struct {
 	dir string
 	db  *pebble.DB // the lookup store
 	// ordered is the ordered store; nil when no table was named.
-	ordered     *pebble.DB
+	ordered     *runStore
 	orderedTags [256]bool      // by a key's first byte, its table's tag
 	w           *ScratchWriter // the batches of Set
 }
@@ -40,9 +38,9 @@ const batchBytes = 4 << 20
 // OpenScratch creates a scratch store at dir (removed by Close). The tables
 // whose keys start with one of the ordered tags are kept in the ordered
 // store: they must not be read by key through a ScratchReader (Get reads
-// them, slowly: every flushed table).
+// them, slowly: it merges every run).
 //
-// Why two stores: in one store, at 1,000,000 generated products, the
+// Why two stores: in one Pebble store, at 1,000,000 generated products, the
 // compactions that kept the id tables fit for point reads also rewrote the
 // records of claims, evidence and verdicts two to three times over (write
 // amplification 3.1), and the records outweigh the ids many times. Without
@@ -72,30 +70,13 @@ func OpenScratch(dir string, ordered ...byte) (*Scratch, error) {
 	if len(ordered) == 0 {
 		return s, nil
 	}
-	// Ordered store: no compactions, and no limit on L0 (Pebble would stop
-	// the writes at L0StopWritesThreshold tables). No bloom filters: nothing
-	// is read by key.
-	//
-	// Its memtables, and the lookup store's cache, are smaller than one
-	// store's were (64 and 256 MiB), to keep the two stores' memory where
-	// the one's was: with both at the old sizes, 1,000,000-product builds
-	// peaked at 937 to 1,029 MiB (one store: 836 and 888); as they are, at
-	// 827 and 833 MiB, as fast within the noise.
-	//
-	// Its own small cache: sharing the lookup store's, the blocks of the
-	// ordered pass and of its flushes pushed the lookup store's filter
-	// blocks out, and the evidence file's lookups read them from disk again
-	// (a 200,000-product build's evidence stage took 20 s instead of 5 to 7).
-	ocache := pebble.NewCache(8 << 20)
-	defer ocache.Unref()
-	oopts := scratchOptions(ocache, 32<<20)
-	oopts.DisableAutomaticCompactions = true
-	oopts.L0CompactionThreshold, oopts.L0StopWritesThreshold = 1<<20, 1<<20
-	oopts.EnsureDefaults()
-	if s.ordered, err = pebble.Open(filepath.Join(dir, "ordered"), oopts); err != nil {
+	// Ordered store: runs of 32 MiB, the size of the Pebble memtables it
+	// replaced, so that memory stays where it was (two runs at most: one
+	// gathering, one being written).
+	if s.ordered, err = openRunStore(filepath.Join(dir, "ordered"), runBytes); err != nil {
 		db.Close()
 		os.RemoveAll(dir)
-		return nil, fmt.Errorf("scratch: %w", err)
+		return nil, err
 	}
 	for _, t := range ordered {
 		s.orderedTags[t] = true
@@ -103,9 +84,9 @@ func OpenScratch(dir string, ordered ...byte) (*Scratch, error) {
 	return s, nil
 }
 
-// scratchOptions returns what both scratch stores share: no write-ahead
-// log, no compression, 32 KiB blocks, the cache and the memtable size. The
-// caller sets the rest, then calls EnsureDefaults.
+// scratchOptions returns the lookup store's options: no write-ahead log, no
+// compression, 32 KiB blocks, the cache and the memtable size. The caller
+// sets the rest, then calls EnsureDefaults.
 func scratchOptions(cache *pebble.Cache, memTable uint64) *pebble.Options {
 	opts := &pebble.Options{DisableWAL: true, MemTableSize: memTable, Logger: pebbleLogger{}, Cache: cache}
 	for i := range opts.Levels {
@@ -117,14 +98,6 @@ func scratchOptions(cache *pebble.Cache, memTable uint64) *pebble.Options {
 
 // isOrdered reports whether key's table is in the ordered store.
 func (s *Scratch) isOrdered(key []byte) bool { return len(key) > 0 && s.orderedTags[key[0]] }
-
-// store returns the store that holds the table of key.
-func (s *Scratch) store(key []byte) *pebble.DB {
-	if s.isOrdered(key) {
-		return s.ordered
-	}
-	return s.db
-}
 
 // newScratchBatch returns a batch sized for batchBytes, whose buffer is kept
 // across commits (Flush resets it), so that it is not regrown each time.
@@ -155,12 +128,29 @@ func (s *Scratch) Flush() error { return s.w.Flush() }
 // Get copies the value of key into dst[:0]; pending writes are seen. The
 // batch is not indexed (writes are cheaper so), so Get commits the pending
 // writes first: callers ask only when an in-memory filter says the key may
-// exist, which is rare.
+// exist, which is rare. A key of the ordered store is found by merging
+// every run, which is slow.
 func (s *Scratch) Get(key, dst []byte) ([]byte, bool, error) {
-	if err := s.Flush(); err != nil {
+	if s.isOrdered(key) {
+		if err := s.Flush(); err != nil {
+			return dst, false, err
+		}
+		it, err := s.NewRangeIter(key, append(bytes.Clone(key), 0))
+		if err != nil {
+			return dst, false, err
+		}
+		defer it.Close()
+		if !it.First() {
+			return dst[:0], false, it.Error()
+		}
+		return append(dst[:0], it.Value()...), true, nil
+	}
+	// Only the lookup store's pending writes: committing the ordered
+	// store's on every Get would cut its runs into chunks of a few entries.
+	if err := commit(s.w.lookup); err != nil {
 		return dst, false, err
 	}
-	dst, ok, err := copyValue(s.store(key).Get, key, dst)
+	dst, ok, err := copyValue(s.db.Get, key, dst)
 	if err != nil {
 		err = fmt.Errorf("scratch: %w", err)
 	}
@@ -215,8 +205,12 @@ func (r *ScratchReader) Get(key, dst []byte) ([]byte, bool, error) {
 // Close closes the reader.
 func (r *ScratchReader) Close() error { return r.it.Close() }
 
-// Iter is an iterator over the keys with one prefix, in order.
-type Iter struct{ it *pebble.Iterator }
+// Iter is an iterator over the keys in a range, in order: of the lookup
+// store (a Pebble iterator) or of the ordered store (a merge of its runs).
+type Iter struct {
+	it *pebble.Iterator
+	m  *runMerge
+}
 
 // NewIter returns an iterator over keys starting with prefix. Pending writes
 // must be flushed first.
@@ -224,31 +218,89 @@ func (s *Scratch) NewIter(prefix []byte) (*Iter, error) {
 	return s.NewRangeIter(prefix, prefixEnd(prefix))
 }
 
-// First, Next, Valid, Key and Value mirror pebble.Iterator.
-func (i *Iter) First() bool   { return i.it.First() }
-func (i *Iter) Next() bool    { return i.it.Next() }
-func (i *Iter) Valid() bool   { return i.it.Valid() }
-func (i *Iter) Key() []byte   { return i.it.Key() }
-func (i *Iter) Value() []byte { return i.it.Value() }
-
 // NewRangeIter returns an iterator over the keys in [lower, upper), which
-// must be of one table. Pending writes must be flushed first.
+// must be of one table. Pending writes must be flushed first. An iterator
+// of the ordered store sees what was flushed when it was made.
 func (s *Scratch) NewRangeIter(lower, upper []byte) (*Iter, error) {
-	it, err := s.store(lower).NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	if s.isOrdered(lower) {
+		runs, err := s.ordered.settle()
+		if err != nil {
+			return nil, err
+		}
+		return &Iter{m: newRunMerge(runs, lower, upper)}, nil
+	}
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
 	if err != nil {
 		return nil, fmt.Errorf("scratch: %w", err)
 	}
 	return &Iter{it: it}, nil
 }
 
+// First, Next, Valid, Key and Value mirror pebble.Iterator.
+func (i *Iter) First() bool {
+	if i.m != nil {
+		return i.m.seek(i.m.lower)
+	}
+	return i.it.First()
+}
+
+func (i *Iter) Next() bool {
+	if i.m != nil {
+		return i.m.next()
+	}
+	return i.it.Next()
+}
+
+func (i *Iter) Valid() bool {
+	if i.m != nil {
+		return i.m.valid
+	}
+	return i.it.Valid()
+}
+
+func (i *Iter) Key() []byte {
+	if i.m != nil {
+		if !i.m.valid {
+			return nil
+		}
+		return i.m.h[0].key
+	}
+	return i.it.Key()
+}
+
+func (i *Iter) Value() []byte {
+	if i.m != nil {
+		if !i.m.valid {
+			return nil
+		}
+		return i.m.h[0].value
+	}
+	return i.it.Value()
+}
+
 // Error is the error that ended the iteration early, if any.
-func (i *Iter) Error() error { return i.it.Error() }
+func (i *Iter) Error() error {
+	if i.m != nil {
+		return i.m.err
+	}
+	return i.it.Error()
+}
 
 // SeekGE moves to the first key at or after key.
-func (i *Iter) SeekGE(key []byte) bool { return i.it.SeekGE(key) }
+func (i *Iter) SeekGE(key []byte) bool {
+	if i.m != nil {
+		return i.m.seek(key)
+	}
+	return i.it.SeekGE(key)
+}
 
 // Close closes the iterator.
-func (i *Iter) Close() error { return i.it.Close() }
+func (i *Iter) Close() error {
+	if i.m != nil {
+		return i.m.err
+	}
+	return i.it.Close()
+}
 
 // ScratchWriter writes to the scratch store through batches of its own, so
 // that several goroutines may write at once (Scratch.Set writes through one
@@ -256,8 +308,10 @@ func (i *Iter) Close() error { return i.it.Close() }
 // batches.
 type ScratchWriter struct {
 	s *Scratch
-	// lookup and ordered batch the writes to each store, made by the first.
-	lookup, ordered *pebble.Batch
+	// lookup batches the writes to the lookup store, made by the first.
+	lookup *pebble.Batch
+	// ordered stages the writes to the ordered store, made by the first.
+	ordered *runChunk
 }
 
 // NewWriter returns a writer of its own.
@@ -265,38 +319,51 @@ func (s *Scratch) NewWriter() *ScratchWriter { return &ScratchWriter{s: s} }
 
 // Set writes key and value (copied).
 func (w *ScratchWriter) Set(key, value []byte) error {
-	batch := &w.lookup
 	if w.s.isOrdered(key) {
-		batch = &w.ordered
+		if w.ordered == nil {
+			w.ordered = newChunk()
+		}
+		w.ordered.add(key, value)
+		if len(w.ordered.data) >= chunkBytes {
+			c := w.ordered
+			w.ordered = nil
+			return w.s.ordered.commit(c)
+		}
+		return nil
 	}
-	if *batch == nil {
-		*batch = newScratchBatch(w.s.store(key))
+	if w.lookup == nil {
+		w.lookup = newScratchBatch(w.s.db)
 	}
-	if err := (*batch).Set(key, value, nil); err != nil {
+	if err := w.lookup.Set(key, value, nil); err != nil {
 		return fmt.Errorf("scratch: %w", err)
 	}
-	if (*batch).Len() >= batchBytes {
-		return commit(*batch)
+	if w.lookup.Len() >= batchBytes {
+		return commit(w.lookup)
 	}
 	return nil
 }
 
 // Flush commits the pending writes.
 func (w *ScratchWriter) Flush() error {
-	for _, batch := range []*pebble.Batch{w.lookup, w.ordered} {
-		if err := commit(batch); err != nil {
-			return err
-		}
+	if err := commit(w.lookup); err != nil {
+		return err
+	}
+	if w.ordered != nil {
+		c := w.ordered
+		w.ordered = nil
+		return w.s.ordered.commit(c)
 	}
 	return nil
 }
 
 // Close releases the batches; writes not flushed are dropped.
 func (w *ScratchWriter) Close() {
-	for _, batch := range []*pebble.Batch{w.lookup, w.ordered} {
-		if batch != nil {
-			batch.Close()
-		}
+	if w.lookup != nil {
+		w.lookup.Close()
+	}
+	if w.ordered != nil {
+		chunkPool.Put(w.ordered)
+		w.ordered = nil
 	}
 }
 
@@ -305,7 +372,7 @@ func (s *Scratch) Close() error {
 	s.w.Close()
 	err := s.db.Close()
 	if s.ordered != nil {
-		if cerr := s.ordered.Close(); err == nil {
+		if cerr := s.ordered.close(); err == nil {
 			err = cerr
 		}
 	}

@@ -82,10 +82,10 @@ func TestScratchSortsAcrossBatches(t *testing.T) {
 }
 
 // TestScratchOrderedStore writes a table of the ordered store in rounds, each
-// flushed to an L0 table of its own, with keys that come again in later
-// rounds, and a lookup table beside it: the ordered pass merges the rounds in
-// key order with the last write of a key winning, nothing is compacted, and
-// the lookup table is read by key as before.
+// written as a sorted run of its own, with keys that come again in later
+// rounds, and a lookup table beside it: the ordered pass merges the runs in
+// key order with the last write of a key winning, and the lookup table is
+// read by key as before.
 func TestScratchOrderedStore(t *testing.T) {
 	s, err := OpenScratch(filepath.Join(t.TempDir(), "scratch"), 'o')
 	if err != nil {
@@ -111,12 +111,12 @@ func TestScratchOrderedStore(t *testing.T) {
 		if err := s.Flush(); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.ordered.Flush(); err != nil { // the memtable, to L0
+		if _, err := s.ordered.settle(); err != nil { // the round, to a run
 			t.Fatal(err)
 		}
 	}
-	if n := s.ordered.Metrics().Levels[0].TablesCount; n != rounds {
-		t.Fatalf("the ordered store has %d tables in L0, want one a round (%d): did it compact?", n, rounds)
+	if runs, _ := s.ordered.settle(); len(runs) != rounds {
+		t.Fatalf("the ordered store has %d runs, want one a round (%d)", len(runs), rounds)
 	}
 	it, err := s.NewIter([]byte("o\x00"))
 	if err != nil {

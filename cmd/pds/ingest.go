@@ -16,7 +16,8 @@ import (
 )
 
 // ingestHeapLimit is the soft memory limit of the Go heap during a build (the
-// scratch store's cache and memtables are outside it).
+// scratch lookup store's cache and memtables are outside it; the ordered
+// store's runs, up to 64 MiB, are inside).
 const ingestHeapLimit = 384 << 20
 
 func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) error {
