@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"unsafe"
 )
 
 // runStore is the scratch store's ordered store: an external sort written
@@ -39,25 +40,29 @@ type runStore struct {
 	mu      sync.Mutex
 	cond    *sync.Cond // signalled when a run's write ends
 	active  []*runChunk
-	size    int    // bytes in active
+	size    int    // memory of active: its chunks' bytes and entries (runChunk.size)
 	writing int    // runs being sorted and written
 	runs    []*run // written runs, oldest first
 	err     error  // the first failed write; every later call returns it
 	files   int
+	// mergeBelow is the size under which a committed chunk is copied into
+	// the last one (chunkBytes/4; tests set 0 to keep every chunk).
+	mergeBelow int
 }
 
-// runBytes is how much a run gathers before it is sorted and written: the
-// memtable size of the Pebble store it replaced.
+// runBytes is how much memory a run takes before it is sorted and written,
+// its entries' bytes and their runEntry records: the memtable size of the
+// Pebble store it replaced.
 const runBytes = 32 << 20
 
-// chunkBytes is how much a writer stages before it commits its chunk.
+// chunkBytes is how much memory a writer stages before it commits its chunk.
 const chunkBytes = 4 << 20
 
 func openRunStore(dir string, size int) (*runStore, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("scratch: %w", err)
 	}
-	rs := &runStore{dir: dir, runBytes: size}
+	rs := &runStore{dir: dir, runBytes: size, mergeBelow: chunkBytes / 4}
 	rs.cond = sync.NewCond(&rs.mu)
 	return rs, nil
 }
@@ -91,6 +96,9 @@ func newChunk() *runChunk {
 	return c
 }
 
+// size is the memory the chunk's entries take: their bytes and records.
+func (c *runChunk) size() int { return len(c.data) + len(c.ents)*int(unsafe.Sizeof(runEntry{})) }
+
 func (c *runChunk) add(key, value []byte) {
 	var pre [prefixLen]byte
 	copy(pre[:], key)
@@ -114,10 +122,10 @@ func (rs *runStore) commit(c *runChunk) error {
 	if rs.err != nil {
 		return rs.err
 	}
-	rs.size += len(c.data)
+	rs.size += c.size()
 	// A small chunk (a writer flushed early) is copied into the last one
 	// when it fits, rather than kept with its whole buffer.
-	if n := len(rs.active); n > 0 && len(c.data) < chunkBytes/4 {
+	if n := len(rs.active); n > 0 && c.size() < rs.mergeBelow {
 		if last := rs.active[n-1]; cap(last.data)-len(last.data) >= len(c.data) {
 			base := uint32(len(last.data))
 			last.data = append(last.data, c.data...)
@@ -133,19 +141,21 @@ func (rs *runStore) commit(c *runChunk) error {
 		rs.active = append(rs.active, c)
 	}
 	if rs.size >= rs.runBytes {
-		rs.startWriteLocked()
+		rs.startWriteLocked(false)
 	}
 	return nil
 }
 
 // startWriteLocked hands the gathered chunks to a goroutine that sorts and
 // writes them as a run. At most one run is written at a time: a second full
-// run waits for the first, which bounds the memory to two runs.
-func (rs *runStore) startWriteLocked() {
+// run waits for the first, which bounds the memory to two runs. Unless
+// force, the run is written only if it is still full once the wait is over
+// (another committer that waited too may have written it).
+func (rs *runStore) startWriteLocked(force bool) {
 	for rs.writing > 0 {
 		rs.cond.Wait()
 	}
-	if len(rs.active) == 0 {
+	if len(rs.active) == 0 || !force && rs.size < rs.runBytes {
 		return
 	}
 	chunks := rs.active
@@ -178,7 +188,7 @@ func (rs *runStore) startWriteLocked() {
 func (rs *runStore) settle() ([]*run, error) {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
-	rs.startWriteLocked()
+	rs.startWriteLocked(true)
 	for rs.writing > 0 {
 		rs.cond.Wait()
 	}
@@ -307,6 +317,7 @@ type runIter struct {
 	value []byte
 	n     int    // bytes of the current entry in r's buffer, discarded by next
 	big   []byte // the current entry when it does not fit r's buffer
+	limit uint64 // the run's size: no entry is larger
 	err   error
 }
 
@@ -327,7 +338,7 @@ func (it *runIter) next() bool {
 	}
 	klen, a := binary.Uvarint(hdr)
 	vlen, b := binary.Uvarint(hdr[max(a, 0):])
-	if a <= 0 || b <= 0 {
+	if a <= 0 || b <= 0 || klen > it.limit || vlen > it.limit-klen {
 		it.err = errors.New("scratch: a run's entry header is corrupt")
 		return false
 	}
@@ -359,6 +370,7 @@ type runMerge struct {
 	iters        []*runIter // by run, made on first use
 	h            runHeap
 	cur          []byte // the current key, kept while the runs move past it
+	seekKey      []byte // seek's copy of its key
 	valid        bool
 	err          error
 }
@@ -377,6 +389,10 @@ func (m *runMerge) seek(key []byte) bool {
 	if bytes.Compare(key, m.lower) < 0 {
 		key = m.lower
 	}
+	// key may be the merge's own Key(), whose bytes the runs overwrite as
+	// they move: keep a copy.
+	m.seekKey = append(m.seekKey[:0], key...)
+	key = m.seekKey
 	m.h = m.h[:0]
 	for i, r := range m.runs {
 		if bytes.Compare(r.last, key) < 0 || !m.belowUpper(r.first) {
@@ -385,7 +401,7 @@ func (m *runMerge) seek(key []byte) bool {
 		it := m.iters[i]
 		sr := io.NewSectionReader(r.f, r.seekOffset(key), r.size)
 		if it == nil {
-			it = &runIter{r: bufio.NewReaderSize(sr, runReadBuf), order: i}
+			it = &runIter{r: bufio.NewReaderSize(sr, runReadBuf), order: i, limit: uint64(r.size)}
 			m.iters[i] = it
 		} else {
 			it.r.Reset(sr)

@@ -15,7 +15,9 @@ import (
 // equal in those bytes, some with zero bytes, some a prefix of others.
 func runKey(r *rand.Rand) []byte {
 	n := r.IntN(300)
-	switch r.IntN(6) {
+	switch r.IntN(7) {
+	case 6:
+		return append([]byte("c"), make([]byte, n%5)...) // "c", "c\x00", "c\x00\x00", ...: equal prefixes, lengths decide
 	case 0:
 		return fmt.Appendf(nil, "c\x00%d", n) // short
 	case 1:
@@ -46,15 +48,22 @@ func runValue(r *rand.Rand, i int) []byte {
 // The ordered store against a sorted map: entries committed in chunks of
 // any size, over many runs, with keys written again and again, read back in
 // key order with each key's last write, whole, by range and from seeks.
+//
+// With mergeBelow 0 every committed chunk stays a chunk of its own, so that
+// a run holds many chunks and a key's writes in several of them.
 func TestRunStoreMatchesSortedMap(t *testing.T) {
-	for _, seed := range []uint64{1, 2} {
-		t.Run(fmt.Sprint(seed), func(t *testing.T) {
-			r := rand.New(rand.NewPCG(seed, 0))
+	for _, tc := range []struct {
+		seed       uint64
+		mergeBelow int
+	}{{1, chunkBytes / 4}, {2, chunkBytes / 4}, {3, 0}} {
+		t.Run(fmt.Sprintf("seed %d, chunks merged below %d", tc.seed, tc.mergeBelow), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(tc.seed, 0))
 			rs, err := openRunStore(filepath.Join(t.TempDir(), "ordered"), 64<<10) // many runs
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer rs.close()
+			rs.mergeBelow = tc.mergeBelow
 			want := map[string][]byte{}
 			c := newChunk()
 			for i := range 20000 {
@@ -103,7 +112,7 @@ func TestRunStoreMatchesSortedMap(t *testing.T) {
 					t.Fatalf("%s: more than %d keys, or an error: %v", what, to-from, m.err)
 				}
 			}
-			all := newRunMerge(runs, []byte("c\x00"), nil)
+			all := newRunMerge(runs, nil, nil)
 			check("all", all, all.seek(all.lower), 0, len(keys))
 			for range 100 {
 				a := r.IntN(len(keys))
@@ -115,8 +124,14 @@ func TestRunStoreMatchesSortedMap(t *testing.T) {
 				what := fmt.Sprintf("[%q, %q)", lower, upper)
 				m := newRunMerge(runs, lower, upper)
 				check(what, m, m.seek(m.lower), a, b)
-				if s := a + r.IntN(b-a+1); s < b { // a seek inside the range
+				if s := a + r.IntN(b-a+1); s < b { // a seek inside the range, to a key and past it
 					check(fmt.Sprintf("seek %q in %s", keys[s], what), m, m.seek([]byte(keys[s])), s, b)
+					past := keys[s] + "\x00" // absent, or the next key
+					from, _ := slices.BinarySearch(keys, past)
+					check(fmt.Sprintf("seek %q in %s", past, what), m, m.seek([]byte(past)), min(from, b), b)
+					if m.seek([]byte(keys[s])) { // a seek to the merge's own key
+						check(fmt.Sprintf("seek to Key() %q in %s", keys[s], what), m, m.seek(m.h[0].key), s, b)
+					}
 				}
 				check("seek before "+what, m, m.seek([]byte("a")), a, b)
 			}
@@ -124,8 +139,9 @@ func TestRunStoreMatchesSortedMap(t *testing.T) {
 	}
 }
 
-// Writers commit at once, each its own keys; a reader made after they
-// flushed sees every entry, and the run files are written one at a time.
+// Writers commit at once, each its own keys, while a reader settles and
+// merges what is written so far (as the document join reads while its
+// writers write); a reader made after they flushed sees every entry.
 func TestRunStoreConcurrentWriters(t *testing.T) {
 	rs, err := openRunStore(filepath.Join(t.TempDir(), "ordered"), 256<<10)
 	if err != nil {
@@ -133,6 +149,35 @@ func TestRunStoreConcurrentWriters(t *testing.T) {
 	}
 	defer rs.close()
 	const writers, each = 4, 5000
+	done, readErr := make(chan struct{}), make(chan error, 1)
+	go func() {
+		for reads := 0; ; reads++ {
+			select {
+			case <-done:
+				readErr <- nil
+				return
+			default:
+			}
+			runs, err := rs.settle()
+			if err != nil {
+				readErr <- err
+				return
+			}
+			m := newRunMerge(runs, []byte("o\x00"), []byte("o\x01"))
+			var prev []byte
+			for ok := m.seek(m.lower); ok; ok = m.next() {
+				if prev != nil && bytes.Compare(prev, m.h[0].key) >= 0 {
+					readErr <- fmt.Errorf("read %d: %q after %q", reads, m.h[0].key, prev)
+					return
+				}
+				prev = append(prev[:0], m.h[0].key...)
+			}
+			if m.err != nil {
+				readErr <- m.err
+				return
+			}
+		}
+	}()
 	var wg sync.WaitGroup
 	errs := make(chan error, writers)
 	for w := range writers {
@@ -154,6 +199,10 @@ func TestRunStoreConcurrentWriters(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	close(done)
+	if err := <-readErr; err != nil {
+		t.Fatal(err)
+	}
 	close(errs)
 	for err := range errs {
 		if err != nil {

@@ -324,7 +324,7 @@ func (w *ScratchWriter) Set(key, value []byte) error {
 			w.ordered = newChunk()
 		}
 		w.ordered.add(key, value)
-		if len(w.ordered.data) >= chunkBytes {
+		if w.ordered.size() >= chunkBytes {
 			c := w.ordered
 			w.ordered = nil
 			return w.s.ordered.commit(c)
