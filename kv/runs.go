@@ -384,8 +384,8 @@ func (m *runMerge) belowUpper(key []byte) bool {
 	return m.upper == nil || bytes.Compare(key, m.upper) < 0
 }
 
-// seek positions the merge at the first key at or after key (and lower).
-func (m *runMerge) seek(key []byte) bool {
+// SeekGE positions the merge at the first key at or after key (and lower).
+func (m *runMerge) SeekGE(key []byte) bool {
 	if bytes.Compare(key, m.lower) < 0 {
 		key = m.lower
 	}
@@ -426,8 +426,8 @@ func (m *runMerge) seek(key []byte) bool {
 	return m.valid
 }
 
-// next moves past the current key, and past its older writes in other runs.
-func (m *runMerge) next() bool {
+// Next moves past the current key, and past its older writes in other runs.
+func (m *runMerge) Next() bool {
 	if !m.valid {
 		return false
 	}
@@ -438,6 +438,33 @@ func (m *runMerge) next() bool {
 	m.valid = m.err == nil && len(m.h) > 0
 	return m.valid
 }
+
+// First positions the merge at its first key.
+func (m *runMerge) First() bool { return m.SeekGE(m.lower) }
+
+// Valid reports whether the merge is at a key.
+func (m *runMerge) Valid() bool { return m.valid }
+
+// Key and Value are the current entry's, valid until the merge moves.
+func (m *runMerge) Key() []byte {
+	if !m.valid {
+		return nil
+	}
+	return m.h[0].key
+}
+
+func (m *runMerge) Value() []byte {
+	if !m.valid {
+		return nil
+	}
+	return m.h[0].value
+}
+
+// Error is the error that ended the merge early, if any.
+func (m *runMerge) Error() error { return m.err }
+
+// Close ends the merge; the runs' files stay open for other readers.
+func (m *runMerge) Close() error { return m.err }
 
 // advanceTop moves the top run to its next entry, or drops it at its end or
 // past upper.

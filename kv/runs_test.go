@@ -100,20 +100,19 @@ func TestRunStoreMatchesSortedMap(t *testing.T) {
 				t.Helper()
 				for i := from; i < to; i++ {
 					if !ok {
-						t.Fatalf("%s: ended before %q (%d of %d), err %v", what, keys[i], i-from, to-from, m.err)
+						t.Fatalf("%s: ended before %q (%d of %d), err %v", what, keys[i], i-from, to-from, m.Error())
 					}
-					it := m.h[0]
-					if string(it.key) != keys[i] || !bytes.Equal(it.value, want[keys[i]]) {
-						t.Fatalf("%s: at %d got %q = %.40q, want %q = %.40q", what, i-from, it.key, it.value, keys[i], want[keys[i]])
+					if string(m.Key()) != keys[i] || !bytes.Equal(m.Value(), want[keys[i]]) {
+						t.Fatalf("%s: at %d got %q = %.40q, want %q = %.40q", what, i-from, m.Key(), m.Value(), keys[i], want[keys[i]])
 					}
-					ok = m.next()
+					ok = m.Next()
 				}
-				if ok || m.err != nil {
-					t.Fatalf("%s: more than %d keys, or an error: %v", what, to-from, m.err)
+				if ok || m.Error() != nil {
+					t.Fatalf("%s: more than %d keys, or an error: %v", what, to-from, m.Error())
 				}
 			}
 			all := newRunMerge(runs, nil, nil)
-			check("all", all, all.seek(all.lower), 0, len(keys))
+			check("all", all, all.First(), 0, len(keys))
 			for range 100 {
 				a := r.IntN(len(keys))
 				b := a + r.IntN(len(keys)-a+1) // keys[a:b], b == len(keys): no upper bound
@@ -123,17 +122,17 @@ func TestRunStoreMatchesSortedMap(t *testing.T) {
 				}
 				what := fmt.Sprintf("[%q, %q)", lower, upper)
 				m := newRunMerge(runs, lower, upper)
-				check(what, m, m.seek(m.lower), a, b)
+				check(what, m, m.First(), a, b)
 				if s := a + r.IntN(b-a+1); s < b { // a seek inside the range, to a key and past it
-					check(fmt.Sprintf("seek %q in %s", keys[s], what), m, m.seek([]byte(keys[s])), s, b)
+					check(fmt.Sprintf("seek %q in %s", keys[s], what), m, m.SeekGE([]byte(keys[s])), s, b)
 					past := keys[s] + "\x00" // absent, or the next key
 					from, _ := slices.BinarySearch(keys, past)
-					check(fmt.Sprintf("seek %q in %s", past, what), m, m.seek([]byte(past)), min(from, b), b)
-					if m.seek([]byte(keys[s])) { // a seek to the merge's own key
-						check(fmt.Sprintf("seek to Key() %q in %s", keys[s], what), m, m.seek(m.h[0].key), s, b)
+					check(fmt.Sprintf("seek %q in %s", past, what), m, m.SeekGE([]byte(past)), min(from, b), b)
+					if m.SeekGE([]byte(keys[s])) { // a seek to the merge's own key
+						check(fmt.Sprintf("seek to Key() %q in %s", keys[s], what), m, m.SeekGE(m.Key()), s, b)
 					}
 				}
-				check("seek before "+what, m, m.seek([]byte("a")), a, b)
+				check("seek before "+what, m, m.SeekGE([]byte("a")), a, b)
 			}
 		})
 	}
@@ -165,15 +164,15 @@ func TestRunStoreConcurrentWriters(t *testing.T) {
 			}
 			m := newRunMerge(runs, []byte("o\x00"), []byte("o\x01"))
 			var prev []byte
-			for ok := m.seek(m.lower); ok; ok = m.next() {
-				if prev != nil && bytes.Compare(prev, m.h[0].key) >= 0 {
-					readErr <- fmt.Errorf("read %d: %q after %q", reads, m.h[0].key, prev)
+			for ok := m.First(); ok; ok = m.Next() {
+				if prev != nil && bytes.Compare(prev, m.Key()) >= 0 {
+					readErr <- fmt.Errorf("read %d: %q after %q", reads, m.Key(), prev)
 					return
 				}
-				prev = append(prev[:0], m.h[0].key...)
+				prev = append(prev[:0], m.Key()...)
 			}
-			if m.err != nil {
-				readErr <- m.err
+			if m.Error() != nil {
+				readErr <- m.Error()
 				return
 			}
 		}
@@ -216,19 +215,19 @@ func TestRunStoreConcurrentWriters(t *testing.T) {
 	m := newRunMerge(runs, []byte("o\x00"), []byte("o\x01"))
 	n := 0
 	var prev []byte
-	for ok := m.seek(m.lower); ok; ok = m.next() {
-		k := m.h[0].key
+	for ok := m.First(); ok; ok = m.Next() {
+		k := m.Key()
 		if prev != nil && bytes.Compare(prev, k) >= 0 {
 			t.Fatalf("%q after %q", k, prev)
 		}
 		var i, w int
-		if _, err := fmt.Sscanf(string(k[2:]), "%08d-%d", &i, &w); err != nil || string(m.h[0].value) != fmt.Sprintf("%d/%d", w, i) {
-			t.Fatalf("%q = %q", k, m.h[0].value)
+		if _, err := fmt.Sscanf(string(k[2:]), "%08d-%d", &i, &w); err != nil || string(m.Value()) != fmt.Sprintf("%d/%d", w, i) {
+			t.Fatalf("%q = %q", k, m.Value())
 		}
 		prev = append(prev[:0], k...)
 		n++
 	}
-	if m.err != nil || n != writers*each {
-		t.Fatalf("read %d entries back (err %v), wrote %d", n, m.err, writers*each)
+	if m.Error() != nil || n != writers*each {
+		t.Fatalf("read %d entries back (err %v), wrote %d", n, m.Error(), writers*each)
 	}
 }

@@ -206,10 +206,21 @@ func (r *ScratchReader) Get(key, dst []byte) ([]byte, bool, error) {
 func (r *ScratchReader) Close() error { return r.it.Close() }
 
 // Iter is an iterator over the keys in a range, in order: of the lookup
-// store (a Pebble iterator) or of the ordered store (a merge of its runs).
-type Iter struct {
-	it *pebble.Iterator
-	m  *runMerge
+// store (a Pebble iterator) or of the ordered store (a merge of its runs,
+// runMerge). First, Next, Valid, Key, Value, Error, SeekGE and Close mirror
+// pebble.Iterator.
+type Iter struct{ rangeIter }
+
+// rangeIter is what both kinds of iterator answer.
+type rangeIter interface {
+	First() bool
+	Next() bool
+	Valid() bool
+	Key() []byte
+	Value() []byte
+	Error() error
+	SeekGE(key []byte) bool
+	Close() error
 }
 
 // NewIter returns an iterator over keys starting with prefix. Pending writes
@@ -227,79 +238,13 @@ func (s *Scratch) NewRangeIter(lower, upper []byte) (*Iter, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Iter{m: newRunMerge(runs, lower, upper)}, nil
+		return &Iter{newRunMerge(runs, lower, upper)}, nil
 	}
 	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
 	if err != nil {
 		return nil, fmt.Errorf("scratch: %w", err)
 	}
-	return &Iter{it: it}, nil
-}
-
-// First, Next, Valid, Key and Value mirror pebble.Iterator.
-func (i *Iter) First() bool {
-	if i.m != nil {
-		return i.m.seek(i.m.lower)
-	}
-	return i.it.First()
-}
-
-func (i *Iter) Next() bool {
-	if i.m != nil {
-		return i.m.next()
-	}
-	return i.it.Next()
-}
-
-func (i *Iter) Valid() bool {
-	if i.m != nil {
-		return i.m.valid
-	}
-	return i.it.Valid()
-}
-
-func (i *Iter) Key() []byte {
-	if i.m != nil {
-		if !i.m.valid {
-			return nil
-		}
-		return i.m.h[0].key
-	}
-	return i.it.Key()
-}
-
-func (i *Iter) Value() []byte {
-	if i.m != nil {
-		if !i.m.valid {
-			return nil
-		}
-		return i.m.h[0].value
-	}
-	return i.it.Value()
-}
-
-// Error is the error that ended the iteration early, if any.
-func (i *Iter) Error() error {
-	if i.m != nil {
-		return i.m.err
-	}
-	return i.it.Error()
-}
-
-// SeekGE moves to the first key at or after key.
-func (i *Iter) SeekGE(key []byte) bool {
-	if i.m != nil {
-		return i.m.seek(key)
-	}
-	return i.it.SeekGE(key)
-}
-
-// Close closes the iterator.
-func (i *Iter) Close() error {
-	if i.m != nil {
-		return i.m.err
-	}
-	return i.it.Close()
+	return &Iter{it}, nil
 }
 
 // ScratchWriter writes to the scratch store through batches of its own, so
