@@ -49,8 +49,12 @@ type Listener struct {
 	Metrics         *metrics.Metrics
 	Limits          Limits
 	Log             *slog.Logger
+	// NetHTTPOnly turns the fast lane off: net/http answers every request
+	// (see fastLane).
+	NetHTTPOnly bool
 
 	ln, adminLn net.Listener
+	lane        *fastLane // nil with NetHTTPOnly
 	srv, admin  *http.Server
 	errc        chan error
 	closing     atomic.Bool // Close has begun
@@ -68,8 +72,14 @@ func (l *Listener) Open() error {
 		WriteTimeout: lim.WriteTimeout, IdleTimeout: lim.IdleTimeout, MaxHeaderBytes: lim.MaxHeaderBytes,
 		ErrorLog: slog.NewLogLogger(l.Log.Handler(), slog.LevelWarn), ConnContext: connContext}
 	l.errc = make(chan error, 2)
+	serveLn := l.ln
+	if !l.NetHTTPOnly {
+		l.lane = newFastLane(l.Handler, lim, l.Log)
+		go l.lane.acceptLoop(l.ln)
+		serveLn = laneListener{Listener: l.ln, fl: l.lane}
+	}
 	go func() {
-		err := l.srv.Serve(l.ln)
+		err := l.srv.Serve(serveLn)
 		if l.closing.Load() && errors.Is(err, net.ErrClosed) {
 			err = http.ErrServerClosed // Close closed the socket before Shutdown began
 		}
@@ -118,9 +128,15 @@ func (l *Listener) Err() <-chan error { return l.errc }
 // new connection, and clients whose keep-alive connections Shutdown then
 // closes fail to connect (or, for a GET, Go's client retries and is
 // refused) instead of being reset.
+//
+// The fast lane's connections are drained first, while net/http still takes
+// the connections the lane hands over; then Shutdown drains net/http's.
 func (l *Listener) Close(ctx context.Context) error {
 	l.closing.Store(true)
 	l.ln.Close()
+	if l.lane != nil {
+		l.lane.drain(ctx)
+	}
 	err := l.srv.Shutdown(ctx)
 	if err != nil {
 		l.srv.Close()
@@ -191,6 +207,18 @@ type countedConn struct {
 	gathered *[]byte
 	// werr is the error of a failed send, returned by every later Write.
 	werr error
+	// pending is what the fast lane read and did not answer; Read returns
+	// it first, to net/http.
+	pending []byte
+}
+
+func (c *countedConn) Read(p []byte) (int, error) {
+	if len(c.pending) > 0 {
+		n := copy(p, c.pending)
+		c.pending = c.pending[n:]
+		return n, nil
+	}
+	return c.Conn.Read(p)
 }
 
 func (c *countedConn) Close() error {

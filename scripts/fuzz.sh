@@ -13,6 +13,7 @@ targets=(
   "./ingest/ FuzzFastDecodeMatchesStd"
   "./domain/ FuzzAppendJSONMatchesMarshal"
   "./http/ FuzzREST"
+  "./http/ FuzzLaneHead"
   "./mcp/ FuzzMCP"
   "./service/ FuzzScanResolve"
 )

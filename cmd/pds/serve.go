@@ -31,6 +31,7 @@ type serve struct {
 	cacheMB, maxInFlight                                             int
 	watch, drain, shutdownTimeout                                    time.Duration
 	limits                                                           pdshttp.Limits
+	netHTTPOnly                                                      bool
 
 	logOut  *logWriter
 	log     *slog.Logger
@@ -78,6 +79,7 @@ func (s *serve) parse(args []string, stderr io.Writer) error {
 	fs.DurationVar(&s.limits.ReadTimeout, "read-timeout", s.limits.ReadTimeout, "time to read a whole request")
 	fs.DurationVar(&s.limits.WriteTimeout, "write-timeout", s.limits.WriteTimeout, "time to answer a request")
 	fs.DurationVar(&s.limits.IdleTimeout, "idle-timeout", s.limits.IdleTimeout, "time a keep-alive connection may stay idle")
+	fs.BoolVar(&s.netHTTPOnly, "net-http-only", false, "answer every request with net/http, without the fast lane for plain GETs (see the README)")
 	if err := parseFlags(fs, args, "snapshot", "keys", "addr"); err != nil {
 		return err
 	}
@@ -135,7 +137,8 @@ func (s *serve) Open(stderr io.Writer) error {
 	}
 	s.handler = pdshttp.NewWithOptions(s.svc, s.log, mcp.NewWithMetrics(s.svc, s.log, allowed, s.metrics),
 		pdshttp.Options{Metrics: s.metrics, MaxInFlight: s.maxInFlight})
-	s.ln = &pdshttp.Listener{Addr: s.addr, AdminAddr: s.adminAddr, Handler: s.handler, Metrics: s.metrics, Limits: s.limits, Log: s.log}
+	s.ln = &pdshttp.Listener{Addr: s.addr, AdminAddr: s.adminAddr, Handler: s.handler, Metrics: s.metrics, Limits: s.limits, Log: s.log,
+		NetHTTPOnly: s.netHTTPOnly}
 	if err := s.ln.Open(); err != nil {
 		s.ln = nil
 		return err
