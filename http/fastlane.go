@@ -237,7 +237,7 @@ func (fl *fastLane) serveConn(lc *laneConn, buf []byte) bool {
 				return false // closed, reset, or a timeout: net/http closes such a connection too
 			}
 		}
-		req, ok := fl.request(base, &head, buf[start:start+n], reqHeader, remote)
+		req, ok := fl.request(base, &head, reqHeader, remote)
 		if !ok {
 			return fl.handOver(c, buf[start:end])
 		}
@@ -483,11 +483,16 @@ func asciiEqualFold(b []byte, s string) bool {
 // the same URL, Host, canonical header names, and Cache-Control for a
 // Pragma: no-cache. header is reused, cleared, by every request of the
 // connection. ok is false where net/http would refuse the target.
-func (fl *fastLane) request(base *http.Request, h *laneHead, raw []byte, header http.Header, remote string) (*http.Request, bool) {
+func (fl *fastLane) request(base *http.Request, h *laneHead, header http.Header, remote string) (*http.Request, bool) {
 	uri := string(h.target)
-	u, err := url.ParseRequestURI(uri)
-	if err != nil {
-		return nil, false
+	var u *url.URL
+	if plainPath(h.target) {
+		u = &url.URL{Path: uri} // what url.ParseRequestURI makes of it
+	} else {
+		var err error
+		if u, err = url.ParseRequestURI(uri); err != nil {
+			return nil, false
+		}
 	}
 	clear(header)
 	for _, f := range h.fields {
@@ -511,6 +516,25 @@ func (fl *fastLane) request(base *http.Request, h *laneHead, raw []byte, header 
 	r.RequestURI = uri
 	r.Close = h.close
 	return r, true
+}
+
+// plainPath reports whether target is a path that url.ParseRequestURI
+// takes as it is, for Path alone: a '/' and bytes that are neither escaped
+// nor escaping in a path (no '%', no query), as url's own shouldEscape has
+// them; a '//' start is a path there too, for a request.
+func plainPath(target []byte) bool {
+	if len(target) == 0 || target[0] != '/' {
+		return false
+	}
+	for _, c := range target {
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte("-_.~$&+,/:;=@", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // canonicalKey is textproto's canonical form of a header name, without an
@@ -670,9 +694,14 @@ func hasCloseToken(h http.Header) bool {
 // appendFieldValue appends v as net/http writes a header value: CR and LF as
 // spaces, trimmed of spaces and tabs.
 func appendFieldValue(out []byte, v string) []byte {
-	if strings.ContainsAny(v, "\r\n") {
-		v = strings.NewReplacer("\n", " ", "\r", " ").Replace(v)
+	plain := len(v) == 0 || (v[0] != ' ' && v[0] != '\t' && v[len(v)-1] != ' ' && v[len(v)-1] != '\t')
+	for i := 0; plain && i < len(v); i++ {
+		plain = v[i] != '\r' && v[i] != '\n'
 	}
+	if plain {
+		return append(out, v...)
+	}
+	v = strings.NewReplacer("\n", " ", "\r", " ").Replace(v)
 	return append(out, textproto.TrimString(v)...)
 }
 

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"net/http"
+	"net/url"
 	"reflect"
 	"testing"
 
@@ -28,7 +29,7 @@ func FuzzLaneHead(f *testing.F) {
 			return
 		}
 		var fl fastLane
-		got, ok := fl.request(&http.Request{}, &h, b[:n], http.Header{}, "")
+		got, ok := fl.request(&http.Request{}, &h, http.Header{}, "")
 		br := bufio.NewReaderSize(bytes.NewReader(b), len(b)+16)
 		want, err := http.ReadRequest(br)
 		if !ok {
@@ -67,4 +68,26 @@ func FuzzLaneHead(f *testing.F) {
 				want.Method, want.RequestURI, want.URL, want.Host, want.Close, want.Header, want.ContentLength)
 		}
 	})
+}
+
+// TestPlainPathMatchesParseRequestURI: every target plainPath takes,
+// url.ParseRequestURI parses into a URL with that Path and nothing else,
+// byte by byte over printable ASCII, and at the path's ends.
+func TestPlainPathMatchesParseRequestURI(t *testing.T) {
+	taken := 0
+	for c := byte(0x20); c < 0x80; c++ {
+		for _, target := range []string{"/a" + string(c) + "b", "/" + string(c), "//" + string(c) + "/x", "/v1/products/" + string(c)} {
+			if !plainPath([]byte(target)) {
+				continue
+			}
+			taken++
+			u, err := url.ParseRequestURI(target)
+			if err != nil || !reflect.DeepEqual(u, &url.URL{Path: target}) {
+				t.Errorf("%q: plainPath takes it; url.ParseRequestURI gives %#v, %v", target, u, err)
+			}
+		}
+	}
+	if taken == 0 {
+		t.Fatal("plainPath took nothing")
+	}
 }

@@ -1,5 +1,7 @@
 // Package http is the REST transport of pds: routes, authentication, request
-// ids, access logs and the one place that turns an error into problem+json.
+// ids, access logs and the one place that turns an error into problem+json;
+// and the Listener, with its connection cap and the fast lane that answers
+// plain GETs without net/http's per-request machinery (fastlane.go).
 // Handlers decode the request, call the service operation and write its
 // envelope; no operation is implemented here.
 package http
