@@ -38,6 +38,7 @@ import (
 // a pool.
 type fastLane struct {
 	h   http.Handler
+	srv *http.Server // for the requests' context, as net/http gives it
 	lim Limits
 	log *slog.Logger
 
@@ -51,11 +52,11 @@ type fastLane struct {
 	mu         sync.Mutex
 	conns      map[*laneConn]struct{}
 	wg         sync.WaitGroup // the connections' goroutines
-	served     atomic.Int64   // requests the lane answered (for the tests)
+	served     atomic.Int64   // requests the lane took (for the tests)
 }
 
-func newFastLane(h http.Handler, lim Limits, log *slog.Logger) *fastLane {
-	return &fastLane{h: h, lim: lim, log: log, handoff: make(chan net.Conn), done: make(chan struct{}),
+func newFastLane(h http.Handler, srv *http.Server, lim Limits, log *slog.Logger) *fastLane {
+	return &fastLane{h: h, srv: srv, lim: lim, log: log, handoff: make(chan net.Conn), done: make(chan struct{}),
 		acceptDone: make(chan struct{}), conns: map[*laneConn]struct{}{}}
 }
 
@@ -103,8 +104,8 @@ func (fl *fastLane) drain(ctx context.Context) error {
 	fl.closing.Store(true)
 	fl.mu.Lock()
 	for lc := range fl.conns {
-		if lc.state.Load() == laneIdle {
-			lc.c.SetReadDeadline(aLongTimeAgo) // wakes its Read; it sees closing and closes
+		if lc.state.CompareAndSwap(laneIdle, laneWoken) {
+			lc.c.SetReadDeadline(aLongTimeAgo) // wakes its Read; it closes
 		}
 	}
 	fl.mu.Unlock()
@@ -136,6 +137,14 @@ type laneListener struct {
 	fl           *fastLane
 }
 
+// Close closes the socket and ends the handovers: net/http's Serve returns
+// (Shutdown and Close call it after the lane has drained, or on an error).
+func (l laneListener) Close() error {
+	err := l.Listener.Close()
+	l.fl.end(net.ErrClosed)
+	return err
+}
+
 func (l laneListener) Accept() (net.Conn, error) {
 	select {
 	case c := <-l.fl.handoff:
@@ -147,8 +156,9 @@ func (l laneListener) Accept() (net.Conn, error) {
 
 // The states of a lane connection, for drain.
 const (
-	laneBusy int32 = iota // reading a request head, or answering
-	laneIdle              // waiting for the first byte of a request
+	laneBusy  int32 = iota // reading a request head, or answering
+	laneIdle               // waiting for the first byte of a request
+	laneWoken              // idle, and drain has set a past read deadline: close
 )
 
 // laneConn is a connection the lane serves.
@@ -195,11 +205,14 @@ func (fl *fastLane) serve(c *countedConn) {
 // serveConn is serve's loop; it reports whether c was handed to net/http.
 func (fl *fastLane) serveConn(lc *laneConn, buf []byte) bool {
 	c := lc.c
-	base := (&http.Request{}).WithContext(connContext(context.Background(), c)) // copied into each request, for its context
+	// The context net/http gives a connection's requests, copied into each.
+	ctx := context.WithValue(context.Background(), http.ServerContextKey, fl.srv)
+	ctx = context.WithValue(ctx, http.LocalAddrContextKey, c.LocalAddr())
+	base := (&http.Request{}).WithContext(connContext(ctx, c))
 	remote := c.RemoteAddr().String()
-	w := &laneWriter{header: http.Header{}}
+	w := &laneWriter{header: http.Header{}, sent: http.Header{}}
+	defer w.release()
 	reqHeader := http.Header{}
-	var out []byte
 	var head laneHead
 	start, end := 0, 0
 	for {
@@ -213,13 +226,14 @@ func (fl *fastLane) serveConn(lc *laneConn, buf []byte) bool {
 				break
 			}
 			if verdict == headNotPlain || (start == 0 && end == len(buf)) {
-				return fl.handOver(c, buf[start:end])
+				return fl.handOver(lc, buf[start:end], headTimed)
 			}
 			if start > 0 {
 				end = copy(buf, buf[start:end])
 				start = 0
 			}
 			if end == 0 {
+				w.release() // an idle connection holds no answer buffers
 				lc.setReadBy(time.Now(), fl.idleTimeout(), false)
 				lc.state.Store(laneIdle)
 				if fl.closing.Load() {
@@ -231,7 +245,9 @@ func (fl *fastLane) serveConn(lc *laneConn, buf []byte) bool {
 				headTimed = true
 			}
 			m, err := c.Read(buf[end:])
-			lc.state.Store(laneBusy)
+			if lc.state.Swap(laneBusy) == laneWoken {
+				return false // drain closes it; its deadline may come after a handover
+			}
 			end += m
 			if err != nil && m == 0 {
 				return false // closed, reset, or a timeout: net/http closes such a connection too
@@ -239,15 +255,14 @@ func (fl *fastLane) serveConn(lc *laneConn, buf []byte) bool {
 		}
 		req, ok := fl.request(base, &head, reqHeader, remote)
 		if !ok {
-			return fl.handOver(c, buf[start:end])
+			return fl.handOver(lc, buf[start:end], headTimed)
 		}
 		start += n
 		w.reset(head.method == "HEAD")
-		fl.h.ServeHTTP(w, req)
 		fl.served.Add(1)
+		fl.h.ServeHTTP(w, req)
 		closeAfter := head.close || fl.closing.Load()
-		var body []byte
-		out, body, closeAfter = w.appendAnswer(out[:0], closeAfter)
+		out, body, closeAfter := w.appendAnswer(closeAfter)
 		lc.setWriteBy(time.Now(), fl.lim.WriteTimeout)
 		var err error
 		if len(body) > 0 {
@@ -256,22 +271,21 @@ func (fl *fastLane) serveConn(lc *laneConn, buf []byte) bool {
 		} else {
 			_, err = c.Conn.Write(out)
 		}
-		if cap(out) > maxGatheredBuf {
-			out = nil
-		}
-		if cap(w.body) > maxGatheredBuf {
-			w.body = nil
-		}
 		if err != nil || closeAfter {
 			return false
 		}
 	}
 }
 
-// handOver gives c to net/http, which reads pending first.
-func (fl *fastLane) handOver(c *countedConn, pending []byte) bool {
+// handOver gives lc's connection to net/http, which reads pending first.
+// When the head in pending came in pieces (headTimed), net/http's header
+// timeout ends where the lane's did.
+func (fl *fastLane) handOver(lc *laneConn, pending []byte, headTimed bool) bool {
+	c := lc.c
 	c.pending = slices.Clone(pending)
-	c.SetReadDeadline(time.Time{})
+	if headTimed && !lc.readBy.IsZero() {
+		c.headBy = lc.readBy
+	}
 	select {
 	case fl.handoff <- c:
 		return true
@@ -300,6 +314,10 @@ func (fl *fastLane) headerTimeout() time.Duration {
 // connection.
 func (lc *laneConn) setReadBy(now time.Time, d time.Duration, exact bool) {
 	if d <= 0 {
+		if exact && !lc.readBy.IsZero() { // no header timeout: the idle one stops too, as in net/http
+			lc.readBy = time.Time{}
+			lc.c.SetReadDeadline(time.Time{})
+		}
 		return
 	}
 	by := now.Add(d)
@@ -493,6 +511,9 @@ func (fl *fastLane) request(base *http.Request, h *laneHead, header http.Header,
 		if u, err = url.ParseRequestURI(uri); err != nil {
 			return nil, false
 		}
+		if strings.HasPrefix(u.Path, "/v1/mcp") {
+			return nil, false // /v1/%6Dcp, routed on its decoded path
+		}
 	}
 	clear(header)
 	for _, f := range h.fields {
@@ -561,16 +582,47 @@ func canonicalKey(b []byte) string {
 // answer until the handler returns. It is not an http.Flusher: the lane
 // serves no streaming route.
 type laneWriter struct {
-	header http.Header
-	status int
-	head   bool // a HEAD request: the body is counted, kept for sniffing, not sent
-	body   []byte
-	keys   []string
+	// header is what Header returns; WriteHeader moves it to sent (and gives
+	// Header a cleared map), so that a header set after WriteHeader is not
+	// sent, as with net/http.
+	header, sent http.Header
+	status       int
+	head         bool  // a HEAD request: the body is counted, kept for sniffing, not sent
+	declared     int64 // the Content-Length the handler set, or -1
+	written      int64 // bytes the handler wrote, refused ones too
+	body, out    []byte
+	bodyBuf      *[]byte // body's and out's pooled buffers, nil when released
+	outBuf       *[]byte
+	keys         []string
 }
+
+// laneAnswers holds the answer buffers of idle lane connections.
+var laneAnswers = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
 
 func (w *laneWriter) reset(head bool) {
 	clear(w.header)
-	w.status, w.head, w.body = 0, head, w.body[:0]
+	w.status, w.head, w.declared, w.written = 0, head, -1, 0
+	if w.bodyBuf == nil {
+		w.bodyBuf, w.outBuf = laneAnswers.Get().(*[]byte), laneAnswers.Get().(*[]byte)
+	}
+	w.body, w.out = (*w.bodyBuf)[:0], (*w.outBuf)[:0]
+}
+
+// release gives the answer buffers back, keeping none past maxGatheredBuf.
+func (w *laneWriter) release() {
+	if w.bodyBuf == nil {
+		return
+	}
+	for _, b := range []struct {
+		p *[]byte
+		s []byte
+	}{{w.bodyBuf, w.body}, {w.outBuf, w.out}} {
+		if cap(b.s) <= maxGatheredBuf {
+			*b.p = b.s[:0]
+			laneAnswers.Put(b.p)
+		}
+	}
+	w.bodyBuf, w.outBuf, w.body, w.out = nil, nil, nil, nil
 }
 
 func (w *laneWriter) Header() http.Header { return w.header }
@@ -583,14 +635,30 @@ func (w *laneWriter) WriteHeader(code int) {
 		return // a second call, or an informational answer: net/http ignores the one, pds sends none of the other
 	}
 	w.status = code
+	clear(w.sent)
+	w.header, w.sent = w.sent, w.header
+	if v := w.sent["Content-Length"]; len(v) > 0 {
+		n, err := strconv.ParseUint(textproto.TrimString(v[0]), 10, 63)
+		if err != nil || len(v) > 1 {
+			delete(w.sent, "Content-Length") // net/http ignores it too, with a log line
+		} else {
+			w.declared = int64(n)
+		}
+	}
 }
 
+// Write keeps b, or refuses it past the Content-Length the handler set, as
+// net/http does.
 func (w *laneWriter) Write(b []byte) (int, error) {
 	if w.status == 0 {
 		w.WriteHeader(http.StatusOK)
 	}
 	if !bodyAllowed(w.status) {
 		return 0, http.ErrBodyNotAllowed
+	}
+	w.written += int64(len(b))
+	if w.declared >= 0 && w.written > w.declared {
+		return 0, http.ErrContentLength
 	}
 	w.body = append(w.body, b...)
 	return len(b), nil
@@ -600,24 +668,28 @@ func bodyAllowed(status int) bool {
 	return !(status >= 100 && status <= 199) && status != http.StatusNoContent && status != http.StatusNotModified
 }
 
-// appendAnswer appends the answer's status line and headers to out, as
+// appendAnswer writes the answer's status line and headers into w.out, as
 // net/http writes them: the handler's headers sorted by name, then the Date,
 // a Content-Length for a body the handler did not give one, a sniffed
 // Content-Type, and Connection: close when the connection closes after it.
-// body is what follows the headers (nil for HEAD). closeAfter is true also
-// when the handler asked for the close.
-func (w *laneWriter) appendAnswer(out []byte, closeAfter bool) (_, body []byte, _ bool) {
-	status := w.status
-	if status == 0 {
-		status = http.StatusOK
+// body is what follows the headers (nil when it is in out, or for HEAD).
+// closeAfter is true also when the handler asked for the close, or wrote
+// other than the Content-Length it set (the client could not tell where
+// this answer ends).
+func (w *laneWriter) appendAnswer(closeAfter bool) (out, body []byte, _ bool) {
+	if w.status == 0 {
+		w.WriteHeader(http.StatusOK)
 	}
-	h := w.header
+	status := w.status
+	h := w.sent
 	if !bodyAllowed(status) {
 		delete(h, "Content-Length")
 		delete(h, "Transfer-Encoding")
 		if status == http.StatusNotModified {
 			delete(h, "Content-Type")
 		}
+	} else if !w.head && w.declared >= 0 && w.written != w.declared {
+		closeAfter = true
 	}
 	handlerClose := hasCloseToken(h)
 	if handlerClose {
@@ -625,7 +697,7 @@ func (w *laneWriter) appendAnswer(out []byte, closeAfter bool) (_, body []byte, 
 	} else if closeAfter {
 		delete(h, "Connection")
 	}
-	out = append(out, "HTTP/1.1 "...)
+	out = append(w.out[:0], "HTTP/1.1 "...)
 	out = strconv.AppendInt(out, int64(status), 10)
 	out = append(out, ' ')
 	if text := http.StatusText(status); text != "" {
@@ -671,13 +743,15 @@ func (w *laneWriter) appendAnswer(out []byte, closeAfter bool) (_, body []byte, 
 		out = append(out, "\r\n"...)
 	}
 	out = append(out, "\r\n"...)
-	if w.head || !bodyAllowed(status) {
-		return out, nil, closeAfter
+	if !w.head && bodyAllowed(status) {
+		if len(w.body) <= 2<<10 {
+			out = append(out, w.body...) // one buffer: cheaper than a writev of two
+		} else {
+			body = w.body
+		}
 	}
-	if len(w.body) <= 2<<10 {
-		return append(out, w.body...), nil, closeAfter // one buffer: cheaper than a writev of two
-	}
-	return out, w.body, closeAfter
+	w.out = out
+	return out, body, closeAfter
 }
 
 func hasCloseToken(h http.Header) bool {

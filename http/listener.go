@@ -74,12 +74,15 @@ func (l *Listener) Open() error {
 	l.errc = make(chan error, 2)
 	serveLn := l.ln
 	if !l.NetHTTPOnly {
-		l.lane = newFastLane(l.Handler, lim, l.Log)
+		l.lane = newFastLane(l.Handler, l.srv, lim, l.Log)
 		go l.lane.acceptLoop(l.ln)
 		serveLn = laneListener{Listener: l.ln, fl: l.lane}
 	}
 	go func() {
 		err := l.srv.Serve(serveLn)
+		if l.lane != nil {
+			l.lane.end(net.ErrClosed) // no more handovers: a connection the lane holds closes instead
+		}
 		if l.closing.Load() && errors.Is(err, net.ErrClosed) {
 			err = http.ErrServerClosed // Close closed the socket before Shutdown began
 		}
@@ -210,6 +213,20 @@ type countedConn struct {
 	// pending is what the fast lane read and did not answer; Read returns
 	// it first, to net/http.
 	pending []byte
+	// headBy, when set, is the header deadline the fast lane was holding a
+	// head cut short to: net/http's first read deadline, its header
+	// timeout, is kept to it, so that a handover does not restart it.
+	headBy time.Time
+}
+
+func (c *countedConn) SetReadDeadline(t time.Time) error {
+	if !c.headBy.IsZero() {
+		if t.IsZero() || t.After(c.headBy) {
+			t = c.headBy
+		}
+		c.headBy = time.Time{}
+	}
+	return c.Conn.SetReadDeadline(t)
 }
 
 func (c *countedConn) Read(p []byte) (int, error) {
