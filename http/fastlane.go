@@ -478,23 +478,12 @@ func validFieldValue(b []byte) bool {
 	return true
 }
 
+// asciiEqualFold reports whether b is s, ASCII letters folded, for an
+// ASCII s. bytes.EqualFold folds Unicode too, but a rune that folds to an
+// ASCII letter (K, the Kelvin sign) takes more than one byte, so with the
+// lengths equal every byte of b is ASCII.
 func asciiEqualFold(b []byte, s string) bool {
-	if len(b) != len(s) {
-		return false
-	}
-	for i := range len(b) {
-		x, y := b[i], s[i]
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
-	}
-	return true
+	return len(b) == len(s) && bytes.EqualFold(b, []byte(s))
 }
 
 // request builds the http.Request net/http would build from a plain head:

@@ -8,8 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -19,7 +17,6 @@ import (
 	pdshttp "github.com/productdata/pds/http"
 	"github.com/productdata/pds/internal/fixture"
 	"github.com/productdata/pds/metrics"
-	"github.com/productdata/pds/synthetic"
 )
 
 // laneListeners opens two Listeners on one 40-product snapshot: one with
@@ -27,16 +24,8 @@ import (
 // identifier and the full key.
 func laneListeners(t *testing.T, lim pdshttp.Limits) (lane, plain *pdshttp.Listener, id, key string) {
 	t.Helper()
-	in := t.TempDir()
-	if err := synthetic.Generate(synthetic.Options{Products: 40, Seed: 7, Out: in}); err != nil {
-		t.Fatal(err)
-	}
-	products, err := os.ReadFile(filepath.Join(in, "products.ndjson"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	id = string(regexp.MustCompile(`"identifiers":\["([^"]+)"`).FindSubmatch(products)[1])
-	svc, keys := fixture.Service(t, fixture.Build(t, in))
+	svc, keys, ids := fortyProducts(t)
+	id = ids[0]
 	open := func(netHTTPOnly bool) *pdshttp.Listener {
 		m := metrics.New(nil)
 		l := &pdshttp.Listener{Addr: "127.0.0.1:0", Limits: lim, Metrics: m, Log: fixture.Logger(t), NetHTTPOnly: netHTTPOnly,

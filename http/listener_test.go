@@ -21,6 +21,7 @@ import (
 	pdshttp "github.com/productdata/pds/http"
 	"github.com/productdata/pds/internal/fixture"
 	"github.com/productdata/pds/metrics"
+	"github.com/productdata/pds/service"
 	"github.com/productdata/pds/synthetic"
 )
 
@@ -153,16 +154,7 @@ func TestCloseReportsServerClosed(t *testing.T) {
 // apart from the request's id, its duration and the date, for every product
 // read of a generated snapshot, GET and HEAD.
 func TestListenerAnswersMatchHandler(t *testing.T) {
-	in := t.TempDir()
-	if err := synthetic.Generate(synthetic.Options{Products: 40, Seed: 7, Out: in}); err != nil {
-		t.Fatal(err)
-	}
-	products, err := os.ReadFile(filepath.Join(in, "products.ndjson"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids := regexp.MustCompile(`"identifiers":\["([^"]+)"`).FindAllSubmatch(products, -1)
-	svc, keys := fixture.Service(t, fixture.Build(t, in))
+	svc, keys, ids := fortyProducts(t)
 	m := metrics.New(nil)
 	l := &pdshttp.Listener{Addr: "127.0.0.1:0", Limits: pdshttp.DefaultLimits, Metrics: m, Log: fixture.Logger(t),
 		Handler: pdshttp.NewWithOptions(svc, fixture.Logger(t), nil, pdshttp.Options{Metrics: m})}
@@ -195,7 +187,7 @@ func TestListenerAnswersMatchHandler(t *testing.T) {
 	for _, id := range ids {
 		for _, path := range []string{"", "/dpp", "/evidence"} {
 			for _, method := range []string{"GET", "HEAD"} {
-				p := "/v1/products/" + string(id[1]) + path
+				p := "/v1/products/" + id + path
 				st, h, body := get(method, l.URL()+p)
 				wst, wh, wbody := get(method, plain.URL+p)
 				if st != wst || !reflect.DeepEqual(h, wh) || !bytes.Equal(body, wbody) {
@@ -211,4 +203,24 @@ func TestListenerAnswersMatchHandler(t *testing.T) {
 		t.Fatal("no answer past 4 KiB: the test does not reach the gathered writes")
 	}
 	t.Logf("%d product reads compared, %d GET answers past 4 KiB", len(ids)*6, large)
+}
+
+// fortyProducts builds a snapshot of 40 generated products and returns its
+// service, the fixture's keys and the products' first identifiers.
+func fortyProducts(t *testing.T) (*service.Service, map[string]string, []string) {
+	t.Helper()
+	in := t.TempDir()
+	if err := synthetic.Generate(synthetic.Options{Products: 40, Seed: 7, Out: in}); err != nil {
+		t.Fatal(err)
+	}
+	products, err := os.ReadFile(filepath.Join(in, "products.ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, m := range regexp.MustCompile(`"identifiers":\["([^"]+)"`).FindAllSubmatch(products, -1) {
+		ids = append(ids, string(m[1]))
+	}
+	svc, keys := fixture.Service(t, fixture.Build(t, in))
+	return svc, keys, ids
 }
