@@ -317,3 +317,23 @@ func TestLaneDrainBusy(t *testing.T) {
 		t.Fatalf("drain: %v", err)
 	}
 }
+
+// TestLaneHeadPrefixesIncomplete: every prefix of a plain head is judged
+// incomplete, never not plain, so a plain request that arrives in pieces,
+// cut anywhere, stays in the lane.
+func TestLaneHeadPrefixesIncomplete(t *testing.T) {
+	for _, head := range []string{
+		"GET /v1/products/09520123456788 HTTP/1.1\r\nHost: pds\r\nAuthorization: Bearer k\r\n\r\n",
+		"HEAD /v1/products/x/dpp?a=b HTTP/1.1\r\nhost: pds:8080\r\nConnection: keep-alive\r\nX-A:\r\n\r\n",
+	} {
+		var h laneHead
+		if n, v := parseHead([]byte(head), &h); v != headComplete || n != len(head) {
+			t.Fatalf("%q: %v after %d bytes, want a plain head of %d", head, v, n, len(head))
+		}
+		for k := range len(head) {
+			if _, v := parseHead([]byte(head[:k]), &h); v != headIncomplete {
+				t.Errorf("%q: verdict %v, want incomplete", head[:k], v)
+			}
+		}
+	}
+}
