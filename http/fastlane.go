@@ -602,16 +602,18 @@ func (w *laneWriter) release() {
 	if w.bodyBuf == nil {
 		return
 	}
-	for _, b := range []struct {
-		p *[]byte
-		s []byte
-	}{{w.bodyBuf, w.body}, {w.outBuf, w.out}} {
-		if cap(b.s) <= maxGatheredBuf {
-			*b.p = b.s[:0]
-			laneAnswers.Put(b.p)
-		}
-	}
+	putAnswerBuf(w.bodyBuf, w.body)
+	putAnswerBuf(w.outBuf, w.out)
 	w.bodyBuf, w.outBuf, w.body, w.out = nil, nil, nil, nil
+}
+
+// putAnswerBuf gives p back to laneAnswers holding b, the slice last written
+// into it, unless b grew past maxGatheredBuf.
+func putAnswerBuf(p *[]byte, b []byte) {
+	if cap(b) <= maxGatheredBuf {
+		*p = b[:0]
+		laneAnswers.Put(p)
+	}
 }
 
 func (w *laneWriter) Header() http.Header { return w.header }
