@@ -38,6 +38,7 @@ type Builder struct {
 	tables      map[byte]*tableWriter
 	done        []string // the files closed so far
 	fileSize    uint64   // a table's file is closed and another begun past this size
+	points      *pointsWriter
 }
 
 // tableFileSize is the size at which a table's file is closed and the table
@@ -100,6 +101,21 @@ func tableOptions(opts sstable.WriterOptions, tag byte) sstable.WriterOptions {
 	return opts
 }
 
+// WritePoints makes the builder also write a point index of table PointsTag
+// at path (which must not exist), finished by Finish. Call it before the
+// first Set.
+func (b *Builder) WritePoints(path string) error {
+	if b.points != nil || len(b.tables) > 0 {
+		return fmt.Errorf("kv: WritePoints after the first Set")
+	}
+	p, err := createPoints(path)
+	if err != nil {
+		return err
+	}
+	b.points = p
+	return nil
+}
+
 // Set adds key (a full key from Key or AppendViewKey) with value to its table.
 func (b *Builder) Set(key, value []byte) error {
 	if len(key) < 2 {
@@ -132,6 +148,9 @@ func (b *Builder) Set(key, value []byte) error {
 	t.entries++
 	if err := t.w.Set(key, value); err != nil {
 		return fmt.Errorf("kv: %w", err)
+	}
+	if tag == PointsTag && b.points != nil {
+		return b.points.add(key, value)
 	}
 	return nil
 }
@@ -171,6 +190,13 @@ func (b *Builder) Finish() error {
 		}
 	}
 	b.tables = nil
+	if b.points != nil {
+		p := b.points
+		b.points = nil
+		if err := p.finish(); err != nil {
+			return err
+		}
+	}
 	if len(b.done) > 0 {
 		if err := b.db.Ingest(context.Background(), b.done); err != nil {
 			return fmt.Errorf("kv: ingest: %w", err)
@@ -189,6 +215,9 @@ func (b *Builder) Abort() {
 		if t.w != nil {
 			_ = t.w.Close()
 		}
+	}
+	if b.points != nil {
+		b.points.abort()
 	}
 	if b.db != nil {
 		_ = b.db.Close()

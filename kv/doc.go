@@ -1,7 +1,9 @@
 // Package kv adapts Pebble to pds: the key layout of a snapshot's store, the
 // writer that ingest uses to build it (sorted SSTs ingested into a fresh DB),
-// the read-only store the server answers from, and a scratch store ingest uses
-// as its external sort.
+// the read-only store the server answers from, the point index beside it
+// (points.go: a mapped hash table holding a copy of the identity views,
+// which answers their reads in one probe), and a scratch store ingest uses as
+// its external sort.
 //
 // # Basics
 //

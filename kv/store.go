@@ -15,9 +15,10 @@ import (
 
 // Store is a snapshot's store opened read-only. It is safe for concurrent use.
 type Store struct {
-	db    *pebble.DB
-	cache interface{ Unref() }
-	iters iterPool
+	db     *pebble.DB
+	cache  interface{ Unref() }
+	iters  iterPool
+	points *points // nil: every read is Pebble's
 }
 
 // iterPool keeps the Readers of finished reads for the next ones. A
@@ -114,11 +115,32 @@ func openError(dir string, err error) error {
 	return fmt.Errorf("kv: cannot open the store %s: %s: %v", dir, why, err)
 }
 
+// UsePoints maps the point index at path (written by Builder.WritePoints
+// into the same snapshot): from then on, reads of table PointsTag are
+// answered from it. Call it before the store is shared.
+func (s *Store) UsePoints(path string) error {
+	if s.points != nil {
+		return fmt.Errorf("kv: the store has a point index already")
+	}
+	p, err := openPoints(path)
+	if err != nil {
+		return err
+	}
+	s.points = p
+	return nil
+}
+
 // Close closes the store.
 func (s *Store) Close() error {
 	s.iters.close()
 	err := s.db.Close()
 	s.cache.Unref()
+	if s.points != nil {
+		if perr := s.points.close(); err == nil {
+			err = perr
+		}
+		s.points = nil
+	}
 	return err
 }
 
@@ -176,6 +198,10 @@ func (s *Store) Alias(identifier string) (Alias, bool, error) {
 // is then returned as it was. The key is built in the pooled Reader's
 // buffer: one on the stack escapes to the heap through the iterator.
 func (s *Store) View(tag byte, subject, tenant string, buf []byte) ([]byte, bool, error) {
+	if tag == PointsTag && s.points != nil {
+		var k [256]byte // past that, AppendViewKey moves it to the heap
+		return s.points.get(AppendViewKey(k[:0], tag, subject, tenant), buf)
+	}
 	r, err := s.iters.take(s.db)
 	if err != nil {
 		return buf, false, err
@@ -220,10 +246,20 @@ type Reader struct {
 	limit []byte    // the seek limit of Get
 	key   []byte    // the key of the Store's point reads
 	val   []byte    // the value of an alias read, decoded before Close
+	// points answers the reads of table PointsTag when the store has a
+	// point index; set by NewReader only (the Store's own reads use it
+	// directly).
+	points *points
 }
 
 // NewReader returns a Reader over the whole store, from the store's pool.
-func (s *Store) NewReader() (*Reader, error) { return s.iters.take(s.db) }
+func (s *Store) NewReader() (*Reader, error) {
+	r, err := s.iters.take(s.db)
+	if err == nil {
+		r.points = s.points
+	}
+	return r, err
+}
 
 // Get appends the value of key to dst; ok is false when key is absent.
 //
@@ -234,6 +270,9 @@ func (s *Store) NewReader() (*Reader, error) { return s.iters.take(s.db) }
 // steps cost about a third of each seek. The limit also stops the seek at
 // the first entry past key instead of looking further.
 func (r *Reader) Get(key, dst []byte) ([]byte, bool, error) {
+	if r.points != nil && len(key) > 0 && key[0] == PointsTag {
+		return r.points.get(key, dst)
+	}
 	r.limit = append(append(r.limit[:0], key...), 0)
 	if r.it.SeekGEWithLimit(key, r.limit) != pebble.IterValid || string(r.it.Key()) != string(key) {
 		if err := r.it.Error(); err != nil {
@@ -251,4 +290,11 @@ func (r *Reader) Get(key, dst []byte) ([]byte, bool, error) {
 }
 
 // Close gives the reader back to its store.
-func (r *Reader) Close() error { return r.pool.give(r) }
+func (r *Reader) Close() error {
+	r.points = nil
+	return r.pool.give(r)
+}
+
+// Keyed reports whether reads of table tag are hash probes of a point
+// index, for which the order of the keys makes no difference.
+func (r *Reader) Keyed(tag byte) bool { return r.points != nil && tag == PointsTag }

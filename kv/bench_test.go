@@ -1,0 +1,67 @@
+package kv_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"testing"
+
+	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/kv"
+	"github.com/productdata/pds/manifest"
+)
+
+// BenchmarkIdentityRead reads the identity views of a real snapshot (20,000
+// products, a warm block cache) in a shuffled order, through a Reader as
+// resolve does: from Pebble, and from the snapshot's point index. It is
+// part of #14's regression guard (make bench-go): allocs/op must stay 0.
+func BenchmarkIdentityRead(b *testing.B) {
+	const n = 20000
+	snap := fixture.Build(b, fixture.SearchInput(b, n))
+	m, err := manifest.Read(snap)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var keys [][]byte
+	for i := range n {
+		keys = append(keys, kv.AppendViewKey(nil, kv.TagIdentity, fmt.Sprintf("internal_sku:P-%04d", i), ""))
+	}
+	rand.New(rand.NewPCG(1, 2)).Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+	for _, points := range []bool{false, true} {
+		name := "pebble"
+		if points {
+			name = "points"
+		}
+		b.Run(name, func(b *testing.B) {
+			st, err := kv.Open(filepath.Join(snap, "store"), 64<<20, m.FilesIn("store"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer st.Close()
+			if points {
+				if err := st.UsePoints(filepath.Join(snap, kv.PointsPath)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			r, err := st.NewReader()
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer r.Close()
+			var buf []byte
+			for _, k := range keys { // warm the block cache
+				buf, _, _ = r.Get(k, buf[:0])
+			}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				var ok bool
+				buf, ok, err = r.Get(keys[i%n], buf[:0])
+				if err != nil || !ok {
+					b.Fatalf("%q: %v %v", keys[i%n], ok, err)
+				}
+				i++
+			}
+		})
+	}
+}
