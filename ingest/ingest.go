@@ -21,7 +21,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime/debug"
 	"sort"
@@ -260,6 +262,9 @@ func (b *builder) build(ctx context.Context, tmp string) (err error) {
 			b.out.Abort()
 		}
 	}()
+	if err := b.out.WritePoints(filepath.Join(tmp, filepath.FromSlash(kv.PointsPath))); err != nil {
+		return err
+	}
 	if b.index, err = index.Create(filepath.Join(tmp, "index")); err != nil {
 		return fmt.Errorf("search index: %w", err)
 	}
@@ -312,6 +317,9 @@ func (b *builder) build(ctx context.Context, tmp string) (err error) {
 	if err == nil {
 		go func() {
 			sums, _ := manifest.Sums(tmp, storeDir)
+			if more, err := manifest.Sums(tmp, path.Dir(kv.PointsPath)); err == nil && sums != nil {
+				maps.Copy(sums, more)
+			}
 			summed <- sums
 		}()
 	} else {

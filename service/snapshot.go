@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"sync/atomic"
 	"time"
@@ -30,6 +31,9 @@ type Snapshot struct {
 	stamp     *Stamp
 	// CacheBytes is the size of the store's block cache.
 	CacheBytes int64
+	// Points is whether the store answers identity views from the
+	// snapshot's point index (see kv.PointsTag).
+	Points bool
 	// Verified is how long checking the signature and every file's checksum
 	// took, Opened how long opening the store, the sources and the index
 	// took after that: together, what a start or a swap waits for.
@@ -70,6 +74,9 @@ type OpenOptions struct {
 	// unsigned or otherwise signed snapshot is refused (at start and at every
 	// swap, which both open through here).
 	PublicKey *manifest.PublicKey
+	// NoPoints leaves the snapshot's point index unused: every read is
+	// Pebble's (slower, without the index's mapped memory).
+	NoPoints bool
 }
 
 // The bounds of AutoCacheBytes.
@@ -122,8 +129,17 @@ func OpenSnapshot(dir string, o OpenOptions) (*Snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", manifest.ErrInvalid, dir, err)
 	}
+	// A snapshot built before the point index has none; its store answers
+	// the same, from Pebble.
+	usePoints := !o.NoPoints && slices.ContainsFunc(m.Files, func(f manifest.File) bool { return f.Path == kv.PointsPath })
+	if usePoints {
+		if err := st.UsePoints(filepath.Join(real, filepath.FromSlash(kv.PointsPath))); err != nil {
+			st.Close()
+			return nil, fmt.Errorf("%w: %s: %v", manifest.ErrInvalid, dir, err)
+		}
+	}
 	s := &Snapshot{Dir: real, Manifest: m, store: st, byID: map[string]*domain.SourceDescriptor{}, stamp: newStamp(m), Verified: verified,
-		CacheBytes: o.CacheBytes}
+		CacheBytes: o.CacheBytes, Points: usePoints}
 	s.refs.Store(1)
 	err = st.Scan(kv.TagSource, func(_, v []byte) error {
 		d := &domain.SourceDescriptor{}

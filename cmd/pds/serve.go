@@ -31,7 +31,7 @@ type serve struct {
 	cacheMB, maxInFlight                                             int
 	watch, drain, shutdownTimeout                                    time.Duration
 	limits                                                           pdshttp.Limits
-	netHTTPOnly                                                      bool
+	netHTTPOnly, noPoints                                            bool
 
 	logOut  *logWriter
 	log     *slog.Logger
@@ -80,6 +80,7 @@ func (s *serve) parse(args []string, stderr io.Writer) error {
 	fs.DurationVar(&s.limits.WriteTimeout, "write-timeout", s.limits.WriteTimeout, "time to answer a request")
 	fs.DurationVar(&s.limits.IdleTimeout, "idle-timeout", s.limits.IdleTimeout, "time a keep-alive connection may stay idle")
 	fs.BoolVar(&s.netHTTPOnly, "net-http-only", false, "answer every request with net/http, without the fast lane for plain GETs (see the README)")
+	fs.BoolVar(&s.noPoints, "no-point-index", false, "read identity views from the store, not from the snapshot's point index (slower; maps no file; see the README)")
 	if err := parseFlags(fs, args, "snapshot", "keys", "addr"); err != nil {
 		return err
 	}
@@ -145,12 +146,12 @@ func (s *serve) Open(stderr io.Writer) error {
 	}
 	s.log.Info("serving", "addr", strings.TrimPrefix(s.ln.URL(), "http://"), "admin_addr", strings.TrimPrefix(s.ln.AdminURL(), "http://"),
 		"snapshot", snap.Dir, "build_id", snap.Manifest.BuildID, "input_digest", snap.Manifest.InputDigest, "keys", ks.Len(),
-		"verify_ms", snap.Verified.Milliseconds(), "open_ms", snap.Opened.Milliseconds(), "cache_mb", snap.CacheBytes>>20)
+		"verify_ms", snap.Verified.Milliseconds(), "open_ms", snap.Opened.Milliseconds(), "cache_mb", snap.CacheBytes>>20, "point_index", snap.Points)
 	return nil
 }
 
 func (s *serve) openOptions() service.OpenOptions {
-	return service.OpenOptions{CacheBytes: int64(s.cacheMB) << 20, PublicKey: s.pubKey}
+	return service.OpenOptions{CacheBytes: int64(s.cacheMB) << 20, PublicKey: s.pubKey, NoPoints: s.noPoints}
 }
 
 func (s *serve) reportSnapshot(snap *service.Snapshot) {
@@ -264,7 +265,7 @@ func (s *serve) swapIfChanged() {
 	s.svc.Swap(next)
 	s.metrics.Swapped()
 	s.reportSnapshot(next)
-	s.log.Info("snapshot swapped", "snapshot", next.Dir, "build_id", next.Manifest.BuildID, "verify_ms", next.Verified.Milliseconds(), "open_ms", next.Opened.Milliseconds(), "cache_mb", next.CacheBytes>>20)
+	s.log.Info("snapshot swapped", "snapshot", next.Dir, "build_id", next.Manifest.BuildID, "verify_ms", next.Verified.Milliseconds(), "open_ms", next.Opened.Milliseconds(), "cache_mb", next.CacheBytes>>20, "point_index", next.Points)
 }
 
 // Close drains: /readyz turns 503, the drain period passes, the listener

@@ -1,0 +1,82 @@
+package service_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/keys"
+	"github.com/productdata/pds/service"
+)
+
+// A snapshot's point index changes no answer: a service reading identity
+// views from it and one reading them from Pebble (NoPoints) answer every
+// lookup and resolve byte for byte alike, for a public caller and for a
+// tenant with views of its own, for products found directly, through an
+// alias, privately, or not at all.
+func TestPointIndexAnswersAsPebble(t *testing.T) {
+	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
+	path, secrets := fixture.Keys(t)
+	ks, err := keys.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var svcs [2]*service.Service
+	for i, noPoints := range []bool{false, true} {
+		s, err := service.OpenSnapshot(snap, service.OpenOptions{CacheBytes: 8 << 20, NoPoints: noPoints})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Points == noPoints {
+			t.Fatalf("NoPoints %v: the snapshot's Points is %v", noPoints, s.Points)
+		}
+		svcs[i] = service.New(s, ks, nil, fixture.Logger(t))
+		t.Cleanup(svcs[i].Close)
+	}
+	ids := []string{
+		"gtin:9520123456788", "09520123456788", "9520123456788", "internal_sku:SKU-1", "SKU-1",
+		"gtin:09520000000011", "internal_sku:ACME-7", "ACME-7", "gtin:04006381333931",
+		"internal_sku:SITE-1", "gln:9520000000011", "https://id.gs1.org/01/09520123456788",
+		"gtin:09520123456795", "internal_sku:NOPE", "not an identifier", "12345",
+	}
+	ctx := context.Background()
+	for _, key := range []string{fixture.KeyFull, fixture.KeyAcme} {
+		var callers [2]service.Caller
+		for i, svc := range svcs {
+			if callers[i], err = svc.Authenticate("Bearer " + secrets[key]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		answer := func(i int, op string, id string) string {
+			svc, c := svcs[i], callers[i]
+			var res *service.Result
+			var err error
+			switch op {
+			case "identity":
+				res, err = svc.Identity(ctx, c, service.ProductArgs{Identifier: &id})
+			case "passport":
+				res, err = svc.Passport(ctx, c, service.ProductArgs{Identifier: &id})
+			case "evidence":
+				res, err = svc.Evidence(ctx, c, service.ProductArgs{Identifier: &id})
+			case "resolve":
+				res, err = svc.Resolve(ctx, c, service.ResolveArgs{Identifiers: &ids})
+			}
+			if err != nil {
+				return "error: " + err.Error()
+			}
+			defer res.Release()
+			return string(res.Body) + string(res.Coverage)
+		}
+		for _, op := range []string{"identity", "passport", "evidence", "resolve"} {
+			for _, id := range ids {
+				with, without := answer(0, op, id), answer(1, op, id)
+				if with != without {
+					t.Errorf("%s, %s %q:\nwith the point index: %s\nwithout:              %s", key, op, id, with, without)
+				}
+				if op == "resolve" {
+					break
+				}
+			}
+		}
+	}
+}
