@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/productdata/pds/internal/fuzzseed"
 )
 
 // writePoints writes a point index of the given keys (in order) and values.
@@ -200,11 +201,27 @@ func TestPointsBadOffset(t *testing.T) {
 func FuzzPoints(f *testing.F) {
 	path := filepath.Join(f.TempDir(), "seed")
 	writePoints(f, path, [][]byte{[]byte("i\x00a\x00"), []byte("i\x00b\x00")}, [][]byte{[]byte("1"), []byte("22")})
-	seed, err := os.ReadFile(path)
+	good, err := os.ReadFile(path)
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Add(seed, []byte("i\x00a\x00"))
+	// The same file with the first entry's offset past the data.
+	badOffset := bytes.Clone(good)
+	dataLen := binary.LittleEndian.Uint64(good[24:])
+	binary.LittleEndian.PutUint64(badOffset[pointsHeaderSize+dataLen+8:], dataLen+1)
+	empty := filepath.Join(f.TempDir(), "empty")
+	writePoints(f, empty, nil, nil)
+	none, err := os.ReadFile(empty)
+	if err != nil {
+		f.Fatal(err)
+	}
+	fuzzseed.Seed(f,
+		[]any{good, []byte("i\x00a\x00")},
+		[]any{good, []byte("i\x00c\x00")},
+		[]any{badOffset, []byte("i\x00b\x00")},
+		[]any{none, []byte("")},
+		[]any{good[:pointsHeaderSize], []byte("i\x00a\x00")},
+	)
 	f.Fuzz(func(t *testing.T, b, key []byte) {
 		p, err := readPoints(b)
 		if err != nil {

@@ -12,6 +12,7 @@ targets=(
   "./ingest/ FuzzParseLine"
   "./ingest/ FuzzFastDecodeMatchesStd"
   "./domain/ FuzzAppendJSONMatchesMarshal"
+  "./kv/ FuzzPoints"
   "./http/ FuzzREST"
   "./http/ FuzzLaneHead"
   "./mcp/ FuzzMCP"
