@@ -9,6 +9,7 @@ cd "$(dirname "$0")/.."
 COUNT=${COUNT:-1}
 BENCHES=(
   "./gs1/ ."
+  "./kv/ IdentityRead"
   "./service/ ViewGet|Resolve1000"
   "./http/ GET"
   "./ingest/ Ingest10k"

@@ -110,8 +110,8 @@ percentiles() {
 # in $W/keys-NAME.json and export it as KEY, start pds serving SNAP (with
 # --cache-mb $CACHE_MB, 0 by default: sized from the store) on
 # 127.0.0.1:PORT in the background (log: $W/serve-NAME.log), with its admin
-# listener (metrics and pprof) on 127.0.0.1:PORT+1 (ADMIN), and wait until it
-# listens. Sets PDS_PID; stop_pds stops it, and the caller's EXIT trap should
+# listener (metrics and pprof) on 127.0.0.1:PORT+1 (ADMIN), and any
+# $SERVE_FLAGS (such as --no-point-index), and wait until it listens. Sets PDS_PID; stop_pds stops it, and the caller's EXIT trap should
 # too (kill "$PDS_PID").
 PDS_PID=
 start_pds() {
@@ -121,7 +121,7 @@ start_pds() {
   export KEY
   ADMIN=127.0.0.1:$((port + 1))
   bin/pds serve --snapshot "$snap" --keys "$W/keys-$name.json" --addr "127.0.0.1:$port" --admin-addr "$ADMIN" \
-    --cache-mb "${CACHE_MB:-0}" > "$W/serve-$name.log" 2>&1 &
+    --cache-mb "${CACHE_MB:-0}" ${SERVE_FLAGS:-} > "$W/serve-$name.log" 2>&1 &
   PDS_PID=$!
   PDS_LOG="$W/serve-$name.log"
   wait_port "127.0.0.1:$port"
@@ -225,6 +225,12 @@ ensure_snapshot() {
   if [ -f "$SNAP/manifest.json" ] && ! grep -Eq "\"format_version\": *$format[,}]" "$SNAP/manifest.json"; then
     # Built by an older pds: benchmarks measure what this one writes.
     echo "bench: $SNAP is not of snapshot format $format; building it again" >&2
+    rm -rf "$SNAP"
+  fi
+  if [ -f "$SNAP/manifest.json" ] && ! grep -q '"path": "points/identity"' "$SNAP/manifest.json"; then
+    # Built before ingest wrote the point index (same format; served
+    # without it): benchmarks measure what this pds writes.
+    echo "bench: $SNAP has no point index; building it again" >&2
     rm -rf "$SNAP"
   fi
   if [ ! -f "$SNAP/manifest.json" ]; then
