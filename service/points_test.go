@@ -2,33 +2,54 @@ package service_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/productdata/pds/internal/fixture"
 	"github.com/productdata/pds/keys"
+	"github.com/productdata/pds/manifest"
 	"github.com/productdata/pds/service"
 )
 
 // A snapshot's point index changes no answer: a service reading identity
-// views from it and one reading them from Pebble (NoPoints) answer every
-// lookup and resolve byte for byte alike, for a public caller and for a
-// tenant with views of its own, for products found directly, through an
-// alias, privately, or not at all.
+// views from it, one reading them from Pebble (NoPoints), and one serving
+// the same snapshot as a pds from before the index built it (no
+// points/identity, the manifest written without it) answer every lookup
+// and resolve byte for byte alike, for a public caller and for a tenant with
+// views of its own, for products found directly, through an alias,
+// privately, or not at all.
 func TestPointIndexAnswersAsPebble(t *testing.T) {
-	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
+	in := fixture.WriteCase(t, fixture.CaseFile("passport"))
+	snap := fixture.Build(t, in)
+	older := fixture.Build(t, in)
+	m, err := manifest.Read(older)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(older, "points")); err != nil {
+		t.Fatal(err)
+	}
+	if err := manifest.Write(older, m); err != nil {
+		t.Fatal(err)
+	}
 	path, secrets := fixture.Keys(t)
 	ks, err := keys.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var svcs [2]*service.Service
-	for i, noPoints := range []bool{false, true} {
-		s, err := service.OpenSnapshot(snap, service.OpenOptions{CacheBytes: 8 << 20, NoPoints: noPoints})
+	var svcs [3]*service.Service
+	for i, o := range []struct {
+		dir        string
+		noPoints   bool
+		wantPoints bool
+	}{{snap, false, true}, {snap, true, false}, {older, false, false}} {
+		s, err := service.OpenSnapshot(o.dir, service.OpenOptions{CacheBytes: 8 << 20, NoPoints: o.noPoints})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.Points == noPoints {
-			t.Fatalf("NoPoints %v: the snapshot's Points is %v", noPoints, s.Points)
+		if s.Points != o.wantPoints {
+			t.Fatalf("service %d: the snapshot's Points is %v, want %v", i, s.Points, o.wantPoints)
 		}
 		svcs[i] = service.New(s, ks, nil, fixture.Logger(t))
 		t.Cleanup(svcs[i].Close)
@@ -41,7 +62,7 @@ func TestPointIndexAnswersAsPebble(t *testing.T) {
 	}
 	ctx := context.Background()
 	for _, key := range []string{fixture.KeyFull, fixture.KeyAcme} {
-		var callers [2]service.Caller
+		var callers [3]service.Caller
 		for i, svc := range svcs {
 			if callers[i], err = svc.Authenticate("Bearer " + secrets[key]); err != nil {
 				t.Fatal(err)
@@ -69,9 +90,11 @@ func TestPointIndexAnswersAsPebble(t *testing.T) {
 		}
 		for _, op := range []string{"identity", "passport", "evidence", "resolve"} {
 			for _, id := range ids {
-				with, without := answer(0, op, id), answer(1, op, id)
-				if with != without {
-					t.Errorf("%s, %s %q:\nwith the point index: %s\nwithout:              %s", key, op, id, with, without)
+				with := answer(0, op, id)
+				for i, what := range []string{"NoPoints", "a snapshot without the index"} {
+					if other := answer(i+1, op, id); other != with {
+						t.Errorf("%s, %s %q:\nwith the point index: %s\n%s: %s", key, op, id, with, what, other)
+					}
 				}
 				if op == "resolve" {
 					break
