@@ -246,6 +246,9 @@ func (p *points) get(key, dst []byte) ([]byte, bool, error) {
 	h := xxhash.Sum64(key)
 	bk := bucket(h, p.bits)
 	lo, hi := uint64(le.Uint32(p.radix[bk*4:])), uint64(le.Uint32(p.radix[bk*4+4:]))
+	if lo > hi || hi > p.count { // checked at opening; a file changed under the mapping since is not trusted
+		return dst, false, domain.Internal(errPointsCorrupt)
+	}
 	for i := lo; i < hi; i++ {
 		e := p.entries[i*pointEntrySize : i*pointEntrySize+pointEntrySize]
 		if eh := le.Uint64(e); eh != h {

@@ -235,3 +235,40 @@ func FuzzPoints(f *testing.F) {
 		}
 	})
 }
+
+// The Builder writes a point index only when asked before its first Set,
+// and leaves none behind when the build is aborted.
+func TestBuilderPoints(t *testing.T) {
+	dir := t.TempDir()
+	b, err := NewBuilder(filepath.Join(dir, "store"), filepath.Join(dir, "sst"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Set(AppendViewKey(nil, TagIdentity, "gtin:1", ""), []byte("v")); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.WritePoints(filepath.Join(dir, "late")); err == nil {
+		t.Error("WritePoints after Set was accepted")
+	}
+	b.Abort()
+
+	dir = t.TempDir()
+	path := filepath.Join(dir, "points", "identity")
+	b, err = NewBuilder(filepath.Join(dir, "store"), filepath.Join(dir, "sst"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.WritePoints(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Set(AppendViewKey(nil, TagIdentity, "gtin:1", ""), []byte("v")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("the index is not being written: %v", err)
+	}
+	b.Abort()
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("an aborted build left its point index: %v", err)
+	}
+}

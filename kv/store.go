@@ -195,8 +195,10 @@ func (s *Store) Alias(identifier string) (Alias, bool, error) {
 
 // View appends a precomputed view to buf (a caller may keep bytes of its
 // own before it, or pass buf[:0]); ok is false when there is none, and buf
-// is then returned as it was. The key is built in the pooled Reader's
-// buffer: one on the stack escapes to the heap through the iterator.
+// is then returned as it was. A view of table PointsTag, with a point index,
+// is a probe whose key is built on the stack; any other is a Pebble seek whose
+// key is built in the pooled Reader's buffer (one on the stack would escape
+// to the heap through the iterator).
 func (s *Store) View(tag byte, subject, tenant string, buf []byte) ([]byte, bool, error) {
 	if tag == PointsTag && s.points != nil {
 		var k [256]byte // past that, AppendViewKey moves it to the heap

@@ -2,8 +2,10 @@ package service_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/productdata/pds/internal/fixture"
@@ -102,4 +104,38 @@ func TestPointIndexAnswersAsPebble(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A point index the manifest lists but this pds cannot read (here, one whose
+// header was changed and the manifest written again over it, so that its
+// checksum matches) refuses the snapshot, saying so, rather than serving it
+// from Pebble: the manifest vouches for a file pds then cannot use.
+func TestUnreadablePointIndexRefused(t *testing.T) {
+	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
+	m, err := manifest.Read(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(snap, "points", "identity")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[0] = 'X'
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := manifest.Write(snap, m); err != nil {
+		t.Fatal(err)
+	}
+	_, err = service.OpenSnapshot(snap, service.OpenOptions{CacheBytes: 1 << 20})
+	if !errors.Is(err, manifest.ErrInvalid) || !strings.Contains(err.Error(), "point index") {
+		t.Fatalf("got %v, want a refusal naming the point index", err)
+	}
+	// --no-point-index does not open it, so the snapshot is served.
+	s, err := service.OpenSnapshot(snap, service.OpenOptions{CacheBytes: 1 << 20, NoPoints: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
 }
