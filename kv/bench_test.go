@@ -3,7 +3,6 @@ package kv_test
 import (
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"testing"
 
 	"github.com/productdata/pds/internal/fixture"
@@ -33,16 +32,8 @@ func BenchmarkIdentityRead(b *testing.B) {
 			name = "points"
 		}
 		b.Run(name, func(b *testing.B) {
-			st, err := kv.Open(filepath.Join(snap, "store"), 64<<20, m.FilesIn("store"))
-			if err != nil {
-				b.Fatal(err)
-			}
+			st := openStore(b, snap, m, 64<<20, points)
 			defer st.Close()
-			if points {
-				if err := st.UsePoints(filepath.Join(snap, kv.PointsPath)); err != nil {
-					b.Fatal(err)
-				}
-			}
 			r, err := st.NewReader()
 			if err != nil {
 				b.Fatal(err)

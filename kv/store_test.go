@@ -131,19 +131,28 @@ func TestReadsInAnyOrder(t *testing.T) {
 	}
 	for _, points := range []bool{false, true} {
 		t.Run(fmt.Sprint("points=", points), func(t *testing.T) {
-			st, err := kv.Open(filepath.Join(snap, "store"), 1<<20, m.FilesIn("store"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			st := openStore(t, snap, m, 1<<20, points)
 			defer st.Close()
-			if points {
-				if err := st.UsePoints(filepath.Join(snap, kv.PointsPath)); err != nil {
-					t.Fatal(err)
-				}
-			}
 			readsInAnyOrder(t, st, points)
 		})
 	}
+}
+
+// openStore opens snap's store with a block cache of cacheBytes, and with
+// its point index when points is set.
+func openStore(tb testing.TB, snap string, m manifest.Manifest, cacheBytes int64, points bool) *kv.Store {
+	tb.Helper()
+	st, err := kv.Open(filepath.Join(snap, "store"), cacheBytes, m.FilesIn("store"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if points {
+		if err := st.UsePoints(filepath.Join(snap, kv.PointsPath)); err != nil {
+			st.Close()
+			tb.Fatal(err)
+		}
+	}
+	return st
 }
 
 func readsInAnyOrder(t *testing.T, st *kv.Store, points bool) {
