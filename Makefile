@@ -3,7 +3,7 @@ SHELL := /bin/bash
 GO ?= go
 PDS_ADDR ?= 127.0.0.1:8080
 BIN := bin/pds
-SAMPLE_IN := snapshots/sample
+SAMPLE_IN := sample-input
 VAR := var
 SAMPLE_SNAP := $(VAR)/sample-snapshot
 DEMO_KEYS := $(VAR)/demo.keys
@@ -56,7 +56,7 @@ $(STATICCHECK):
 fmt: ## gofmt every Go file
 	gofmt -w $$(git ls-files '*.go')
 
-sample: build ## regenerate the bundled sample input (snapshots/sample) with pds gen
+sample: build ## regenerate the bundled sample input (sample-input) with pds gen
 	rm -rf $(SAMPLE_IN)
 	$(BIN) gen --products 300 --seed 1 --showcase --out $(SAMPLE_IN)
 

@@ -50,7 +50,7 @@ cleanup() {
 trap cleanup EXIT
 
 # The snapshot: the bundled sample, or else the passport test case.
-IN=$ROOT/snapshots/sample
+IN=$ROOT/sample-input
 if ! compgen -G "$IN/products.ndjson*" >/dev/null; then
 	IN=$WORK/in
 	mkdir -p "$IN"

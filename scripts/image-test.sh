@@ -13,7 +13,7 @@ W=var/image-test
 rm -rf "$W" && mkdir -p "$W/state"
 CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o deploy/pds ./cmd/pds
 trap 'rm -f deploy/pds; podman rm -f pds-image-test >/dev/null 2>&1 || true' EXIT
-go run ./cmd/pds ingest --in snapshots/sample --out "$W/snap" --quiet
+go run ./cmd/pds ingest --in sample-input --out "$W/snap" --quiet
 KEY=$(go run ./cmd/pds keys add --keys "$W/keys.json" --tenant demo --scopes products:read 2>/dev/null)
 chmod -R a+rX "$W" && chmod 0777 "$W/state"
 podman build -q -t pds-image-test -f deploy/Dockerfile deploy

@@ -8,15 +8,15 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite snapshots/sample from the generator")
+var update = flag.Bool("update", false, "rewrite sample-input from the generator")
 
 // sampleDir is the bundled sample input: Generate with 300 products, seed 1
 // and the showcase (what `make sample` writes with pds gen).
-const sampleDir = "../snapshots/sample"
+const sampleDir = "../sample-input"
 
 var sampleOptions = Options{Products: 300, Seed: 1, Showcase: true}
 
-// TestBundledSample fails when snapshots/sample is not what the generator
+// TestBundledSample fails when sample-input is not what the generator
 // writes; go test ./synthetic -run TestBundledSample -update rewrites it.
 func TestBundledSample(t *testing.T) {
 	t.Parallel()

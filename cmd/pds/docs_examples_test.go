@@ -11,7 +11,7 @@ package main
 //
 //   - Every fenced block tagged sh, bash or console runs, in file order, with
 //     bash in one scratch directory shared by all blocks (it holds bin/pds and
-//     a link to snapshots/), with KEY (the demo key), H, J and B set as the
+//     a link to sample-input/), with KEY (the demo key), H, J and B set as the
 //     README tells the user to set them. In a console block only the lines
 //     starting with "$ " run.
 //   - A block that must not run has <!-- norun: the reason --> on the line
@@ -215,7 +215,7 @@ func TestFinding12_1_DocsExamplesRun(t *testing.T) {
 	// What 'make run' does: ingest the sample, add the demo key, serve.
 	tmp := t.TempDir()
 	snap := filepath.Join(tmp, "sample-snapshot")
-	if code, _, errOut := runCmd("ingest", "--in", filepath.Join(root, "snapshots", "sample"), "--out", snap, "--quiet"); code != 0 {
+	if code, _, errOut := runCmd("ingest", "--in", filepath.Join(root, "sample-input"), "--out", snap, "--quiet"); code != 0 {
 		t.Fatalf("ingest of the sample: exit %d: %s", code, errOut)
 	}
 	keysFile := filepath.Join(tmp, "demo.keys")
@@ -229,7 +229,7 @@ func TestFinding12_1_DocsExamplesRun(t *testing.T) {
 	serverAddr := strings.TrimPrefix(base, "http://")
 
 	// The scratch directory the examples run in: bin/pds and pds on PATH
-	// are this test binary running pds's main (TestMain), snapshots/ is the
+	// are this test binary running pds's main (TestMain), sample-input/ is the
 	// repository's.
 	work := filepath.Join(tmp, "work")
 	if err := os.MkdirAll(filepath.Join(work, "bin"), 0o755); err != nil {
@@ -243,7 +243,7 @@ func TestFinding12_1_DocsExamplesRun(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(work, "bin", "pds"), []byte(wrapper), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(filepath.Join(root, "snapshots"), filepath.Join(work, "snapshots")); err != nil {
+	if err := os.Symlink(filepath.Join(root, "sample-input"), filepath.Join(work, "sample-input")); err != nil {
 		t.Fatal(err)
 	}
 	// var/ as 'make run' leaves it: the sample snapshot, the demo key and
