@@ -12,7 +12,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/productdata/pds/internal/fixture"
-	"github.com/productdata/pds/manifest"
+	"github.com/productdata/pds/snapshots"
 )
 
 // Finding 5 of #12: each evidence link carries its source in short (id, kind
@@ -126,7 +126,7 @@ func TestFinding12_5_Compression(t *testing.T) {
 // build id and the answer, and If-None-Match answers 304.
 func TestFinding12_6_SnapshotAndETag(t *testing.T) {
 	e := newEnv(t)
-	m, err := manifest.Read(e.snap)
+	m, err := snapshots.ReadManifest(e.snap)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/productdata/pds/keys"
 	"github.com/productdata/pds/quota"
 	"github.com/productdata/pds/service"
+	"github.com/productdata/pds/snapshots"
 )
 
 // Quotas and rate limits over loopback: headers, refusals, billing units.
@@ -32,7 +33,7 @@ func TestQuotaAndRate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := service.OpenSnapshot(snap, service.OpenOptions{CacheBytes: 1 << 20})
+	s, err := service.OpenSnapshot(snap, snapshots.OpenOptions{CacheBytes: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}

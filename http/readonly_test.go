@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/productdata/pds/internal/fixture"
-	"github.com/productdata/pds/manifest"
+	"github.com/productdata/pds/snapshots"
 )
 
 // tree lists every file under dir with its size and checksum.
@@ -66,7 +66,7 @@ func TestReadsNeverWrite(t *testing.T) {
 	if after := tree(t, e.snap); after != before {
 		t.Fatalf("snapshot changed under reads:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
-	if _, err := manifest.Verify(e.snap); err != nil {
+	if _, err := snapshots.Verify(e.snap); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -21,10 +21,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
-	"os"
-	"path"
-	"path/filepath"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -36,7 +32,7 @@ import (
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/index"
 	"github.com/productdata/pds/kv"
-	"github.com/productdata/pds/manifest"
+	"github.com/productdata/pds/snapshots"
 	fastjson "github.com/segmentio/encoding/json"
 )
 
@@ -125,7 +121,7 @@ type builder struct {
 	stageAt               time.Time    // when the current stage started
 	// storeSums are the checksums of the store's files, taken while the
 	// search index merged (nil if they could not be).
-	storeSums     map[string]manifest.File
+	storeSums     map[string]snapshots.File
 	buf, key, rec []byte
 	view          []byte // the view being written (write)
 	// lastUse is the tagDocUse key written last: the evidence of one
@@ -157,9 +153,6 @@ func (b *builder) maybeSeen(key []byte) bool { return b.seen.test(key) }
 // since the key is in the store already.
 func (b *builder) markSeen(key []byte) bool { return b.seen.testAndAdd(key) }
 
-// storeDir is the store's folder in a snapshot.
-const storeDir = "store"
-
 // Run builds a snapshot.
 func Run(ctx context.Context, opts Options) (Summary, error) {
 	start := time.Now()
@@ -184,40 +177,34 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	for logical, name := range inputs.paths {
 		b.summary.Files[logical] = name
 	}
-	if _, err := os.Stat(opts.Out); err == nil {
-		return b.summary, fmt.Errorf("output %s already exists; snapshots are immutable, so build into a new directory", opts.Out)
-	}
 	id := ulid.MustNew(ulid.Timestamp(opts.Now()), rand.Reader).String()
 	b.summary.BuildID = id
-	if b.summary.RemovedStale, err = removeStale(opts.Out); err != nil {
-		return b.summary, err
-	}
-	td, err := claimTemp(opts.Out, id)
+	w, err := snapshots.Create(opts.Out, id)
 	if err != nil {
 		return b.summary, err
 	}
-	defer td.release()
-	tmp := td.path
+	defer w.Close()
+	b.summary.RemovedStale = w.RemovedStale
 
 	stop := b.startProgress()
 	defer stop()
-	if err := b.build(ctx, tmp); err != nil {
+	if err := b.build(ctx, w); err != nil {
 		return b.summary, err
 	}
 
 	b.stage(stageManifest)
-	m := manifest.Manifest{BuildID: id, CreatedAt: opts.Now().UTC().Format(time.RFC3339), InputDigest: b.digest.String(),
+	m := snapshots.Manifest{BuildID: id, CreatedAt: opts.Now().UTC().Format(time.RFC3339), InputDigest: b.digest.String(),
 		Counts: b.summary.Accepted, Rejected: b.summary.Rejected}
 	m.Counts["views"] = b.summary.Views
 	if m.Sequence = opts.Sequence; m.Sequence == 0 {
 		m.Sequence = opts.Now().UnixMilli()
 	}
-	if err := manifest.WriteWith(tmp, m, b.storeSums); err != nil {
+	if err := w.WriteManifest(m, b.storeSums); err != nil {
 		return b.summary, err
 	}
 	delete(m.Counts, "views")
 	b.stage(stagePublish)
-	if err := publish(tmp, opts.Out); err != nil {
+	if err := w.Publish(); err != nil {
 		return b.summary, err
 	}
 	b.stage("")
@@ -227,24 +214,8 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	return b.summary, nil
 }
 
-// publish makes the finished build at tmp the snapshot out: every file and
-// folder synced, then one rename, then the parent folder synced so that the
-// rename itself survives a power loss.
-func publish(tmp, out string) error {
-	if err := syncTree(tmp); err != nil {
-		return fmt.Errorf("publish snapshot: %w", err)
-	}
-	if err := os.Rename(tmp, out); err != nil {
-		return fmt.Errorf("publish snapshot: %w", err)
-	}
-	if err := syncPath(filepath.Dir(filepath.Clean(out))); err != nil {
-		return fmt.Errorf("publish snapshot: %w", err)
-	}
-	return nil
-}
-
-func (b *builder) build(ctx context.Context, tmp string) (err error) {
-	b.scratch, err = kv.OpenScratch(filepath.Join(tmp, "scratch"), orderedTables...)
+func (b *builder) build(ctx context.Context, w *snapshots.Writer) (err error) {
+	b.scratch, err = kv.OpenScratch(w.Work("scratch"), orderedTables...)
 	if err != nil {
 		return err
 	}
@@ -253,8 +224,7 @@ func (b *builder) build(ctx context.Context, tmp string) (err error) {
 			b.scratch.Close()
 		}
 	}()
-	b.out, err = kv.NewBuilder(filepath.Join(tmp, storeDir), filepath.Join(tmp, "tables"))
-	if err != nil {
+	if b.out, err = w.Store(); err != nil {
 		return err
 	}
 	defer func() {
@@ -262,10 +232,7 @@ func (b *builder) build(ctx context.Context, tmp string) (err error) {
 			b.out.Abort()
 		}
 	}()
-	if err := b.out.WritePoints(filepath.Join(tmp, filepath.FromSlash(kv.PointsPath))); err != nil {
-		return err
-	}
-	if b.index, err = index.Create(filepath.Join(tmp, "index")); err != nil {
+	if b.index, err = w.Index(); err != nil {
 		return fmt.Errorf("search index: %w", err)
 	}
 	defer func() {
@@ -313,13 +280,10 @@ func (b *builder) build(ctx context.Context, tmp string) (err error) {
 	// one core: checksum the store's files for the manifest meanwhile
 	// (seconds at a million products). Should that fail (nil sums), the
 	// manifest checksums them itself.
-	summed := make(chan map[string]manifest.File, 1)
+	summed := make(chan map[string]snapshots.File, 1)
 	if err == nil {
 		go func() {
-			sums, _ := manifest.Sums(tmp, storeDir)
-			if more, err := manifest.Sums(tmp, path.Dir(kv.PointsPath)); err == nil && sums != nil {
-				maps.Copy(sums, more)
-			}
+			sums, _ := w.SumStore()
 			summed <- sums
 		}()
 	} else {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/productdata/pds/ingest"
 	"github.com/productdata/pds/internal/fixture"
-	"github.com/productdata/pds/manifest"
+	"github.com/productdata/pds/snapshots"
 )
 
 func build(t *testing.T, in string, strict bool) (string, ingest.Summary, string, error) {
@@ -83,7 +83,7 @@ func TestDeterministicAndGzip(t *testing.T) {
 	if sc.Accepted["claims.ndjson"] != sa.Accepted["claims.ndjson"] {
 		t.Errorf("accepted %v vs %v", sc.Accepted, sa.Accepted)
 	}
-	m, err := manifest.Verify(a)
+	m, err := snapshots.Verify(a)
 	if err != nil {
 		t.Fatal(err)
 	}

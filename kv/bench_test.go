@@ -7,7 +7,7 @@ import (
 
 	"github.com/productdata/pds/internal/fixture"
 	"github.com/productdata/pds/kv"
-	"github.com/productdata/pds/manifest"
+	"github.com/productdata/pds/snapshots"
 )
 
 // BenchmarkIdentityRead reads the identity views of a real snapshot (20,000
@@ -17,7 +17,7 @@ import (
 func BenchmarkIdentityRead(b *testing.B) {
 	const n = 20000
 	snap := fixture.Build(b, fixture.SearchInput(b, n))
-	m, err := manifest.Read(snap)
+	m, err := snapshots.ReadManifest(snap)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -47,10 +47,6 @@ const (
 // large to copy.
 const PointsTag = TagIdentity
 
-// PointsPath is where a snapshot holds its store's point index,
-// slash-separated, beside the store's folder.
-const PointsPath = "points/identity"
-
 var errPointsCorrupt = errors.New("kv: point index: corrupt")
 
 // pointsBits is the number of radix bits for n entries: the smallest b with

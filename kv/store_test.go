@@ -14,7 +14,7 @@ import (
 
 	"github.com/productdata/pds/internal/fixture"
 	"github.com/productdata/pds/kv"
-	"github.com/productdata/pds/manifest"
+	"github.com/productdata/pds/snapshots"
 )
 
 // TestMain lets the test binary act as a second pds process that holds a
@@ -40,7 +40,7 @@ func TestMain(m *testing.M) {
 // process and, while that one holds it, twice more in this one: all answer.
 func TestTwoProcessesServeOneSnapshot(t *testing.T) {
 	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
-	m, err := manifest.Read(snap)
+	m, err := snapshots.ReadManifest(snap)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestTwoProcessesServeOneSnapshot(t *testing.T) {
 		}
 	}
 	// Serving wrote nothing into the snapshot: it still verifies.
-	if _, err := manifest.Verify(snap); err != nil {
+	if _, err := snapshots.Verify(snap); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -86,7 +86,7 @@ func TestTwoProcessesServeOneSnapshot(t *testing.T) {
 // manifest's list: they are never read, and reads answer as before.
 func TestOpenIgnoresUnlistedFiles(t *testing.T) {
 	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
-	m, _ := manifest.Read(snap)
+	m, _ := snapshots.ReadManifest(snap)
 	store := filepath.Join(snap, "store")
 	for _, name := range []string{"999999.sst", "999998.log", "MANIFEST-999997", "marker.manifest.000002.MANIFEST-999997"} {
 		if err := os.WriteFile(filepath.Join(store, name), []byte("not pebble data"), 0o644); err != nil {
@@ -125,9 +125,9 @@ func TestOpenErrorSaysWhy(t *testing.T) {
 // views, which Scan still reads from Pebble: the two agree on every key.
 func TestReadsInAnyOrder(t *testing.T) {
 	snap := fixture.Build(t, fixture.SearchInput(t, 300))
-	m, _ := manifest.Read(snap)
-	if !slices.ContainsFunc(m.Files, func(f manifest.File) bool { return f.Path == kv.PointsPath }) {
-		t.Fatalf("the manifest does not list the point index %s", kv.PointsPath)
+	m, _ := snapshots.ReadManifest(snap)
+	if !slices.ContainsFunc(m.Files, func(f snapshots.File) bool { return f.Path == snapshots.PointsPath }) {
+		t.Fatalf("the manifest does not list the point index %s", snapshots.PointsPath)
 	}
 	for _, points := range []bool{false, true} {
 		t.Run(fmt.Sprint("points=", points), func(t *testing.T) {
@@ -140,14 +140,14 @@ func TestReadsInAnyOrder(t *testing.T) {
 
 // openStore opens snap's store with a block cache of cacheBytes, and with
 // its point index when points is set.
-func openStore(tb testing.TB, snap string, m manifest.Manifest, cacheBytes int64, points bool) *kv.Store {
+func openStore(tb testing.TB, snap string, m snapshots.Manifest, cacheBytes int64, points bool) *kv.Store {
 	tb.Helper()
 	st, err := kv.Open(filepath.Join(snap, "store"), cacheBytes, m.FilesIn("store"))
 	if err != nil {
 		tb.Fatal(err)
 	}
 	if points {
-		if err := st.UsePoints(filepath.Join(snap, kv.PointsPath)); err != nil {
+		if err := st.UsePoints(filepath.Join(snap, snapshots.PointsPath)); err != nil {
 			st.Close()
 			tb.Fatal(err)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/productdata/pds/internal/fixture"
 	"github.com/productdata/pds/keys"
 	"github.com/productdata/pds/service"
+	"github.com/productdata/pds/snapshots"
 )
 
 // restFor names the REST call that runs the same operation as a tool call.
@@ -409,7 +410,7 @@ func (m *meter) take() []string {
 // is a tool failure with the REST code.
 func TestBilling(t *testing.T) {
 	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
-	s, err := service.OpenSnapshot(snap, service.OpenOptions{CacheBytes: 8 << 20})
+	s, err := service.OpenSnapshot(snap, snapshots.OpenOptions{CacheBytes: 8 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/productdata/pds/keys"
 	"github.com/productdata/pds/quota"
 	"github.com/productdata/pds/service"
+	"github.com/productdata/pds/snapshots"
 )
 
 // whoami shows the caller's quota and rate limit, used and remaining, the
@@ -38,7 +39,7 @@ func TestWhoamiLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := service.OpenSnapshot(snap, service.OpenOptions{CacheBytes: 1 << 20})
+	s, err := service.OpenSnapshot(snap, snapshots.OpenOptions{CacheBytes: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,8 @@ import (
 
 	"github.com/productdata/pds/internal/fixture"
 	"github.com/productdata/pds/keys"
-	"github.com/productdata/pds/manifest"
 	"github.com/productdata/pds/service"
+	"github.com/productdata/pds/snapshots"
 )
 
 // A snapshot's point index changes no answer: a service reading identity
@@ -25,14 +25,14 @@ func TestPointIndexAnswersAsPebble(t *testing.T) {
 	in := fixture.WriteCase(t, fixture.CaseFile("passport"))
 	snap := fixture.Build(t, in)
 	older := fixture.Build(t, in)
-	m, err := manifest.Read(older)
+	m, err := snapshots.ReadManifest(older)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := os.RemoveAll(filepath.Join(older, "points")); err != nil {
 		t.Fatal(err)
 	}
-	if err := manifest.Write(older, m); err != nil {
+	if err := snapshots.WriteManifest(older, m); err != nil {
 		t.Fatal(err)
 	}
 	path, secrets := fixture.Keys(t)
@@ -46,7 +46,7 @@ func TestPointIndexAnswersAsPebble(t *testing.T) {
 		noPoints   bool
 		wantPoints bool
 	}{{snap, false, true}, {snap, true, false}, {older, false, false}} {
-		s, err := service.OpenSnapshot(o.dir, service.OpenOptions{CacheBytes: 8 << 20, NoPoints: o.noPoints})
+		s, err := service.OpenSnapshot(o.dir, snapshots.OpenOptions{CacheBytes: 8 << 20, NoPoints: o.noPoints})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,7 +112,7 @@ func TestPointIndexAnswersAsPebble(t *testing.T) {
 // from Pebble: the manifest vouches for a file pds then cannot use.
 func TestUnreadablePointIndexRefused(t *testing.T) {
 	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
-	m, err := manifest.Read(snap)
+	m, err := snapshots.ReadManifest(snap)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,15 +125,15 @@ func TestUnreadablePointIndexRefused(t *testing.T) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := manifest.Write(snap, m); err != nil {
+	if err := snapshots.WriteManifest(snap, m); err != nil {
 		t.Fatal(err)
 	}
-	_, err = service.OpenSnapshot(snap, service.OpenOptions{CacheBytes: 1 << 20})
-	if !errors.Is(err, manifest.ErrInvalid) || !strings.Contains(err.Error(), "point index") {
+	_, err = service.OpenSnapshot(snap, snapshots.OpenOptions{CacheBytes: 1 << 20})
+	if !errors.Is(err, snapshots.ErrInvalid) || !strings.Contains(err.Error(), "point index") {
 		t.Fatalf("got %v, want a refusal naming the point index", err)
 	}
 	// --no-point-index does not open it, so the snapshot is served.
-	s, err := service.OpenSnapshot(snap, service.OpenOptions{CacheBytes: 1 << 20, NoPoints: true})
+	s, err := service.OpenSnapshot(snap, snapshots.OpenOptions{CacheBytes: 1 << 20, NoPoints: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -52,7 +52,7 @@ type lookup struct {
 func (snap *Snapshot) find(readings []gs1.Reading, tenant string) (lookup, error) {
 	var hits []lookup
 	for _, r := range readings {
-		a, ok, err := snap.store.Alias(r.Subject.String())
+		a, ok, err := snap.Alias(r.Subject.String())
 		if err != nil {
 			return lookup{}, err
 		}
@@ -236,7 +236,7 @@ func (snap *Snapshot) readView(view View, subject, tenant string, buf *[]byte) (
 	if view == ViewIdentity {
 		pad = len(identityPrefix)
 	}
-	raw, ok, err := snap.store.View(byte(view), subject, tenant, append((*buf)[:0], identityPrefix[:pad]...))
+	raw, ok, err := snap.View(byte(view), subject, tenant, append((*buf)[:0], identityPrefix[:pad]...))
 	*buf = raw[:0]
 	if err != nil || !ok {
 		return kv.View{}, false, err

@@ -58,7 +58,7 @@ func (s *Service) Resolve(ctx context.Context, c Caller, a ResolveArgs) (*Result
 		return nil, err
 	}
 	defer snap.release()
-	r, err := snap.store.NewReader()
+	r, err := snap.NewReader()
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/productdata/pds/internal/fixture"
 	"github.com/productdata/pds/keys"
 	"github.com/productdata/pds/service"
+	"github.com/productdata/pds/snapshots"
 	"github.com/productdata/pds/synthetic"
 )
 
@@ -85,7 +86,7 @@ func resolveItems(tb testing.TB, res *service.Result) []struct {
 // every single GET takes, for a public caller and for a tenant.
 func TestResolveItemsMatchSingleLookups(t *testing.T) {
 	snap, ids, private := generated(t, 3000)
-	st, err := service.OpenSnapshot(snap, service.OpenOptions{CacheBytes: 8 << 20})
+	st, err := service.OpenSnapshot(snap, snapshots.OpenOptions{CacheBytes: 8 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -156,16 +156,13 @@ func (s *Service) Search(ctx context.Context, c Caller, a SearchArgs) (*Result, 
 		return nil, err
 	}
 	defer snap.release()
-	if snap.searcher == nil {
-		return nil, domain.Internal(fmt.Errorf("snapshot %s has no search index", snap.Dir))
-	}
 	binding := queryBinding(q, c.Tenant, snap.Manifest.BuildID)
 	if cursor != "" {
 		if q.After, err = snap.openCursor(cursor, binding); err != nil {
 			return nil, err
 		}
 	}
-	page, err := snap.searcher.Search(ctx, q)
+	page, err := snap.Search(ctx, q)
 	if err != nil {
 		return nil, domain.Internal(err)
 	}
@@ -333,7 +330,7 @@ func queryBinding(q index.Query, tenant, build string) string {
 const macLen = 16
 
 func (snap *Snapshot) mac(payload []byte) []byte {
-	m := hmac.New(sha256.New, snap.cursorKey)
+	m := hmac.New(sha256.New, snap.CursorKey)
 	m.Write(payload)
 	return m.Sum(nil)[:macLen]
 }

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/productdata/pds/internal/fixture"
-	"github.com/productdata/pds/manifest"
 	"github.com/productdata/pds/service"
+	"github.com/productdata/pds/snapshots"
 )
 
 // Two services open one snapshot at once (as two processes of a blue/green
@@ -41,7 +41,7 @@ func TestOpenSnapshotRefusesUntrustedFiles(t *testing.T) {
 		want   string
 	}{
 		{"a listed path outside the snapshot", func(dir string) {
-			p := filepath.Join(dir, manifest.Name)
+			p := filepath.Join(dir, snapshots.ManifestName)
 			b, _ := os.ReadFile(p)
 			var m map[string]any
 			json.Unmarshal(b, &m)
@@ -57,7 +57,7 @@ func TestOpenSnapshotRefusesUntrustedFiles(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			snap := fixture.Build(t, in)
 			c.damage(snap)
-			_, err := service.OpenSnapshot(snap, service.OpenOptions{CacheBytes: 1 << 20})
+			_, err := service.OpenSnapshot(snap, snapshots.OpenOptions{CacheBytes: 1 << 20})
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("got %v, want %q", err, c.want)
 			}

@@ -1,43 +1,24 @@
 package service
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
-	"path"
-	"path/filepath"
-	"slices"
-	"sort"
 	"sync/atomic"
-	"time"
 
 	"github.com/productdata/pds/domain"
-	"github.com/productdata/pds/index"
-	"github.com/productdata/pds/kv"
-	"github.com/productdata/pds/manifest"
+	"github.com/productdata/pds/snapshots"
 )
 
-// Snapshot is one opened, verified snapshot.
+// Snapshot is one opened, verified snapshot (snapshots.Open) with what the
+// service derives from it once: its sources by id, the longest GTIN prefix
+// a source covers, and the stamp its answers carry. It counts the calls
+// that use it, so that a swap closes it after the last one.
 type Snapshot struct {
-	Dir       string
-	Manifest  manifest.Manifest
-	store     *kv.Store
+	*snapshots.Snapshot
 	sources   []*domain.Source // sorted by id
 	prefixLen int              // the longest gtin prefix any source lists
 	byID      map[string]*domain.SourceDescriptor
-	cursorKey []byte
-	searcher  Searcher
 	refs      atomic.Int64
 	stamp     *Stamp
-	// CacheBytes is the size of the store's block cache.
-	CacheBytes int64
-	// Points is whether the store answers identity views from the
-	// snapshot's point index (see kv.PointsTag).
-	Points bool
-	// Verified is how long checking the signature and every file's checksum
-	// took, Opened how long opening the store, the sources and the index
-	// took after that: together, what a start or a swap waits for.
-	Verified, Opened time.Duration
 }
 
 // Stamp names the snapshot that made an answer: its manifest's build id and
@@ -49,7 +30,7 @@ type Stamp struct {
 	meta      []byte // ,"snapshot":{...} ready for the envelope's meta
 }
 
-func newStamp(m manifest.Manifest) *Stamp {
+func newStamp(m snapshots.Manifest) *Stamp {
 	b, _ := json.Marshal(struct {
 		BuildID   string `json:"build_id"`
 		CreatedAt string `json:"created_at"`
@@ -65,116 +46,24 @@ func (s *Snapshot) stamped(res *Result, err error) (*Result, error) {
 	return res, err
 }
 
-// OpenOptions configure OpenSnapshot.
-type OpenOptions struct {
-	// CacheBytes is the store's block cache; zero or less sizes it from
-	// the snapshot (see AutoCacheBytes).
-	CacheBytes int64
-	// PublicKey, when set, is the key the manifest must be signed with: an
-	// unsigned or otherwise signed snapshot is refused (at start and at every
-	// swap, which both open through here).
-	PublicKey *manifest.PublicKey
-	// NoPoints leaves the snapshot's point index unused: every read is
-	// Pebble's (slower, without the index's mapped memory).
-	NoPoints bool
-}
-
-// The bounds of AutoCacheBytes.
-const (
-	MinAutoCache = 256 << 20
-	MaxAutoCache = 1 << 30
-)
-
-// AutoCacheBytes is the block cache a snapshot gets when none is asked for:
-// the size of its store on disk, at least MinAutoCache and at most
-// MaxAutoCache. The cache holds blocks decompressed (about 3.5 times their
-// size on disk for the views of pds gen's data), so a cache of the store's
-// size holds the views of roughly a third of the products: the hot part of
-// a catalogue, which the GET benchmarks' 20,000 of 200,000 products fit in.
-// Memory is taken only as blocks are read, so a small snapshot never uses
-// the whole of it.
-func AutoCacheBytes(m manifest.Manifest) int64 {
-	var size int64
-	for _, f := range m.Files {
-		if path.Dir(f.Path) == "store" {
-			size += f.Size
-		}
-	}
-	return min(max(size, MinAutoCache), MaxAutoCache)
-}
-
-// OpenSnapshot verifies the snapshot at dir against its manifest (and the
-// manifest's signature, when o names a public key) and opens it read-only. dir may be a symbolic link (such as a "current" pointer); the
-// target is opened.
-func OpenSnapshot(dir string, o OpenOptions) (*Snapshot, error) {
-	start := time.Now()
-	real, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", manifest.ErrInvalid, dir, err)
-	}
-	if o.PublicKey != nil {
-		if err := o.PublicKey.VerifySignature(real); err != nil {
-			return nil, err
-		}
-	}
-	m, err := manifest.Verify(real)
+// OpenSnapshot opens the snapshot at dir (snapshots.Open: verified, and
+// signed by o.PublicKey when that is set) for serving.
+func OpenSnapshot(dir string, o snapshots.OpenOptions) (*Snapshot, error) {
+	data, err := snapshots.Open(dir, o)
 	if err != nil {
 		return nil, err
 	}
-	verified := time.Since(start)
-	if o.CacheBytes <= 0 {
-		o.CacheBytes = AutoCacheBytes(m)
-	}
-	st, err := kv.Open(filepath.Join(real, "store"), o.CacheBytes, m.FilesIn("store"))
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", manifest.ErrInvalid, dir, err)
-	}
-	// A snapshot built before the point index has none; its store answers
-	// the same, from Pebble.
-	usePoints := !o.NoPoints && slices.ContainsFunc(m.Files, func(f manifest.File) bool { return f.Path == kv.PointsPath })
-	if usePoints {
-		if err := st.UsePoints(filepath.Join(real, filepath.FromSlash(kv.PointsPath))); err != nil {
-			st.Close()
-			return nil, fmt.Errorf("%w: %s: %v", manifest.ErrInvalid, dir, err)
-		}
-	}
-	s := &Snapshot{Dir: real, Manifest: m, store: st, byID: map[string]*domain.SourceDescriptor{}, stamp: newStamp(m), Verified: verified,
-		CacheBytes: o.CacheBytes, Points: usePoints}
+	s := &Snapshot{Snapshot: data, byID: map[string]*domain.SourceDescriptor{}, stamp: newStamp(data.Manifest)}
 	s.refs.Store(1)
-	err = st.Scan(kv.TagSource, func(_, v []byte) error {
-		d := &domain.SourceDescriptor{}
-		if err := json.Unmarshal(v, d); err != nil {
-			return err
-		}
+	for _, d := range data.Sources {
 		s.byID[d.ID] = d
 		s.sources = append(s.sources, &d.Source)
-		return nil
-	})
-	if err != nil {
-		st.Close()
-		return nil, fmt.Errorf("%w: %s: sources: %v", manifest.ErrInvalid, dir, err)
-	}
-	sort.Slice(s.sources, func(i, j int) bool { return s.sources[i].ID < s.sources[j].ID })
-	for _, src := range s.sources {
-		if src.Covers != nil {
-			for _, p := range src.Covers.GTINPrefixes {
+		if d.Covers != nil {
+			for _, p := range d.Covers.GTINPrefixes {
 				s.prefixLen = max(s.prefixLen, len(p))
 			}
 		}
 	}
-	key, ok, err := st.Meta("cursor_key")
-	if err != nil || !ok {
-		st.Close()
-		return nil, fmt.Errorf("%w: %s: no cursor key", manifest.ErrInvalid, dir)
-	}
-	s.cursorKey = key
-	ix, err := index.Open(filepath.Join(real, "index"))
-	if err != nil {
-		st.Close()
-		return nil, fmt.Errorf("%w: %s: search index: %v", manifest.ErrInvalid, dir, err)
-	}
-	s.searcher = ix
-	s.Opened = time.Since(start) - verified
 	return s, nil
 }
 
@@ -198,18 +87,7 @@ func (s *Snapshot) release() {
 	}
 }
 
-func (s *Snapshot) close() {
-	if s.searcher != nil {
-		s.searcher.Close()
-	}
-	s.store.Close()
-}
-
-// Searcher is what search needs of the manufacturer index.
-type Searcher interface {
-	Search(ctx context.Context, q index.Query) (index.Page, error)
-	Close() error
-}
+func (s *Snapshot) close() { s.Snapshot.Close() }
 
 // Close drops the opener's reference; use it only for a snapshot that was
 // never handed to a Service.

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/productdata/pds/internal/fixture"
-	"github.com/productdata/pds/manifest"
 	"github.com/productdata/pds/service"
+	"github.com/productdata/pds/snapshots"
 )
 
 // A damaged, truncated, incomplete or foreign snapshot is refused with a
@@ -19,7 +19,7 @@ import (
 func TestOpenSnapshotRefuses(t *testing.T) {
 	in := fixture.WriteCase(t, fixture.CaseFile("passport"))
 	largest := func(dir string) string {
-		m, err := manifest.Read(dir)
+		m, err := snapshots.ReadManifest(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -49,9 +49,9 @@ func TestOpenSnapshotRefuses(t *testing.T) {
 			os.WriteFile(p, b[:len(b)-10], 0o644)
 		}, "truncated or changed"},
 		{"file missing", func(dir string) { os.Remove(largest(dir)) }, "is missing"},
-		{"no manifest", func(dir string) { os.Remove(filepath.Join(dir, manifest.Name)) }, "no readable manifest.json"},
+		{"no manifest", func(dir string) { os.Remove(filepath.Join(dir, snapshots.ManifestName)) }, "no readable manifest.json"},
 		{"foreign format", func(dir string) {
-			p := filepath.Join(dir, manifest.Name)
+			p := filepath.Join(dir, snapshots.ManifestName)
 			b, _ := os.ReadFile(p)
 			var m map[string]any
 			json.Unmarshal(b, &m)
@@ -68,7 +68,7 @@ func TestOpenSnapshotRefuses(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := fixture.Build(t, in)
 			c.damage(dir)
-			s, err := service.OpenSnapshot(dir, service.OpenOptions{CacheBytes: 1 << 20})
+			s, err := service.OpenSnapshot(dir, snapshots.OpenOptions{CacheBytes: 1 << 20})
 			if c.want == "" {
 				if err != nil {
 					t.Fatal(err)
@@ -80,7 +80,7 @@ func TestOpenSnapshotRefuses(t *testing.T) {
 				s.Close()
 				t.Fatal("damaged snapshot was opened")
 			}
-			if !errors.Is(err, manifest.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
+			if !errors.Is(err, snapshots.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error %q, want it to say %q", err, c.want)
 			}
 		})
@@ -90,24 +90,24 @@ func TestOpenSnapshotRefuses(t *testing.T) {
 // TestAutoCacheBytes sizes the default block cache from the store's files
 // only, within its bounds.
 func TestAutoCacheBytes(t *testing.T) {
-	files := func(sizes ...int64) manifest.Manifest {
-		var m manifest.Manifest
+	files := func(sizes ...int64) snapshots.Manifest {
+		var m snapshots.Manifest
 		for i, n := range sizes {
-			m.Files = append(m.Files, manifest.File{Path: fmt.Sprintf("store/%06d.sst", i), Size: n})
+			m.Files = append(m.Files, snapshots.File{Path: fmt.Sprintf("store/%06d.sst", i), Size: n})
 		}
-		m.Files = append(m.Files, manifest.File{Path: "index/big.zap", Size: 5 << 30})
+		m.Files = append(m.Files, snapshots.File{Path: "index/big.zap", Size: 5 << 30})
 		return m
 	}
 	for _, c := range []struct {
-		m    manifest.Manifest
+		m    snapshots.Manifest
 		want int64
 	}{
-		{files(), service.MinAutoCache},
-		{files(10 << 20), service.MinAutoCache},
+		{files(), snapshots.MinAutoCache},
+		{files(10 << 20), snapshots.MinAutoCache},
 		{files(300<<20, 200<<20), 500 << 20},
-		{files(3 << 30), service.MaxAutoCache},
+		{files(3 << 30), snapshots.MaxAutoCache},
 	} {
-		if got := service.AutoCacheBytes(c.m); got != c.want {
+		if got := snapshots.AutoCacheBytes(c.m); got != c.want {
 			t.Errorf("%v: %d, want %d", c.m.Files, got, c.want)
 		}
 	}

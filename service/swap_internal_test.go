@@ -13,6 +13,7 @@ import (
 	"github.com/productdata/pds/gs1"
 	"github.com/productdata/pds/ingest"
 	"github.com/productdata/pds/keys"
+	"github.com/productdata/pds/snapshots"
 )
 
 func buildOne(t *testing.T, manufacturer string) *Snapshot {
@@ -26,7 +27,7 @@ func buildOne(t *testing.T, manufacturer string) *Snapshot {
 	if _, err := ingest.Run(context.Background(), ingest.Options{In: in, Out: out}); err != nil {
 		t.Fatal(err)
 	}
-	s, err := OpenSnapshot(out, OpenOptions{CacheBytes: 1 << 20})
+	s, err := OpenSnapshot(out, snapshots.OpenOptions{CacheBytes: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +63,7 @@ func TestSwapKeepsCallsInFlight(t *testing.T) {
 	if l, err := inFlight.find([]gs1.Reading{{Subject: gs1.Subject{Namespace: gs1.NSGTIN, Value: "09520123456788"}}}, ""); err != nil || l.status != "found" {
 		t.Fatalf("in-flight read on the old snapshot: %v %v", l, err)
 	}
-	v, ok, err := inFlight.store.View('i', "gtin:09520123456788", "", nil)
+	v, ok, err := inFlight.View('i', "gtin:09520123456788", "", nil)
 	if err != nil || !ok || !strings.Contains(string(v), "Old Maker") {
 		t.Fatalf("old view: %q %v %v", v, ok, err)
 	}

@@ -9,15 +9,15 @@ import (
 	"flag"
 	"log"
 	"os"
-	"path/filepath"
 
 	"github.com/productdata/pds/kv"
+	"github.com/productdata/pds/snapshots"
 )
 
 func main() {
 	snap := flag.String("snapshot", "", "snapshot directory")
 	flag.Parse()
-	st, err := kv.Open(filepath.Join(*snap, "store"), 64<<20, nil)
+	st, err := snapshots.Open(*snap, snapshots.OpenOptions{CacheBytes: 64 << 20})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 	"syscall"
 
 	"github.com/productdata/pds/buildinfo"
-	"github.com/productdata/pds/manifest"
+	"github.com/productdata/pds/snapshots"
 )
 
 // errUsage marks a command-line mistake; main exits 2 on it.
@@ -171,6 +171,6 @@ func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	fmt.Fprintln(stdout, "pds", buildinfo.Version())
-	fmt.Fprintf(stdout, "snapshot format %d (reads formats %d and %d)\n", manifest.FormatVersion, manifest.FormatSHA256, manifest.FormatVersion)
+	fmt.Fprintf(stdout, "snapshot format %d (reads formats %d and %d)\n", snapshots.FormatVersion, snapshots.FormatSHA256, snapshots.FormatVersion)
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/productdata/pds/keys"
 	"github.com/productdata/pds/mcp"
 	"github.com/productdata/pds/service"
+	"github.com/productdata/pds/snapshots"
 )
 
 // apiKeyEnv names the environment variable that holds the API key of
@@ -53,7 +54,7 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 
 	var srv *sdk.Server
 	if *snapDir != "" {
-		snap, err := service.OpenSnapshot(*snapDir, service.OpenOptions{CacheBytes: int64(*cacheMB) << 20})
+		snap, err := service.OpenSnapshot(*snapDir, snapshots.OpenOptions{CacheBytes: int64(*cacheMB) << 20})
 		if err != nil {
 			return err
 		}

@@ -14,11 +14,11 @@ import (
 
 	pdshttp "github.com/productdata/pds/http"
 	"github.com/productdata/pds/keys"
-	"github.com/productdata/pds/manifest"
 	"github.com/productdata/pds/mcp"
 	"github.com/productdata/pds/metrics"
 	"github.com/productdata/pds/quota"
 	"github.com/productdata/pds/service"
+	"github.com/productdata/pds/snapshots"
 )
 
 // serve is the 'pds serve' subcommand: Open loads the snapshot, keys and
@@ -27,7 +27,7 @@ import (
 type serve struct {
 	snapDir, keysFile, addr, adminAddr, origins, logLevel, usagePath string
 	pubKeyPath                                                       string
-	pubKey                                                           *manifest.PublicKey
+	pubKey                                                           *snapshots.PublicKey
 	cacheMB, maxInFlight                                             int
 	watch, drain, shutdownTimeout                                    time.Duration
 	limits                                                           pdshttp.Limits
@@ -150,8 +150,8 @@ func (s *serve) Open(stderr io.Writer) error {
 	return nil
 }
 
-func (s *serve) openOptions() service.OpenOptions {
-	return service.OpenOptions{CacheBytes: int64(s.cacheMB) << 20, PublicKey: s.pubKey, NoPoints: s.noPoints}
+func (s *serve) openOptions() snapshots.OpenOptions {
+	return snapshots.OpenOptions{CacheBytes: int64(s.cacheMB) << 20, PublicKey: s.pubKey, NoPoints: s.noPoints}
 }
 
 func (s *serve) reportSnapshot(snap *service.Snapshot) {
@@ -251,7 +251,7 @@ func (s *serve) swapIfChanged() {
 	if cur := s.svc.Current(); cur != nil && cur.Dir == target {
 		return
 	}
-	fp, err := manifest.Fingerprint(target)
+	fp, err := snapshots.Fingerprint(target)
 	if err == nil && fp == s.refused {
 		return // refused before and unchanged since: said once already
 	}

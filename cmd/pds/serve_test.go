@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/productdata/pds/internal/fixture"
-	"github.com/productdata/pds/manifest"
+	"github.com/productdata/pds/snapshots"
 )
 
 func TestVersion(t *testing.T) {
@@ -31,7 +31,7 @@ func TestVersion(t *testing.T) {
 func TestServeOperable(t *testing.T) {
 	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
 	bad := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
-	m, err := manifest.Read(bad)
+	m, err := snapshots.ReadManifest(bad)
 	if err != nil {
 		t.Fatal(err)
 	}

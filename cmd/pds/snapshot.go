@@ -10,9 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/productdata/pds/fleet"
-	"github.com/productdata/pds/manifest"
-	"github.com/productdata/pds/service"
+	"github.com/productdata/pds/snapshots"
 )
 
 // snapshotSynopsis is each subcommand of 'pds snapshot' and its synopsis,
@@ -78,7 +76,7 @@ func runSnapshotKeygen(_ context.Context, args []string, stdout, stderr io.Write
 	if _, err := parseWithArgs(fs, args, "no arguments", 0, 0, "pub", "key"); err != nil {
 		return err
 	}
-	pub, err := manifest.GenerateKey(*pubPath, *secPath)
+	pub, err := snapshots.GenerateKey(*pubPath, *secPath)
 	if err != nil {
 		return err
 	}
@@ -93,18 +91,18 @@ func runSnapshotSign(_ context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	k, err := manifest.ReadPrivateKey(*keyPath, os.Getenv("PDS_SIGNING_PASSWORD"))
+	k, err := snapshots.ReadPrivateKey(*keyPath, os.Getenv("PDS_SIGNING_PASSWORD"))
 	if err != nil {
 		return err
 	}
-	m, err := manifest.Verify(pos[0])
+	m, err := snapshots.Verify(pos[0])
 	if err != nil {
 		return err
 	}
-	if err := manifest.Sign(pos[0], k); err != nil {
+	if err := snapshots.Sign(pos[0], k); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "signed build %s (sequence %d) with key %s: %s/%s\n", m.BuildID, m.Sequence, k.ID(), pos[0], manifest.SignatureName)
+	fmt.Fprintf(stdout, "signed build %s (sequence %d) with key %s: %s/%s\n", m.BuildID, m.Sequence, k.ID(), pos[0], snapshots.SignatureName)
 	return nil
 }
 
@@ -115,11 +113,11 @@ func runSnapshotVerify(_ context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	pub, err := manifest.ReadPublicKey(*pubPath)
+	pub, err := snapshots.ReadPublicKey(*pubPath)
 	if err != nil {
 		return err
 	}
-	m, err := manifest.VerifySigned(pos[0], pub)
+	m, err := snapshots.VerifySigned(pos[0], pub)
 	if err != nil {
 		return err
 	}
@@ -128,18 +126,18 @@ func runSnapshotVerify(_ context.Context, args []string, stdout, stderr io.Write
 }
 
 // originFlags are the flags every command that reaches an origin takes.
-func originFlags(fs *flag.FlagSet) *fleet.S3Config {
-	c := &fleet.S3Config{}
+func originFlags(fs *flag.FlagSet) *snapshots.S3Config {
+	c := &snapshots.S3Config{}
 	fs.StringVar(&c.Endpoint, "endpoint", "", "S3 endpoint for s3:// origins: http(s)://HOST[:PORT] or a host (default: AWS S3); credentials from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or ~/.aws/credentials")
 	fs.StringVar(&c.Region, "region", "", "S3 region (default: found by the client)")
 	return c
 }
 
-func optionalKey(path string) (*manifest.PublicKey, error) {
+func optionalKey(path string) (*snapshots.PublicKey, error) {
 	if path == "" {
 		return nil, nil
 	}
-	return manifest.ReadPublicKey(path)
+	return snapshots.ReadPublicKey(path)
 }
 
 func runSnapshotPublish(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -155,17 +153,17 @@ func runSnapshotPublish(ctx context.Context, args []string, stdout, stderr io.Wr
 	if err != nil {
 		return err
 	}
-	o, err := fleet.OpenOrigin(pos[1], *s3)
+	o, err := snapshots.OpenOrigin(pos[1], *s3)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	p, err := fleet.Publish(ctx, pos[0], o, fleet.PublishOptions{PublicKey: pub, AllowDowngrade: *allow, Progress: stderr})
+	p, err := snapshots.Publish(ctx, pos[0], o, snapshots.PublishOptions{PublicKey: pub, AllowDowngrade: *allow, Progress: stderr})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "published build %s (sequence %d): %d files, %d bytes to %s in %s; %s/%s names it\n",
-		p.BuildID, p.Sequence, p.Files, p.Bytes, o, time.Since(start).Round(time.Millisecond), o, fleet.LatestName)
+		p.BuildID, p.Sequence, p.Files, p.Bytes, o, time.Since(start).Round(time.Millisecond), o, snapshots.LatestName)
 	return nil
 }
 
@@ -180,16 +178,16 @@ func runSnapshotPull(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	pub, err := manifest.ReadPublicKey(*pubPath)
+	pub, err := snapshots.ReadPublicKey(*pubPath)
 	if err != nil {
 		return err
 	}
-	o, err := fleet.OpenOrigin(pos[0], *s3)
+	o, err := snapshots.OpenOrigin(pos[0], *s3)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	p, err := fleet.Fetch(ctx, o, *into, fleet.PullOptions{PublicKey: pub, AllowDowngrade: *allow, Progress: stderr})
+	p, err := snapshots.Fetch(ctx, o, *into, snapshots.PullOptions{PublicKey: pub, AllowDowngrade: *allow, Progress: stderr})
 	if err != nil {
 		return err
 	}
@@ -197,13 +195,13 @@ func runSnapshotPull(ctx context.Context, args []string, stdout, stderr io.Write
 		fmt.Fprintf(stdout, "build %s from %s is already current in %s\n", p.ID, o, *into)
 		return nil
 	}
-	if err := fleet.SelfTest(ctx, p.Dir, service.OpenOptions{CacheBytes: 8 << 20, PublicKey: pub}); err != nil {
+	if err := snapshots.SelfTest(ctx, p.Dir, snapshots.OpenOptions{CacheBytes: 8 << 20, PublicKey: pub}); err != nil {
 		return err
 	}
-	if err := fleet.Activate(*into, p.ID); err != nil {
+	if err := snapshots.Activate(*into, p.ID); err != nil {
 		return err
 	}
-	removed, err := fleet.Prune(*into, *keep)
+	removed, err := snapshots.Prune(*into, *keep)
 	if err != nil {
 		return err
 	}
@@ -232,17 +230,17 @@ func runSnapshotFollow(ctx context.Context, args []string, stdout, stderr io.Wri
 	if *every <= 0 {
 		return fmt.Errorf("%w: --every must be positive", errUsage)
 	}
-	pub, err := manifest.ReadPublicKey(*pubPath)
+	pub, err := snapshots.ReadPublicKey(*pubPath)
 	if err != nil {
 		return err
 	}
-	o, err := fleet.OpenOrigin(pos[0], *s3)
+	o, err := snapshots.OpenOrigin(pos[0], *s3)
 	if err != nil {
 		return err
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
-	f := &fleet.Follower{Origin: o, Snapshots: *dir, Keep: *keep, Log: log,
-		Pull: fleet.PullOptions{PublicKey: pub, AllowDowngrade: *allow}}
+	f := &snapshots.Follower{Origin: o, Snapshots: *dir, Keep: *keep, Log: log,
+		Pull: snapshots.PullOptions{PublicKey: pub, AllowDowngrade: *allow}}
 	log.Info("following", "origin", o.String(), "snapshots", *dir, "every", every.String(), "keep", *keep, "key", pub.ID())
 	f.Run(ctx, *every)
 	return nil
@@ -263,13 +261,13 @@ func runSnapshotRollback(_ context.Context, args []string, stdout, stderr io.Wri
 	if len(pos) == 2 {
 		id = pos[1]
 	}
-	from, to, err := fleet.Rollback(pos[0], id, pub)
+	from, to, err := snapshots.Rollback(pos[0], id, pub)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "current is now build %s (sequence %d), was %s (sequence %d)\n", to.ID, to.Manifest.Sequence, from.ID, from.Manifest.Sequence)
-	if refused, _ := fleet.Refused(pos[0]); len(refused) > 0 && refused[len(refused)-1] == from.ID {
-		fmt.Fprintf(stdout, "build %s is listed in %s/%s: a follower will not pull it again (remove the line to allow it)\n", from.ID, pos[0], fleet.RefusedName)
+	if refused, _ := snapshots.Refused(pos[0]); len(refused) > 0 && refused[len(refused)-1] == from.ID {
+		fmt.Fprintf(stdout, "build %s is listed in %s/%s: a follower will not pull it again (remove the line to allow it)\n", from.ID, pos[0], snapshots.RefusedName)
 	}
 	return nil
 }

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/productdata/pds/internal/fixture"
-	"github.com/productdata/pds/manifest"
+	"github.com/productdata/pds/snapshots"
 )
 
 func TestSnapshotUsage(t *testing.T) {
@@ -88,7 +88,7 @@ func TestSnapshotPublishPullServe(t *testing.T) {
 		t.Errorf("verify said %q", out)
 	}
 	minisign := fixture.Tool(t, "minisign", "PDS_MINISIGN")
-	cmd := exec.Command(minisign, "-Vm", manifest.Name, "-p", pub)
+	cmd := exec.Command(minisign, "-Vm", snapshots.ManifestName, "-p", pub)
 	cmd.Dir = b1
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("minisign -Vm manifest.json: %v\n%s", err, out)
@@ -110,14 +110,14 @@ func TestSnapshotPublishPullServe(t *testing.T) {
 
 	// A tampered build: pds verify refuses it, and so does minisign.
 	b2 := buildSigned(t, 2, key)
-	m := filepath.Join(b2, manifest.Name)
+	m := filepath.Join(b2, snapshots.ManifestName)
 	raw, _ := os.ReadFile(m)
 	os.WriteFile(m, []byte(strings.Replace(string(raw), `"sequence": 2`, `"sequence": 3`, 1)), 0o644)
 	code, _, errOut := runCmd("snapshot", "verify", "--pubkey", pub, b2)
 	if code != 1 || !strings.Contains(errOut, "the signature does not match manifest.json") {
 		t.Errorf("verify of a tampered manifest: exit %d, %q", code, errOut)
 	}
-	cmd = exec.Command(minisign, "-Vm", manifest.Name, "-p", pub)
+	cmd = exec.Command(minisign, "-Vm", snapshots.ManifestName, "-p", pub)
 	cmd.Dir = b2
 	if out, err := cmd.CombinedOutput(); err == nil {
 		t.Errorf("minisign accepted a tampered manifest: %s", out)
@@ -143,7 +143,7 @@ func TestMinisignKeyInterop(t *testing.T) {
 	}
 	b := buildSigned(t, 1, key)
 	mustRun(t, "snapshot", "verify", "--pubkey", pub, b)
-	cmd := exec.Command(minisign, "-Vm", manifest.Name, "-p", pub)
+	cmd := exec.Command(minisign, "-Vm", snapshots.ManifestName, "-p", pub)
 	cmd.Dir = b
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("minisign -Vm: %v\n%s", err, out)
@@ -171,11 +171,11 @@ func TestPullKilledMidway(t *testing.T) {
 	b1 := buildSigned(t, 1, key)
 	root := filepath.Join(dir, "origin")
 	mustRun(t, "snapshot", "publish", b1, "file://"+root)
-	m, err := manifest.Read(b1)
+	m, err := snapshots.ReadManifest(b1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var big manifest.File
+	var big snapshots.File
 	for _, f := range m.Files {
 		if f.Size > big.Size {
 			big = f
@@ -331,7 +331,7 @@ func TestSnapshotFollow(t *testing.T) {
 	}()
 	waitCurrent := func(build string) {
 		t.Helper()
-		m, err := manifest.Read(build)
+		m, err := snapshots.ReadManifest(build)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package manifest
+package snapshots
 
 import (
 	"encoding/json"
@@ -7,7 +7,7 @@ import (
 
 // Decode parses manifest bytes fetched from elsewhere (an origin) with the
 // checks Read makes; from names where they came from, for messages.
-func Decode(b []byte, from string) (Manifest, error) {
+func DecodeManifest(b []byte, from string) (Manifest, error) {
 	var m Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
 		return m, fmt.Errorf("%w: %s is not valid JSON: %v", ErrInvalid, from, err)

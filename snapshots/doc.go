@@ -12,7 +12,7 @@
 // current link to the one served, staging directories of pulls in progress
 // and the list of builds rolled back from. Fetch brings the latest build in
 // (signature, order, free space and every checksum checked, resumable),
-// SelfTest opens it as pds serve does and answers through the service,
+// SelfTest opens it as pds serve does and reads it as serving does,
 // Activate flips current, Prune keeps the last few, Rollback goes back;
 // Follower does all of that on a timer. See docs/deploy.md.
-package fleet
+package snapshots

@@ -1,4 +1,4 @@
-package manifest
+package snapshots
 
 import (
 	"bytes"
@@ -14,11 +14,6 @@ import (
 
 	"aead.dev/minisign"
 )
-
-// SignatureName is the signature file beside manifest.json: a minisign
-// signature of the manifest's bytes, the name minisign itself looks for, so
-// that `minisign -Vm manifest.json -p KEY.pub` checks it.
-const SignatureName = Name + ".minisig"
 
 // ErrSignature is wrapped by every signature failure (and wraps ErrInvalid,
 // so a caller that refuses invalid snapshots refuses these too).
@@ -116,11 +111,11 @@ func writeNew(path string, b []byte, mode fs.FileMode) error {
 // The signature is minisign's prehashed form (what minisign 0.10 and later
 // write); its trusted comment names the build and its sequence.
 func Sign(dir string, k *PrivateKey) error {
-	b, err := os.ReadFile(filepath.Join(dir, Name))
+	b, err := os.ReadFile(filepath.Join(dir, ManifestName))
 	if err != nil {
 		return fmt.Errorf("sign: %v", err)
 	}
-	m, err := Decode(b, filepath.Join(dir, Name))
+	m, err := DecodeManifest(b, filepath.Join(dir, ManifestName))
 	if err != nil {
 		return err
 	}
@@ -128,7 +123,7 @@ func Sign(dir string, k *PrivateKey) error {
 	if _, err := io.Copy(io.Discard, r); err != nil {
 		return err
 	}
-	trusted := fmt.Sprintf("file:%s build_id:%s sequence:%d", Name, m.BuildID, m.Sequence)
+	trusted := fmt.Sprintf("file:%s build_id:%s sequence:%d", ManifestName, m.BuildID, m.Sequence)
 	sig := r.SignWithComments(k.key, trusted, "signature from pds secret key "+k.ID())
 	tmp := filepath.Join(dir, "."+SignatureName+".tmp")
 	if err := os.WriteFile(tmp, sig, 0o644); err != nil {
@@ -171,7 +166,7 @@ func (k *PublicKey) check(b, sig []byte) string {
 		ok = minisign.Verify(k.key, b, sig)
 	}
 	if !ok {
-		return fmt.Sprintf("the signature does not match %s (changed after signing, or a damaged signature)", Name)
+		return fmt.Sprintf("the signature does not match %s (changed after signing, or a damaged signature)", ManifestName)
 	}
 	return ""
 }
@@ -179,9 +174,9 @@ func (k *PublicKey) check(b, sig []byte) string {
 // VerifySignature checks dir's manifest signature with k. It does not check
 // the files; Verify does.
 func (k *PublicKey) VerifySignature(dir string) error {
-	b, err := os.ReadFile(filepath.Join(dir, Name))
+	b, err := os.ReadFile(filepath.Join(dir, ManifestName))
 	if err != nil {
-		return fmt.Errorf("%w: %s: no readable %s (%v)", ErrInvalid, dir, Name, err)
+		return fmt.Errorf("%w: %s: no readable %s (%v)", ErrInvalid, dir, ManifestName, err)
 	}
 	sig, err := os.ReadFile(filepath.Join(dir, SignatureName))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {

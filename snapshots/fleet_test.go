@@ -1,4 +1,4 @@
-package fleet_test
+package snapshots_test
 
 import (
 	"bytes"
@@ -15,12 +15,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/productdata/pds/fleet"
 	"github.com/productdata/pds/ingest"
 	"github.com/productdata/pds/internal/fixture"
 	"github.com/productdata/pds/internal/manifesttest"
-	"github.com/productdata/pds/manifest"
-	"github.com/productdata/pds/service"
+	"github.com/productdata/pds/snapshots"
 )
 
 // Builds of the bundled sample, made once for the package: sequence 1, 2
@@ -33,18 +31,18 @@ var (
 
 type keyPair struct {
 	pubPath string
-	pub     *manifest.PublicKey
-	sec     *manifest.PrivateKey
+	pub     *snapshots.PublicKey
+	sec     *snapshots.PrivateKey
 }
 
 func newKeys(t testing.TB, dir string) keyPair {
 	t.Helper()
 	pubPath, secPath := filepath.Join(dir, "pds.pub"), filepath.Join(dir, "pds.key")
-	pub, err := manifest.GenerateKey(pubPath, secPath)
+	pub, err := snapshots.GenerateKey(pubPath, secPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sec, err := manifest.ReadPrivateKey(secPath, "")
+	sec, err := snapshots.ReadPrivateKey(secPath, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +59,7 @@ func testBuilds(t testing.TB) string {
 			return
 		}
 		for seq := int64(1); seq <= 3; seq++ {
-			_, buildsErr = ingest.Run(context.Background(), ingest.Options{In: filepath.Join(fixture.Root(), "snapshots", "sample"),
+			_, buildsErr = ingest.Run(context.Background(), ingest.Options{In: filepath.Join(fixture.Root(), "sample-input"),
 				Out: filepath.Join(buildsDir, fmt.Sprintf("b%d", seq)), Rejects: io.Discard, Sequence: seq})
 			if buildsErr != nil {
 				return
@@ -91,7 +89,7 @@ func signedCopy(t testing.TB, n int, k keyPair) string {
 		t.Fatal(err)
 	}
 	if k.sec != nil {
-		if err := manifest.Sign(dst, k.sec); err != nil {
+		if err := snapshots.Sign(dst, k.sec); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -100,47 +98,47 @@ func signedCopy(t testing.TB, n int, k keyPair) string {
 
 func buildID(t testing.TB, dir string) string {
 	t.Helper()
-	m, err := manifest.Read(dir)
+	m, err := snapshots.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return m.BuildID
 }
 
-func s3Origin(t testing.TB) (fleet.Origin, fixture.S3) {
+func s3Origin(t testing.TB) (snapshots.Origin, fixture.S3) {
 	t.Helper()
 	s := fixture.S3Server(t)
-	o, err := fleet.OpenOrigin("s3://"+s.Bucket+"/nightly", fleet.S3Config{Endpoint: s.Endpoint})
+	o, err := snapshots.OpenOrigin("s3://"+s.Bucket+"/nightly", snapshots.S3Config{Endpoint: s.Endpoint})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return o, s
 }
 
-func publish(t testing.TB, o fleet.Origin, dir string) {
+func publish(t testing.TB, o snapshots.Origin, dir string) {
 	t.Helper()
-	if _, err := fleet.Publish(context.Background(), dir, o, fleet.PublishOptions{}); err != nil {
+	if _, err := snapshots.Publish(context.Background(), dir, o, snapshots.PublishOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func follower(t testing.TB, o fleet.Origin, snaps string, k keyPair) *fleet.Follower {
-	return &fleet.Follower{Origin: o, Snapshots: snaps, Keep: 2, Log: fixture.Logger(t),
-		Pull: fleet.PullOptions{PublicKey: k.pub}}
+func follower(t testing.TB, o snapshots.Origin, snaps string, k keyPair) *snapshots.Follower {
+	return &snapshots.Follower{Origin: o, Snapshots: snaps, Keep: 2, Log: fixture.Logger(t),
+		Pull: snapshots.PullOptions{PublicKey: k.pub}}
 }
 
 // serves checks that SNAPSHOTS/current opens as pds serve opens it and
 // answers through the service, and that it is build id.
 func serves(t testing.TB, snaps, id string, k keyPair) {
 	t.Helper()
-	cur, ok, err := fleet.Current(snaps)
+	cur, ok, err := snapshots.Current(snaps)
 	if err != nil || !ok {
 		t.Fatalf("no current build in %s: %v", snaps, err)
 	}
 	if cur.ID != id {
 		t.Fatalf("current is %s, want %s", cur.ID, id)
 	}
-	if err := fleet.SelfTest(context.Background(), filepath.Join(snaps, fleet.CurrentName), service.OpenOptions{PublicKey: k.pub}); err != nil {
+	if err := snapshots.SelfTest(context.Background(), filepath.Join(snaps, snapshots.CurrentName), snapshots.OpenOptions{PublicKey: k.pub}); err != nil {
 		t.Fatalf("current build does not serve: %v", err)
 	}
 }
@@ -154,10 +152,10 @@ func TestPublishPullFollowS3(t *testing.T) {
 	b1, b2, b3 := signedCopy(t, 1, k), signedCopy(t, 2, k), signedCopy(t, 3, k)
 	ctx := context.Background()
 
-	if _, err := fleet.Latest(ctx, o); !errors.Is(err, fleet.ErrNotFound) {
+	if _, err := snapshots.Latest(ctx, o); !errors.Is(err, snapshots.ErrNotFound) {
 		t.Fatalf("empty origin: %v, want not found", err)
 	}
-	pub, err := fleet.Publish(ctx, b1, o, fleet.PublishOptions{PublicKey: k.pub})
+	pub, err := snapshots.Publish(ctx, b1, o, snapshots.PublishOptions{PublicKey: k.pub})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,22 +168,22 @@ func TestPublishPullFollowS3(t *testing.T) {
 	}
 
 	snaps := filepath.Join(t.TempDir(), "snapshots")
-	p, err := fleet.Fetch(ctx, o, snaps, fleet.PullOptions{PublicKey: k.pub})
+	p, err := snapshots.Fetch(ctx, o, snaps, snapshots.PullOptions{PublicKey: k.pub})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if p.Downloaded != pub.Bytes || p.Reused != 0 {
 		t.Errorf("downloaded %d reused %d, published %d", p.Downloaded, p.Reused, pub.Bytes)
 	}
-	if err := fleet.Activate(snaps, p.ID); err != nil {
+	if err := snapshots.Activate(snaps, p.ID); err != nil {
 		t.Fatal(err)
 	}
 	serves(t, snaps, buildID(t, b1), k)
 
 	// An operator checks the pulled build with minisign alone.
 	minisign := fixture.Tool(t, "minisign", "PDS_MINISIGN")
-	cmd := exec.Command(minisign, "-Vm", manifest.Name, "-p", k.pubPath)
-	cmd.Dir = filepath.Join(snaps, fleet.CurrentName)
+	cmd := exec.Command(minisign, "-Vm", snapshots.ManifestName, "-p", k.pubPath)
+	cmd.Dir = filepath.Join(snaps, snapshots.CurrentName)
 	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "Signature and comment signature verified") {
 		t.Fatalf("minisign -Vm: %v\n%s", err, out)
 	}
@@ -200,12 +198,12 @@ func TestPublishPullFollowS3(t *testing.T) {
 	}
 	serves(t, snaps, buildID(t, b2), k)
 
-	from, to, err := fleet.Rollback(snaps, "", k.pub)
+	from, to, err := snapshots.Rollback(snaps, "", k.pub)
 	if err != nil || from.ID != buildID(t, b2) || to.ID != buildID(t, b1) {
 		t.Fatalf("rollback %s -> %s: %v", from.ID, to.ID, err)
 	}
 	serves(t, snaps, buildID(t, b1), k)
-	if id, err := f.Poll(ctx); !errors.Is(err, fleet.ErrRefused) || id != "" || !strings.Contains(err.Error(), "rolled back") {
+	if id, err := f.Poll(ctx); !errors.Is(err, snapshots.ErrRefused) || id != "" || !strings.Contains(err.Error(), "rolled back") {
 		t.Fatalf("poll after rollback: %q %v; want the rolled-back build refused", id, err)
 	}
 	serves(t, snaps, buildID(t, b1), k)
@@ -215,7 +213,7 @@ func TestPublishPullFollowS3(t *testing.T) {
 		t.Fatalf("poll after publishing b3: %q %v", id, err)
 	}
 	serves(t, snaps, buildID(t, b3), k)
-	builds, err := fleet.Builds(snaps)
+	builds, err := snapshots.Builds(snaps)
 	if err != nil || len(builds) != 2 || builds[0].ID != buildID(t, b3) {
 		t.Fatalf("kept %v (%v); want b3 and one more", builds, err)
 	}
@@ -234,59 +232,59 @@ func TestRefusals(t *testing.T) {
 	id2 := buildID(t, b2)
 	cases := []struct {
 		name    string
-		publish func(t *testing.T, o fleet.Origin, root string) // root: the origin's directory
-		opts    func(*fleet.PullOptions)
+		publish func(t *testing.T, o snapshots.Origin, root string) // root: the origin's directory
+		opts    func(*snapshots.PullOptions)
 		want    string
 		refused bool // a refusal (not retried) rather than a failure
 	}{
-		{name: "tampered file", publish: func(t *testing.T, o fleet.Origin, root string) {
+		{name: "tampered file", publish: func(t *testing.T, o snapshots.Origin, root string) {
 			publish(t, o, b2)
 			flipByte(t, filepath.Join(root, id2, "store", firstSST(t, b2)))
 		}, want: "does not match the signed manifest's checksum", refused: true},
-		{name: "tampered manifest", publish: func(t *testing.T, o fleet.Origin, root string) {
+		{name: "tampered manifest", publish: func(t *testing.T, o snapshots.Origin, root string) {
 			publish(t, o, b2)
-			p := filepath.Join(root, id2, manifest.Name)
+			p := filepath.Join(root, id2, snapshots.ManifestName)
 			b, _ := os.ReadFile(p)
 			os.WriteFile(p, bytes.Replace(b, []byte(`"sequence": 2`), []byte(`"sequence": 9`), 1), 0o644)
 		}, want: "the signature does not match manifest.json", refused: true},
-		{name: "wrong key", publish: func(t *testing.T, o fleet.Origin, root string) {
+		{name: "wrong key", publish: func(t *testing.T, o snapshots.Origin, root string) {
 			publish(t, o, signedCopy(t, 2, other))
 		}, want: "not by the trusted key", refused: true},
-		{name: "unsigned", publish: func(t *testing.T, o fleet.Origin, root string) {
+		{name: "unsigned", publish: func(t *testing.T, o snapshots.Origin, root string) {
 			publish(t, o, b2)
-			os.Remove(filepath.Join(root, id2, manifest.SignatureName))
+			os.Remove(filepath.Join(root, id2, snapshots.SignatureName))
 		}, want: "the snapshot is not signed", refused: true},
-		{name: "truncated file at the origin", publish: func(t *testing.T, o fleet.Origin, root string) {
+		{name: "truncated file at the origin", publish: func(t *testing.T, o snapshots.Origin, root string) {
 			publish(t, o, b2)
 			p := filepath.Join(root, id2, "store", firstSST(t, b2))
 			st, _ := os.Stat(p)
 			os.Truncate(p, st.Size()/2)
 		}, want: "pull again to resume"},
-		{name: "full disk", publish: func(t *testing.T, o fleet.Origin, root string) {
+		{name: "full disk", publish: func(t *testing.T, o snapshots.Origin, root string) {
 			publish(t, o, b2)
-		}, opts: func(p *fleet.PullOptions) {
+		}, opts: func(p *snapshots.PullOptions) {
 			p.FreeBytes = func(string) (uint64, error) { return 1 << 20, nil }
 		}, want: "not enough free disk space"},
-		{name: "older build after newer", publish: func(t *testing.T, o fleet.Origin, root string) {
-			if _, err := fleet.Publish(context.Background(), b1, o, fleet.PublishOptions{}); err == nil || !strings.Contains(err.Error(), "is not newer than the origin's latest") {
+		{name: "older build after newer", publish: func(t *testing.T, o snapshots.Origin, root string) {
+			if _, err := snapshots.Publish(context.Background(), b1, o, snapshots.PublishOptions{}); err == nil || !strings.Contains(err.Error(), "is not newer than the origin's latest") {
 				t.Fatalf("publishing an older build: %v", err)
 			}
-			if _, err := fleet.Publish(context.Background(), b1, o, fleet.PublishOptions{AllowDowngrade: true}); err != nil {
+			if _, err := snapshots.Publish(context.Background(), b1, o, snapshots.PublishOptions{AllowDowngrade: true}); err != nil {
 				t.Fatal(err)
 			}
 		}, want: "is not newer than the served build", refused: true},
 	}
 	origins := []struct {
 		name string
-		open func(t *testing.T) (fleet.Origin, string)
+		open func(t *testing.T) (snapshots.Origin, string)
 	}{
-		{"s3", func(t *testing.T) (fleet.Origin, string) {
+		{"s3", func(t *testing.T) (snapshots.Origin, string) {
 			o, s := s3Origin(t)
 			return o, filepath.Join(s.Root, s.Bucket, "nightly")
 		}},
-		{"file", func(t *testing.T) (fleet.Origin, string) {
+		{"file", func(t *testing.T) (snapshots.Origin, string) {
 			root := t.TempDir()
-			o, err := fleet.OpenOrigin("file://"+root, fleet.S3Config{})
+			o, err := snapshots.OpenOrigin("file://"+root, snapshots.S3Config{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -315,8 +313,8 @@ func TestRefusals(t *testing.T) {
 				if err == nil || id != "" || !strings.Contains(err.Error(), c.want) {
 					t.Fatalf("poll: %q %v; want an error saying %q", id, err, c.want)
 				}
-				if errors.Is(err, fleet.ErrRefused) != c.refused {
-					t.Errorf("refused %v, want %v: %v", errors.Is(err, fleet.ErrRefused), c.refused, err)
+				if errors.Is(err, snapshots.ErrRefused) != c.refused {
+					t.Errorf("refused %v, want %v: %v", errors.Is(err, snapshots.ErrRefused), c.refused, err)
 				}
 				serves(t, snaps, buildID(t, first), k)
 				if c.refused {
@@ -350,7 +348,7 @@ func interruptedHTTPPull(t *testing.T, format1 bool) {
 		asFormat1(t, b2, k)
 	}
 	root := t.TempDir()
-	fo, err := fleet.OpenOrigin("file://"+root, fleet.S3Config{})
+	fo, err := snapshots.OpenOrigin("file://"+root, snapshots.S3Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -385,7 +383,7 @@ func interruptedHTTPPull(t *testing.T, format1 bool) {
 		conn.Close()
 	}))
 	defer srv.Close()
-	o, err := fleet.OpenOrigin(srv.URL+"/", fleet.S3Config{})
+	o, err := snapshots.OpenOrigin(srv.URL+"/", snapshots.S3Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -402,14 +400,14 @@ func interruptedHTTPPull(t *testing.T, format1 bool) {
 		t.Fatalf("interrupted pull: %v", err)
 	}
 	serves(t, snaps, buildID(t, b1), k)
-	p, err := fleet.Fetch(context.Background(), o, snaps, fleet.PullOptions{PublicKey: k.pub})
+	p, err := snapshots.Fetch(context.Background(), o, snaps, snapshots.PullOptions{PublicKey: k.pub})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !ranged || p.Reused < big.Size/2 {
 		t.Errorf("second pull: ranged %v, reused %d bytes of %d; want the file resumed", ranged, p.Reused, big.Size)
 	}
-	if err := fleet.Activate(snaps, p.ID); err != nil {
+	if err := snapshots.Activate(snaps, p.ID); err != nil {
 		t.Fatal(err)
 	}
 	serves(t, snaps, buildID(t, b2), k)
@@ -421,7 +419,7 @@ func TestOpenOriginErrors(t *testing.T) {
 		{"s3:///prefix", "name the bucket"},
 		{"file://relative/path", "file:///ABSOLUTE/PATH"},
 	} {
-		if _, err := fleet.OpenOrigin(c.url, fleet.S3Config{}); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := snapshots.OpenOrigin(c.url, snapshots.S3Config{}); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.url, err, c.want)
 		}
 	}
@@ -429,7 +427,7 @@ func TestOpenOriginErrors(t *testing.T) {
 
 func firstSST(t testing.TB, dir string) string {
 	t.Helper()
-	m, err := manifest.Read(dir)
+	m, err := snapshots.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -442,13 +440,13 @@ func firstSST(t testing.TB, dir string) string {
 	return ""
 }
 
-func largestFile(t testing.TB, dir string) manifest.File {
+func largestFile(t testing.TB, dir string) snapshots.File {
 	t.Helper()
-	m, err := manifest.Read(dir)
+	m, err := snapshots.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var big manifest.File
+	var big snapshots.File
 	for _, f := range m.Files {
 		if f.Size > big.Size {
 			big = f
@@ -475,30 +473,30 @@ func flipByte(t testing.TB, path string) {
 func TestUntrustedNames(t *testing.T) {
 	k := newKeys(t, t.TempDir())
 	root := t.TempDir()
-	o, err := fleet.OpenOrigin("file://"+root, fleet.S3Config{})
+	o, err := snapshots.OpenOrigin("file://"+root, snapshots.S3Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	snaps := filepath.Join(t.TempDir(), "snapshots")
 	os.WriteFile(filepath.Join(root, "latest"), []byte("../../etc\n"), 0o644)
-	if _, err := fleet.Fetch(context.Background(), o, snaps, fleet.PullOptions{PublicKey: k.pub}); err == nil || !strings.Contains(err.Error(), "not a build id") {
+	if _, err := snapshots.Fetch(context.Background(), o, snaps, snapshots.PullOptions{PublicKey: k.pub}); err == nil || !strings.Contains(err.Error(), "not a build id") {
 		t.Fatalf("latest naming a path: %v", err)
 	}
 
 	b := signedCopy(t, 1, keyPair{})
 	id := buildID(t, b)
-	mp := filepath.Join(b, manifest.Name)
+	mp := filepath.Join(b, snapshots.ManifestName)
 	raw, _ := os.ReadFile(mp)
 	os.WriteFile(mp, bytes.Replace(raw, []byte(`"path": "index/docs.dat"`), []byte(`"path": "../../escaped"`), 1), 0o644)
-	if err := manifest.Sign(b, k.sec); err != nil {
+	if err := snapshots.Sign(b, k.sec); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.CopyFS(filepath.Join(root, id), os.DirFS(b)); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(root, "latest"), []byte(id+"\n"), 0o644)
-	_, err = fleet.Fetch(context.Background(), o, snaps, fleet.PullOptions{PublicKey: k.pub})
-	if !errors.Is(err, fleet.ErrRefused) || !strings.Contains(err.Error(), "not a file inside the build") {
+	_, err = snapshots.Fetch(context.Background(), o, snaps, snapshots.PullOptions{PublicKey: k.pub})
+	if !errors.Is(err, snapshots.ErrRefused) || !strings.Contains(err.Error(), "leaves the snapshot") {
 		t.Fatalf("manifest naming ../../escaped: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(filepath.Dir(snaps), "..", "escaped")); err == nil {
@@ -513,7 +511,7 @@ func TestDamagedPartialRestarts(t *testing.T) {
 	k := newKeys(t, t.TempDir())
 	b1 := signedCopy(t, 1, k)
 	root := t.TempDir()
-	o, err := fleet.OpenOrigin("file://"+root, fleet.S3Config{})
+	o, err := snapshots.OpenOrigin("file://"+root, snapshots.S3Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -525,7 +523,7 @@ func TestDamagedPartialRestarts(t *testing.T) {
 	os.WriteFile(partial, bytes.Repeat([]byte{0x5a}, int(big.Size/2)), 0o644)
 	f := follower(t, o, snaps, k)
 	_, err = f.Poll(context.Background())
-	if err == nil || errors.Is(err, fleet.ErrRefused) || !strings.Contains(err.Error(), "fetched whole on the next pull") {
+	if err == nil || errors.Is(err, snapshots.ErrRefused) || !strings.Contains(err.Error(), "fetched whole on the next pull") {
 		t.Fatalf("resume over a damaged partial file: %v", err)
 	}
 	if id, err := f.Poll(context.Background()); err != nil || id != buildID(t, b1) {
@@ -536,15 +534,15 @@ func TestDamagedPartialRestarts(t *testing.T) {
 
 // asFormat1 rewrites the manifest of the build at dir as a pds before
 // format 2 wrote it (every file's SHA-256), and signs it with k.
-func asFormat1(t *testing.T, dir string, k keyPair) manifest.Manifest {
+func asFormat1(t *testing.T, dir string, k keyPair) snapshots.Manifest {
 	t.Helper()
 	if err := manifesttest.AsFormat1(dir); err != nil {
 		t.Fatal(err)
 	}
-	if err := manifest.Sign(dir, k.sec); err != nil {
+	if err := snapshots.Sign(dir, k.sec); err != nil {
 		t.Fatal(err)
 	}
-	m, err := manifest.Read(dir)
+	m, err := snapshots.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -559,7 +557,7 @@ func TestPullFormat1Build(t *testing.T) {
 	b1 := signedCopy(t, 1, keyPair{})
 	m := asFormat1(t, b1, k)
 	root := t.TempDir()
-	o, err := fleet.OpenOrigin("file://"+root, fleet.S3Config{})
+	o, err := snapshots.OpenOrigin("file://"+root, snapshots.S3Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -579,8 +577,8 @@ func TestPullFormat1Build(t *testing.T) {
 	}
 	b[len(b)/2] ^= 1
 	os.WriteFile(p, b, 0o644)
-	_, err = fleet.Fetch(context.Background(), o, filepath.Join(t.TempDir(), "snapshots"), fleet.PullOptions{PublicKey: k.pub})
-	if !errors.Is(err, fleet.ErrRefused) || !strings.Contains(err.Error(), "does not match the signed manifest's checksum") {
+	_, err = snapshots.Fetch(context.Background(), o, filepath.Join(t.TempDir(), "snapshots"), snapshots.PullOptions{PublicKey: k.pub})
+	if !errors.Is(err, snapshots.ErrRefused) || !strings.Contains(err.Error(), "does not match the signed manifest's checksum") {
 		t.Fatalf("pull of a changed format 1 file: %v", err)
 	}
 }
@@ -596,7 +594,7 @@ func TestUpgradeFromFormat1(t *testing.T) {
 	m1 := asFormat1(t, b1, k)
 	b2 := signedCopy(t, 2, k)
 	root := t.TempDir()
-	o, err := fleet.OpenOrigin("file://"+root, fleet.S3Config{})
+	o, err := snapshots.OpenOrigin("file://"+root, snapshots.S3Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -614,12 +612,12 @@ func TestUpgradeFromFormat1(t *testing.T) {
 		t.Fatalf("follow the format 2 build: %q %v", id, err)
 	}
 	serves(t, snaps, buildID(t, b2), k)
-	builds, err := fleet.Builds(snaps)
+	builds, err := snapshots.Builds(snaps)
 	if err != nil || len(builds) != 2 {
 		t.Fatalf("kept builds %v, %v; want both formats listed", builds, err)
 	}
 
-	if _, to, err := fleet.Rollback(snaps, m1.BuildID, k.pub); err != nil || to.ID != m1.BuildID {
+	if _, to, err := snapshots.Rollback(snaps, m1.BuildID, k.pub); err != nil || to.ID != m1.BuildID {
 		t.Fatalf("rollback to the format 1 build: %v %v", to, err)
 	}
 	serves(t, snaps, m1.BuildID, k)

@@ -1,4 +1,4 @@
-package fleet
+package snapshots
 
 import (
 	"context"
@@ -8,15 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/productdata/pds/manifest"
 )
 
 // PublishOptions configure Publish.
 type PublishOptions struct {
 	// PublicKey, when set, must have signed the build (a check before
 	// upload; replicas check again). A signature is required either way.
-	PublicKey *manifest.PublicKey
+	PublicKey *PublicKey
 	// AllowDowngrade publishes a build whose sequence is not above the
 	// origin's latest one's.
 	AllowDowngrade bool
@@ -43,10 +41,10 @@ func Publish(ctx context.Context, dir string, o Origin, opts PublishOptions) (Pu
 		if err := opts.PublicKey.VerifySignature(dir); err != nil {
 			return pub, err
 		}
-	} else if _, err := os.Stat(filepath.Join(dir, manifest.SignatureName)); err != nil {
-		return pub, fmt.Errorf("%s is not signed (no %s); sign it first with 'pds snapshot sign'", dir, manifest.SignatureName)
+	} else if _, err := os.Stat(filepath.Join(dir, SignatureName)); err != nil {
+		return pub, fmt.Errorf("%s is not signed (no %s); sign it first with 'pds snapshot sign'", dir, SignatureName)
 	}
-	m, err := manifest.Verify(dir)
+	m, err := Verify(dir)
 	if err != nil {
 		return pub, err
 	}
@@ -67,7 +65,7 @@ func Publish(ctx context.Context, dir string, o Origin, opts PublishOptions) (Pu
 			fmt.Fprintf(opts.Progress, "publish: %s/%s/%s (%d bytes)\n", o, m.BuildID, f.Path, f.Size)
 		}
 	}
-	for _, name := range []string{manifest.SignatureName, manifest.Name} {
+	for _, name := range []string{SignatureName, ManifestName} {
 		if err := putFile(ctx, o, m.BuildID+"/"+name, filepath.Join(dir, name)); err != nil {
 			return pub, err
 		}
@@ -81,7 +79,7 @@ func Publish(ctx context.Context, dir string, o Origin, opts PublishOptions) (Pu
 
 // checkOriginOrder refuses to publish a build that is not newer than the
 // origin's latest (replicas would refuse it anyway).
-func checkOriginOrder(ctx context.Context, o Origin, m manifest.Manifest, allowDowngrade bool) error {
+func checkOriginOrder(ctx context.Context, o Origin, m Manifest, allowDowngrade bool) error {
 	id, err := Latest(ctx, o)
 	if errors.Is(err, ErrNotFound) {
 		return nil
@@ -92,11 +90,11 @@ func checkOriginOrder(ctx context.Context, o Origin, m manifest.Manifest, allowD
 	if id == m.BuildID {
 		return nil // publishing again (after an interrupted upload, say)
 	}
-	b, err := readSmall(ctx, o, id+"/"+manifest.Name, maxManifestBytes)
+	b, err := readSmall(ctx, o, id+"/"+ManifestName, maxManifestBytes)
 	if err != nil {
 		return fmt.Errorf("the origin's latest build %s: %v", id, err)
 	}
-	cur, err := manifest.Decode(b, fmt.Sprintf("%s/%s/%s", o, id, manifest.Name))
+	cur, err := DecodeManifest(b, fmt.Sprintf("%s/%s/%s", o, id, ManifestName))
 	if err != nil {
 		return fmt.Errorf("the origin's latest build: %v", err)
 	}

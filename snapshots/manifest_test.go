@@ -1,4 +1,4 @@
-package manifest
+package snapshots
 
 import (
 	"context"
@@ -30,7 +30,7 @@ func snapshot(t *testing.T) string {
 	}
 	os.MkdirAll(filepath.Join(dir, "index"), 0o755)
 	os.WriteFile(filepath.Join(dir, "index", "meta.json"), []byte(`{}`), 0o644)
-	if err := Write(dir, Manifest{BuildID: "01TEST", CreatedAt: "2026-11-23T00:00:00Z"}); err != nil {
+	if err := WriteManifest(dir, Manifest{BuildID: "01TEST", CreatedAt: "2026-11-23T00:00:00Z"}); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -39,13 +39,13 @@ func snapshot(t *testing.T) string {
 // relist rewrites the manifest's file list through edit.
 func relist(t *testing.T, dir string, edit func([]File) []File) {
 	t.Helper()
-	m, err := Read(dir)
+	m, err := ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	m.Files = edit(m.Files)
 	b, _ := json.Marshal(m)
-	if err := os.WriteFile(filepath.Join(dir, Name), b, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, ManifestName), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -67,8 +67,8 @@ func TestVerify(t *testing.T) {
 			relist(t, dir, func(fs []File) []File { return append(fs, File{Path: "/etc/hostname", Size: 5}) })
 		}, "an absolute path"},
 		{"the manifest listed", func(t *testing.T, dir string) {
-			relist(t, dir, func(fs []File) []File { return append(fs, File{Path: Name}) })
-		}, "the manifest itself"},
+			relist(t, dir, func(fs []File) []File { return append(fs, File{Path: ManifestName}) })
+		}, "the manifest or its signature"},
 		{"a path listed twice", func(t *testing.T, dir string) {
 			relist(t, dir, func(fs []File) []File { return append(fs, fs[0]) })
 		}, "listed twice"},
@@ -201,7 +201,7 @@ func TestFingerprint(t *testing.T) {
 // write; a file that grew since they were taken is checksummed again.
 func TestWriteWithSums(t *testing.T) {
 	dir := snapshot(t)
-	want, err := os.ReadFile(filepath.Join(dir, Name))
+	want, err := os.ReadFile(filepath.Join(dir, ManifestName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +218,7 @@ func TestWriteWithSums(t *testing.T) {
 	if err := WriteWith(dir, Manifest{BuildID: "01TEST", CreatedAt: "2026-11-23T00:00:00Z"}, sums); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := os.ReadFile(filepath.Join(dir, Name)); string(got) != string(want) {
+	if got, _ := os.ReadFile(filepath.Join(dir, ManifestName)); string(got) != string(want) {
 		t.Errorf("WriteWith wrote\n%s\nwant\n%s", got, want)
 	}
 
@@ -246,7 +246,7 @@ func toFormat1(t *testing.T, dir string) {
 // rewrite edits dir's manifest as JSON, whatever its format.
 func rewrite(t *testing.T, dir string, edit func(m map[string]any)) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, Name))
+	b, err := os.ReadFile(filepath.Join(dir, ManifestName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,14 +256,14 @@ func rewrite(t *testing.T, dir string, edit func(m map[string]any)) {
 	}
 	edit(m)
 	b, _ = json.Marshal(m)
-	if err := os.WriteFile(filepath.Join(dir, Name), b, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, ManifestName), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func TestWriteListsBLAKE3(t *testing.T) {
 	dir := snapshot(t)
-	m, err := Read(dir)
+	m, err := ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +280,7 @@ func TestWriteListsBLAKE3(t *testing.T) {
 			t.Fatalf("%s listed with blake3 %q and sha256 %q; want only the file's BLAKE3", f.Path, f.BLAKE3, f.SHA256)
 		}
 	}
-	raw, _ := os.ReadFile(filepath.Join(dir, Name))
+	raw, _ := os.ReadFile(filepath.Join(dir, ManifestName))
 	if strings.Contains(string(raw), `"sha256"`) {
 		t.Fatal("a format 2 manifest carries sha256 members")
 	}
@@ -347,8 +347,8 @@ func TestVerifyFormats(t *testing.T) {
 			// Decode (a manifest fetched from an origin) judges the format
 			// and checksums alike.
 			// It reads no file, so a changed file is not its to find.
-			b, _ := os.ReadFile(filepath.Join(dir, Name))
-			_, derr := Decode(b, "origin")
+			b, _ := os.ReadFile(filepath.Join(dir, ManifestName))
+			_, derr := DecodeManifest(b, "origin")
 			listing := c.want != "" && !strings.Contains(c.want, "does not match")
 			if listing && (derr == nil || !strings.Contains(derr.Error(), c.want)) {
 				t.Fatalf("Decode: got %v, want %q", derr, c.want)

@@ -2,7 +2,7 @@
 // snapshot is (format version, build id, input digest, counts) and every file
 // it is made of, with size and checksum, so that a damaged, truncated or
 // foreign snapshot is refused before it is served.
-package manifest
+package snapshots
 
 import (
 	"cmp"
@@ -42,9 +42,6 @@ const FormatSHA256 = 1
 
 // knownFormat reports whether this pds reads snapshot format v.
 func knownFormat(v int) bool { return v == FormatVersion || v == FormatSHA256 }
-
-// Name is the manifest's file name inside a snapshot.
-const Name = "manifest.json"
 
 // File is one file of a snapshot. It has one checksum: BLAKE3 in a format
 // 2 manifest, SHA-256 in a format 1 manifest.
@@ -96,7 +93,7 @@ func checkSums(dir string, m Manifest) error {
 			if m.FormatVersion == FormatSHA256 {
 				want = "sha256"
 			}
-			return fmt.Errorf("%w: %s: %s lists %q without a well-formed %s checksum (%q and 64 lowercase hex digits), the one format %d uses", ErrInvalid, dir, Name, f.Path, want, want+":", m.FormatVersion)
+			return fmt.Errorf("%w: %s: %s lists %q without a well-formed %s checksum (%q and 64 lowercase hex digits), the one format %d uses", ErrInvalid, dir, ManifestName, f.Path, want, want+":", m.FormatVersion)
 		}
 	}
 	return nil
@@ -142,7 +139,7 @@ type Manifest struct {
 // writes dir/manifest.json in format FormatVersion. The files are
 // checksummed up to GOMAXPROCS at once, as Verify reads them: a snapshot's
 // files are few and large, and one core hashes about 2 GB/s.
-func Write(dir string, m Manifest) error { return WriteWith(dir, m, nil) }
+func WriteManifest(dir string, m Manifest) error { return WriteWith(dir, m, nil) }
 
 // WriteWith is Write with the checksums of some files taken already, by
 // Sums while the rest of the snapshot was still being written: a file in
@@ -178,7 +175,7 @@ func WriteWith(dir string, m Manifest, known map[string]File) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, Name), append(b, '\n'), 0o644)
+	return os.WriteFile(filepath.Join(dir, ManifestName), append(b, '\n'), 0o644)
 }
 
 // Sums checksums every file under dir/sub, keyed by its path relative to
@@ -218,7 +215,7 @@ func listFiles(dir, sub string) ([]listedFile, error) {
 			return err
 		}
 		rel, err := filepath.Rel(dir, path)
-		if err != nil || rel == Name {
+		if err != nil || rel == ManifestName {
 			return err
 		}
 		info, err := d.Info()
@@ -252,23 +249,23 @@ func sumFile(dir, rel string) (File, error) {
 var ErrInvalid = errors.New("snapshot refused")
 
 // Read reads dir/manifest.json and checks its format version.
-func Read(dir string) (Manifest, error) {
+func ReadManifest(dir string) (Manifest, error) {
 	var m Manifest
-	b, err := os.ReadFile(filepath.Join(dir, Name))
+	b, err := os.ReadFile(filepath.Join(dir, ManifestName))
 	if err != nil {
-		return m, fmt.Errorf("%w: %s: no readable %s (%v)", ErrInvalid, dir, Name, err)
+		return m, fmt.Errorf("%w: %s: no readable %s (%v)", ErrInvalid, dir, ManifestName, err)
 	}
 	if err := json.Unmarshal(b, &m); err != nil {
-		return m, fmt.Errorf("%w: %s: %s is not valid JSON: %v", ErrInvalid, dir, Name, err)
+		return m, fmt.Errorf("%w: %s: %s is not valid JSON: %v", ErrInvalid, dir, ManifestName, err)
 	}
 	if !knownFormat(m.FormatVersion) {
 		return m, formatError(dir, m.FormatVersion)
 	}
 	if len(m.Files) == 0 || m.BuildID == "" {
-		return m, fmt.Errorf("%w: %s: %s lists no files or no build id", ErrInvalid, dir, Name)
+		return m, fmt.Errorf("%w: %s: %s lists no files or no build id", ErrInvalid, dir, ManifestName)
 	}
-	if err := checkPaths(dir, m.Files); err != nil {
-		return m, err
+	if err := checkPaths(m.Files); err != nil {
+		return m, fmt.Errorf("%w: %s: %v", ErrInvalid, dir, err)
 	}
 	if err := checkSums(dir, m); err != nil {
 		return m, err

@@ -1,4 +1,4 @@
-package manifest_test
+package snapshots_test
 
 import (
 	"os"
@@ -6,29 +6,29 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/productdata/pds/manifest"
+	"github.com/productdata/pds/snapshots"
 )
 
 func TestSignature(t *testing.T) {
 	keys := t.TempDir()
-	pub, err := manifest.GenerateKey(filepath.Join(keys, "a.pub"), filepath.Join(keys, "a.key"))
+	pub, err := snapshots.GenerateKey(filepath.Join(keys, "a.pub"), filepath.Join(keys, "a.key"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	sec, err := manifest.ReadPrivateKey(filepath.Join(keys, "a.key"), "")
+	sec, err := snapshots.ReadPrivateKey(filepath.Join(keys, "a.key"), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, _ := manifest.GenerateKey(filepath.Join(keys, "b.pub"), filepath.Join(keys, "b.key"))
-	otherSec, _ := manifest.ReadPrivateKey(filepath.Join(keys, "b.key"), "")
-	if _, err := manifest.GenerateKey(filepath.Join(keys, "a.pub"), filepath.Join(keys, "c.key")); err == nil {
+	other, _ := snapshots.GenerateKey(filepath.Join(keys, "b.pub"), filepath.Join(keys, "b.key"))
+	otherSec, _ := snapshots.ReadPrivateKey(filepath.Join(keys, "b.key"), "")
+	if _, err := snapshots.GenerateKey(filepath.Join(keys, "a.pub"), filepath.Join(keys, "c.key")); err == nil {
 		t.Error("GenerateKey overwrote a key file")
 	}
 
 	newSnap := func(t *testing.T) string {
 		dir := t.TempDir()
 		os.WriteFile(filepath.Join(dir, "data"), []byte("payload"), 0o644)
-		if err := manifest.Write(dir, manifest.Manifest{BuildID: "B1", Sequence: 7}); err != nil {
+		if err := snapshots.WriteManifest(dir, snapshots.Manifest{BuildID: "B1", Sequence: 7}); err != nil {
 			t.Fatal(err)
 		}
 		return dir
@@ -36,30 +36,30 @@ func TestSignature(t *testing.T) {
 	cases := []struct {
 		name   string
 		change func(dir string)
-		key    *manifest.PublicKey
+		key    *snapshots.PublicKey
 		want   string
 	}{
 		{"good", func(string) {}, pub, ""},
-		{"unsigned", func(dir string) { os.Remove(filepath.Join(dir, manifest.SignatureName)) }, pub, "the snapshot is not signed"},
-		{"other key", func(dir string) { manifest.Sign(dir, otherSec) }, pub, "not by the trusted key"},
+		{"unsigned", func(dir string) { os.Remove(filepath.Join(dir, snapshots.SignatureName)) }, pub, "the snapshot is not signed"},
+		{"other key", func(dir string) { snapshots.Sign(dir, otherSec) }, pub, "not by the trusted key"},
 		{"checked with the other key", func(string) {}, other, "not by the trusted key"},
 		{"manifest changed", func(dir string) {
-			p := filepath.Join(dir, manifest.Name)
+			p := filepath.Join(dir, snapshots.ManifestName)
 			b, _ := os.ReadFile(p)
 			os.WriteFile(p, []byte(strings.Replace(string(b), `"sequence": 7`, `"sequence": 8`, 1)), 0o644)
 		}, pub, "the signature does not match manifest.json"},
 		{"garbage signature", func(dir string) {
-			os.WriteFile(filepath.Join(dir, manifest.SignatureName), []byte("not a signature\n"), 0o644)
+			os.WriteFile(filepath.Join(dir, snapshots.SignatureName), []byte("not a signature\n"), 0o644)
 		}, pub, "is not a minisign signature"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := newSnap(t)
-			if err := manifest.Sign(dir, sec); err != nil {
+			if err := snapshots.Sign(dir, sec); err != nil {
 				t.Fatal(err)
 			}
 			c.change(dir)
-			_, err := manifest.VerifySigned(dir, c.key)
+			_, err := snapshots.VerifySigned(dir, c.key)
 			if c.want == "" {
 				if err != nil {
 					t.Fatal(err)
@@ -76,9 +76,9 @@ func TestSignature(t *testing.T) {
 	}
 	// A data file changed after signing: the signature holds, the checksum does not.
 	dir := newSnap(t)
-	manifest.Sign(dir, sec)
+	snapshots.Sign(dir, sec)
 	os.WriteFile(filepath.Join(dir, "data"), []byte("PAYLOAD"), 0o644)
-	if _, err := manifest.VerifySigned(dir, pub); err == nil || !strings.Contains(err.Error(), "does not match its checksum") {
+	if _, err := snapshots.VerifySigned(dir, pub); err == nil || !strings.Contains(err.Error(), "does not match its checksum") {
 		t.Fatalf("changed file: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package manifest
+package snapshots
 
 import (
 	"cmp"
@@ -22,9 +22,10 @@ import (
 )
 
 // checkPaths refuses a listing whose paths could name a file outside the
-// snapshot or the manifest itself: every path must be relative, clean
-// (no ".", "..", empty or doubled segments), slash-separated and listed once.
-func checkPaths(dir string, files []File) error {
+// snapshot, the manifest or its signature: every path must be relative,
+// clean (no ".", "..", empty or doubled segments), slash-separated and
+// listed once. The error says which path and why; callers wrap it.
+func checkPaths(files []File) error {
 	seen := make(map[string]bool, len(files))
 	for _, f := range files {
 		p := f.Path
@@ -38,15 +39,15 @@ func checkPaths(dir string, files []File) error {
 			bad = "a backslash"
 		case path.Clean(p) != p || p == "." || p == ".." || strings.HasPrefix(p, "../"):
 			bad = "a path that is not clean or leaves the snapshot"
-		case p == Name:
-			bad = "the manifest itself"
+		case p == ManifestName || p == SignatureName:
+			bad = "the manifest or its signature"
 		case seen[p]:
 			bad = "a path listed twice"
 		case f.Size < 0:
 			bad = "a negative size"
 		}
 		if bad != "" {
-			return fmt.Errorf("%w: %s: %s lists %q, %s", ErrInvalid, dir, Name, p, bad)
+			return fmt.Errorf("%s lists %q, %s", ManifestName, p, bad)
 		}
 		seen[p] = true
 	}
@@ -62,7 +63,7 @@ func VerifyContext(ctx context.Context, dir string) (Manifest, error) {
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
 	}
-	m, err := Read(dir)
+	m, err := ReadManifest(dir)
 	if err != nil {
 		return m, err
 	}
@@ -125,8 +126,8 @@ func checkUnlisted(dir string, files []File) error {
 			return err
 		}
 		rel = filepath.ToSlash(rel)
-		if rel != Name && rel != SignatureName && !listed[rel] {
-			return fmt.Errorf("%w: %s: file %s is not listed in %s (added after the build?); remove it or rebuild the snapshot", ErrInvalid, dir, rel, Name)
+		if rel != ManifestName && rel != SignatureName && !listed[rel] {
+			return fmt.Errorf("%w: %s: file %s is not listed in %s (added after the build?); remove it or rebuild the snapshot", ErrInvalid, dir, rel, ManifestName)
 		}
 		return nil
 	})
@@ -210,16 +211,16 @@ func checksumIn(ctx context.Context, root *os.Root, lf File) (bool, error) {
 // repaired snapshot gets a new one. It returns an error when the manifest
 // cannot be read or lists an unsafe path.
 func Fingerprint(dir string) (string, error) {
-	b, err := os.ReadFile(filepath.Join(dir, Name))
+	b, err := os.ReadFile(filepath.Join(dir, ManifestName))
 	if err != nil {
-		return "", fmt.Errorf("%w: %s: no readable %s (%v)", ErrInvalid, dir, Name, err)
+		return "", fmt.Errorf("%w: %s: no readable %s (%v)", ErrInvalid, dir, ManifestName, err)
 	}
 	var m Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
-		return "", fmt.Errorf("%w: %s: %s is not valid JSON: %v", ErrInvalid, dir, Name, err)
+		return "", fmt.Errorf("%w: %s: %s is not valid JSON: %v", ErrInvalid, dir, ManifestName, err)
 	}
-	if err := checkPaths(dir, m.Files); err != nil {
-		return "", err
+	if err := checkPaths(m.Files); err != nil {
+		return "", fmt.Errorf("%w: %s: %v", ErrInvalid, dir, err)
 	}
 	h := sha256.New()
 	h.Write(b)

@@ -1,4 +1,4 @@
-package fleet
+package snapshots
 
 import (
 	"context"
@@ -8,9 +8,6 @@ import (
 	"os"
 	"sync/atomic"
 	"time"
-
-	"github.com/productdata/pds/keys"
-	"github.com/productdata/pds/service"
 )
 
 // Follower keeps a snapshots directory on the origin's latest build: every
@@ -84,7 +81,7 @@ func (f *Follower) Poll(ctx context.Context) (string, error) {
 	if p.UpToDate {
 		return "", nil
 	}
-	if err := SelfTest(ctx, p.Dir, service.OpenOptions{CacheBytes: 8 << 20, PublicKey: f.Pull.PublicKey}); err != nil {
+	if err := SelfTest(ctx, p.Dir, OpenOptions{CacheBytes: 8 << 20, PublicKey: f.Pull.PublicKey}); err != nil {
 		os.RemoveAll(p.Dir)
 		return "", f.fail(p.ID, fmt.Errorf("%w: %v", ErrRefused, err))
 	}
@@ -122,25 +119,12 @@ func (f *Follower) fail(id string, err error) error {
 }
 
 // SelfTest opens the build in dir as pds serve would (verifying signature
-// and checksums) and answers a resolve and a search through the service,
-// which read the store and the search index. Absence is a fine answer; an
-// error is not.
-func SelfTest(ctx context.Context, dir string, o service.OpenOptions) error {
-	snap, err := service.OpenSnapshot(dir, o)
+// and checksums with o) and reads it as serving does (Snapshot.SelfTest).
+func SelfTest(ctx context.Context, dir string, o OpenOptions) error {
+	snap, err := Open(dir, o)
 	if err != nil {
 		return err
 	}
-	svc := service.New(snap, nil, nil, slog.New(slog.DiscardHandler))
-	defer svc.Close()
-	c := service.Caller{Tenant: "pds-self-test", Scopes: keys.AllScopes, KeyID: "self-test",
-		Key: &keys.Key{ID: "self-test", Tenant: "pds-self-test", Scopes: keys.AllScopes}}
-	ids := []string{"gtin:09520123456788", "internal_sku:self-test"}
-	if _, err := svc.Resolve(ctx, c, service.ResolveArgs{Identifiers: &ids}); err != nil {
-		return fmt.Errorf("self-test resolve on %s: %v", dir, err)
-	}
-	maker := "self test"
-	if _, err := svc.Search(ctx, c, service.SearchArgs{Manufacturer: &maker}); err != nil {
-		return fmt.Errorf("self-test search on %s: %v", dir, err)
-	}
-	return nil
+	defer snap.Close()
+	return snap.SelfTest(ctx)
 }

@@ -1,4 +1,4 @@
-package fleet
+package snapshots
 
 import (
 	"bufio"
@@ -10,8 +10,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-
-	"github.com/productdata/pds/manifest"
 )
 
 // A snapshots directory (what --snapshots and --into name) holds:
@@ -44,7 +42,7 @@ func validBuildID(id string) bool {
 type Build struct {
 	ID       string
 	Dir      string
-	Manifest manifest.Manifest
+	Manifest Manifest
 }
 
 // Current returns the build SNAPSHOTS/current points at; ok is false when
@@ -61,7 +59,7 @@ func Current(snapshots string) (b Build, ok bool, err error) {
 	if !filepath.IsAbs(target) {
 		target = filepath.Join(snapshots, target)
 	}
-	m, err := manifest.Read(target)
+	m, err := ReadManifest(target)
 	if err != nil {
 		return b, false, err
 	}
@@ -81,7 +79,7 @@ func Builds(snapshots string) ([]Build, error) {
 			continue
 		}
 		dir := filepath.Join(snapshots, e.Name())
-		m, err := manifest.Read(dir)
+		m, err := ReadManifest(dir)
 		if err != nil {
 			continue // not a build: left alone
 		}
@@ -93,7 +91,7 @@ func Builds(snapshots string) ([]Build, error) {
 
 // newer reports whether a is a later build than b: a higher sequence, or the
 // same sequence and a greater build id (ULIDs sort by build time).
-func newer(a, b manifest.Manifest) bool {
+func newer(a, b Manifest) bool {
 	if a.Sequence != b.Sequence {
 		return a.Sequence > b.Sequence
 	}
@@ -107,7 +105,7 @@ func Activate(snapshots, id string) error {
 	if !validBuildID(id) {
 		return fmt.Errorf("%q is not a build id", id)
 	}
-	if _, err := os.Stat(filepath.Join(snapshots, id, manifest.Name)); err != nil {
+	if _, err := os.Stat(filepath.Join(snapshots, id, ManifestName)); err != nil {
 		return fmt.Errorf("build %s is not in %s", id, snapshots)
 	}
 	tmp := filepath.Join(snapshots, "."+CurrentName+".tmp-"+id)
@@ -166,7 +164,7 @@ func Prune(snapshots string, keep int) ([]string, error) {
 // follower does not pull it again; a later build is followed as usual.
 // pub, when set, must have signed the build rolled back to. It returns the
 // builds left and entered.
-func Rollback(snapshots, id string, pub *manifest.PublicKey) (from, to Build, err error) {
+func Rollback(snapshots, id string, pub *PublicKey) (from, to Build, err error) {
 	cur, ok, err := Current(snapshots)
 	if err != nil {
 		return from, to, err
@@ -197,7 +195,7 @@ func Rollback(snapshots, id string, pub *manifest.PublicKey) (from, to Build, er
 			return cur, to, err
 		}
 	}
-	if _, err := manifest.Verify(to.Dir); err != nil {
+	if _, err := Verify(to.Dir); err != nil {
 		return cur, to, err
 	}
 	if newer(cur.Manifest, to.Manifest) {

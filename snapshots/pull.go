@@ -1,4 +1,4 @@
-package fleet
+package snapshots
 
 import (
 	"context"
@@ -12,8 +12,6 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-
-	"github.com/productdata/pds/manifest"
 )
 
 // ErrRefused is wrapped by every reason a build is not taken that pulling
@@ -32,7 +30,7 @@ const maxManifestBytes = 64 << 20
 // PullOptions configure Fetch.
 type PullOptions struct {
 	// PublicKey must have signed the build's manifest. Required.
-	PublicKey *manifest.PublicKey
+	PublicKey *PublicKey
 	// AllowDowngrade takes a build whose sequence is not above the current
 	// one's.
 	AllowDowngrade bool
@@ -127,10 +125,10 @@ func Fetch(ctx context.Context, o Origin, snapshots string, opts PullOptions) (P
 			ErrRefused, id, m.Sequence, cur.ID, cur.Manifest.Sequence)
 	}
 	final := filepath.Join(snapshots, id)
-	if _, err := os.Stat(filepath.Join(final, manifest.Name)); err == nil {
+	if _, err := os.Stat(filepath.Join(final, ManifestName)); err == nil {
 		// Pulled before (kept, then left by a rollback, or not activated):
 		// check it again rather than fetching it again.
-		if _, err := manifest.VerifySigned(final, opts.PublicKey); err != nil {
+		if _, err := VerifySigned(final, opts.PublicKey); err != nil {
 			return p, fmt.Errorf("%w: %v", ErrRefused, err)
 		}
 		p.Dir = final
@@ -156,35 +154,38 @@ func checkNotRolledBack(snapshots, id string) error {
 
 // readSigned reads build id's manifest and signature from the origin and
 // checks them: the signature with pub, then the manifest's own sense.
-func readSigned(ctx context.Context, o Origin, id string, pub *manifest.PublicKey) (mb, sig []byte, m manifest.Manifest, err error) {
-	if mb, err = readSmall(ctx, o, id+"/"+manifest.Name, maxManifestBytes); err != nil {
+func readSigned(ctx context.Context, o Origin, id string, pub *PublicKey) (mb, sig []byte, m Manifest, err error) {
+	if mb, err = readSmall(ctx, o, id+"/"+ManifestName, maxManifestBytes); err != nil {
 		return nil, nil, m, err
 	}
-	sig, err = readSmall(ctx, o, id+"/"+manifest.SignatureName, maxManifestBytes)
+	sig, err = readSmall(ctx, o, id+"/"+SignatureName, maxManifestBytes)
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return nil, nil, m, err
 	}
 	if err := pub.CheckSignature(mb, sig); err != nil {
 		return nil, nil, m, fmt.Errorf("%w: %s/%s: %v", ErrRefused, o, id, err)
 	}
-	if m, err = manifest.Decode(mb, fmt.Sprintf("%s/%s/%s", o, id, manifest.Name)); err != nil {
+	if m, err = DecodeManifest(mb, fmt.Sprintf("%s/%s/%s", o, id, ManifestName)); err != nil {
 		return nil, nil, m, fmt.Errorf("%w: %v", ErrRefused, err)
 	}
 	if m.BuildID != id {
-		return nil, nil, m, fmt.Errorf("%w: %s/%s/%s names build %s", ErrRefused, o, id, manifest.Name, m.BuildID)
+		return nil, nil, m, fmt.Errorf("%w: %s/%s/%s names build %s", ErrRefused, o, id, ManifestName, m.BuildID)
 	}
-	return mb, sig, m, checkPaths(m)
+	if err := checkPaths(m.Files); err != nil {
+		return nil, nil, m, fmt.Errorf("%w: %s/%s: %v", ErrRefused, o, id, err)
+	}
+	return mb, sig, m, nil
 }
 
 // stage fetches the build's files into snapshots/.staging-<id>/ and, when
 // every one matches, renames the directory to snapshots/<id>.
-func stage(ctx context.Context, o Origin, snapshots string, mb, sig []byte, m manifest.Manifest, opts PullOptions, p *Pulled) error {
+func stage(ctx context.Context, o Origin, snapshots string, mb, sig []byte, m Manifest, opts PullOptions, p *Pulled) error {
 	removeStaleStaging(snapshots, m.BuildID)
 	staging := filepath.Join(snapshots, stagingPre+m.BuildID)
 	if err := os.MkdirAll(staging, 0o755); err != nil {
 		return err
 	}
-	if err := writeSynced(filepath.Join(staging, manifest.Name), mb); err != nil {
+	if err := writeSynced(filepath.Join(staging, ManifestName), mb); err != nil {
 		return err
 	}
 	if err := checkSpace(staging, m, opts.FreeBytes); err != nil {
@@ -196,7 +197,7 @@ func stage(ctx context.Context, o Origin, snapshots string, mb, sig []byte, m ma
 		}
 		return err
 	}
-	if err := writeSynced(filepath.Join(staging, manifest.SignatureName), sig); err != nil {
+	if err := writeSynced(filepath.Join(staging, SignatureName), sig); err != nil {
 		return err
 	}
 	if err := syncDir(staging); err != nil {
@@ -219,20 +220,9 @@ func removeStaleStaging(snapshots, keep string) {
 	}
 }
 
-// checkPaths refuses a manifest naming a file outside the build.
-func checkPaths(m manifest.Manifest) error {
-	for _, f := range m.Files {
-		p := filepath.FromSlash(f.Path)
-		if !filepath.IsLocal(p) || f.Path == manifest.Name || f.Path == manifest.SignatureName || f.Size < 0 {
-			return fmt.Errorf("%w: the manifest lists %q, which is not a file inside the build", ErrRefused, f.Path)
-		}
-	}
-	return nil
-}
-
 // checkSpace refuses to start when what is left to fetch does not fit, with
 // a margin of 1% of the build and at least 16 MiB for the file system.
-func checkSpace(staging string, m manifest.Manifest, free func(string) (uint64, error)) error {
+func checkSpace(staging string, m Manifest, free func(string) (uint64, error)) error {
 	if free == nil {
 		free = statfsFree
 	}
@@ -265,7 +255,7 @@ func statfsFree(dir string) (uint64, error) {
 }
 
 // fetchFiles fetches every file of m into staging, reporting progress.
-func fetchFiles(ctx context.Context, o Origin, staging string, m manifest.Manifest, progress io.Writer, p *Pulled) error {
+func fetchFiles(ctx context.Context, o Origin, staging string, m Manifest, progress io.Writer, p *Pulled) error {
 	var total int64
 	for _, f := range m.Files {
 		total += f.Size
@@ -307,8 +297,8 @@ func fetchFiles(ctx context.Context, o Origin, staging string, m manifest.Manife
 // is hashed and continued from its end (an HTTP Range or S3 ranged GET). A
 // file whose bytes end up wrong is removed, so that the next pull restarts
 // it. It returns the bytes fetched and the bytes reused.
-func fetchFile(ctx context.Context, o Origin, name, path string, f manifest.File) (got, reused int64, err error) {
-	h := f.NewHash() // the algorithm of the manifest's checksum (manifest.File)
+func fetchFile(ctx context.Context, o Origin, name, path string, f File) (got, reused int64, err error) {
+	h := f.NewHash() // the algorithm of the manifest's checksum (File)
 	var have int64
 	staged := false
 	if st, err := os.Stat(path); err == nil {

@@ -1,0 +1,32 @@
+package snapshots
+
+import (
+	"path"
+	"path/filepath"
+)
+
+// The layout of a snapshot folder. These names are the only place pds
+// spells a path inside a snapshot; every other package asks this one
+// (deps_test.go holds that).
+const (
+	// StoreDir is the Pebble store: the precomputed views, aliases,
+	// sources and metadata, as sorted tables.
+	StoreDir = "store"
+	// IndexDir is the Bleve manufacturer index and its doc store.
+	IndexDir = "index"
+	// PointsPath is the point index over the store's identity views.
+	PointsPath = "points/identity"
+	// ManifestName is the manifest: format, build, counts and every
+	// file's size and checksum.
+	ManifestName = "manifest.json"
+	// SignatureName is the signature beside the manifest: a minisign
+	// signature of the manifest's bytes, under the name minisign itself
+	// looks for, so that `minisign -Vm manifest.json -p KEY.pub` checks it.
+	SignatureName = ManifestName + ".minisig"
+)
+
+// inStore reports whether the manifest path p is a file of the store.
+func inStore(p string) bool { return path.Dir(p) == StoreDir }
+
+// join returns the path of the snapshot file rel (slash-separated) under dir.
+func join(dir, rel string) string { return filepath.Join(dir, filepath.FromSlash(rel)) }

@@ -1,0 +1,211 @@
+package snapshots
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/productdata/pds/domain"
+	"github.com/productdata/pds/index"
+	"github.com/productdata/pds/kv"
+)
+
+// OpenOptions configure Open.
+type OpenOptions struct {
+	// CacheBytes is the store's block cache; zero or less sizes it from
+	// the snapshot (see AutoCacheBytes).
+	CacheBytes int64
+	// PublicKey, when set, is the key the manifest must be signed with: an
+	// unsigned or otherwise signed snapshot is refused.
+	PublicKey *PublicKey
+	// NoPoints leaves the snapshot's point index unused: every read is
+	// Pebble's (slower, without the index's mapped memory).
+	NoPoints bool
+}
+
+// Snapshot is an opened, verified snapshot, read through four calls: Alias
+// and View (one key), NewReader (many keys) and Search.
+type Snapshot struct {
+	Dir      string // the folder opened, symbolic links resolved
+	Manifest Manifest
+	// Sources are the snapshot's sources, sorted by id.
+	Sources []*domain.SourceDescriptor
+	// CursorKey is the build's secret for sealing search cursors.
+	CursorKey []byte
+	// CacheBytes is the size of the store's block cache.
+	CacheBytes int64
+	// Points is whether identity views are read from the point index.
+	Points bool
+	// Verified is how long checking the signature and the files took,
+	// Opened how long opening the store, the sources and the index took
+	// after that.
+	Verified, Opened time.Duration
+
+	store *kv.Store
+	index *index.Index
+}
+
+// The bounds of AutoCacheBytes.
+const (
+	MinAutoCache = 256 << 20
+	MaxAutoCache = 1 << 30
+)
+
+// AutoCacheBytes is the block cache a snapshot gets when none is asked for:
+// the size of its store on disk, at least MinAutoCache and at most
+// MaxAutoCache. The cache holds blocks decompressed (about 3.5 times their
+// size on disk for the views of pds gen's data), so a cache of the store's
+// size holds the views of roughly a third of the products: the hot part of
+// a catalogue. Memory is taken only as blocks are read, so a small snapshot
+// never uses the whole of it.
+func AutoCacheBytes(m Manifest) int64 {
+	var size int64
+	for _, f := range m.Files {
+		if inStore(f.Path) {
+			size += f.Size
+		}
+	}
+	return min(max(size, MinAutoCache), MaxAutoCache)
+}
+
+// Open verifies the snapshot at dir against its manifest (and the
+// manifest's signature, when o names a public key) and opens it read-only.
+// dir may be a symbolic link (such as a "current" pointer); the target is
+// opened. Every failure wraps ErrInvalid.
+func Open(dir string, o OpenOptions) (*Snapshot, error) {
+	start := time.Now()
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, dir, err)
+	}
+	if o.PublicKey != nil {
+		if err := o.PublicKey.VerifySignature(real); err != nil {
+			return nil, err
+		}
+	}
+	m, err := Verify(real)
+	if err != nil {
+		return nil, err
+	}
+	s := &Snapshot{Dir: real, Manifest: m, Verified: time.Since(start), CacheBytes: o.CacheBytes}
+	if s.CacheBytes <= 0 {
+		s.CacheBytes = AutoCacheBytes(m)
+	}
+	if err := s.open(o); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, dir, err)
+	}
+	s.Opened = time.Since(start) - s.Verified
+	return s, nil
+}
+
+// open opens the store, its point index (when listed and wanted), the
+// sources, the cursor key and the search index of a verified snapshot.
+func (s *Snapshot) open(o OpenOptions) error {
+	st, err := kv.Open(join(s.Dir, StoreDir), s.CacheBytes, s.Manifest.FilesIn(StoreDir))
+	if err != nil {
+		return err
+	}
+	s.store = st
+	// A snapshot built before the point index has none; its store answers
+	// the same, from Pebble.
+	s.Points = !o.NoPoints && slices.ContainsFunc(s.Manifest.Files, func(f File) bool { return f.Path == PointsPath })
+	if s.Points {
+		if err := st.UsePoints(join(s.Dir, PointsPath)); err != nil {
+			return err
+		}
+	}
+	err = st.Scan(kv.TagSource, func(_, v []byte) error {
+		d := &domain.SourceDescriptor{}
+		if err := json.Unmarshal(v, d); err != nil {
+			return err
+		}
+		s.Sources = append(s.Sources, d)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("sources: %v", err)
+	}
+	sort.Slice(s.Sources, func(i, j int) bool { return s.Sources[i].ID < s.Sources[j].ID })
+	key, ok, err := st.Meta("cursor_key")
+	if err != nil || !ok {
+		return fmt.Errorf("no cursor key")
+	}
+	s.CursorKey = key
+	if s.index, err = index.Open(join(s.Dir, IndexDir)); err != nil {
+		return fmt.Errorf("search index: %v", err)
+	}
+	return nil
+}
+
+// Alias reads the alias of an identifier: the canonical subject it names
+// and who owns it.
+func (s *Snapshot) Alias(identifier string) (kv.Alias, bool, error) {
+	return s.store.Alias(identifier)
+}
+
+// View reads one precomputed view (table tag) of subject for tenant ("" for
+// the public one), appended to buf.
+func (s *Snapshot) View(tag byte, subject, tenant string, buf []byte) ([]byte, bool, error) {
+	return s.store.View(tag, subject, tenant, buf)
+}
+
+// NewReader returns a reader for many keys; Close gives it back.
+func (s *Snapshot) NewReader() (*kv.Reader, error) { return s.store.NewReader() }
+
+// Scan calls fn with every key and value of table tag, in key order: for
+// tools that export a whole table.
+func (s *Snapshot) Scan(tag byte, fn func(key, value []byte) error) error { return s.store.Scan(tag, fn) }
+
+// Search runs a manufacturer search.
+func (s *Snapshot) Search(ctx context.Context, q index.Query) (index.Page, error) {
+	return s.index.Search(ctx, q)
+}
+
+// Close closes the store and the search index.
+func (s *Snapshot) Close() error {
+	var err error
+	if s.index != nil {
+		err = s.index.Close()
+	}
+	if s.store != nil {
+		if cerr := s.store.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
+}
+
+// SelfTest reads the opened snapshot as serving does: an alias and an
+// identity view (through the point index when it is used), a batch through
+// a reader, and a search. Absence is a fine answer; an error is not.
+func (s *Snapshot) SelfTest(ctx context.Context) error {
+	const probe = "gtin:09520123456788"
+	if _, _, err := s.store.Alias(probe); err != nil {
+		return fmt.Errorf("self-test alias read on %s: %v", s.Dir, err)
+	}
+	if _, _, err := s.store.View(kv.TagIdentity, probe, "", nil); err != nil {
+		return fmt.Errorf("self-test identity read on %s: %v", s.Dir, err)
+	}
+	r, err := s.store.NewReader()
+	if err != nil {
+		return fmt.Errorf("self-test reader on %s: %v", s.Dir, err)
+	}
+	for _, tag := range []byte{kv.TagIdentity, kv.TagPassport, kv.TagEvidence} {
+		if _, _, err := r.Get(kv.AppendViewKey(nil, tag, probe, ""), nil); err != nil {
+			r.Close()
+			return fmt.Errorf("self-test view read on %s: %v", s.Dir, err)
+		}
+	}
+	if err := r.Close(); err != nil {
+		return fmt.Errorf("self-test reader on %s: %v", s.Dir, err)
+	}
+	if _, err := s.index.Search(ctx, index.Query{Manufacturer: "self test", TrustLevelMin: -1, Limit: 1}); err != nil {
+		return fmt.Errorf("self-test search on %s: %v", s.Dir, err)
+	}
+	return nil
+}

@@ -1,0 +1,115 @@
+package snapshots
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/productdata/pds/index"
+	"github.com/productdata/pds/kv"
+)
+
+// Writer builds one snapshot. It writes into a temporary folder beside the
+// snapshot's final place (see tempdir.go), in this order: the store's
+// tables and the point index (Store), the search index (Index), the
+// manifest (WriteManifest), then Publish, which syncs everything and
+// renames the folder into place. Until Publish, nothing is at the final
+// place; a Writer closed before it leaves nothing behind.
+type Writer struct {
+	out, tmp string
+	temp     *tempDir
+	// RemovedStale lists the temporary folders of earlier, killed builds
+	// that Create removed from beside out.
+	RemovedStale []string
+}
+
+// Create starts the snapshot out, built as buildID. out must not exist:
+// snapshots are immutable.
+func Create(out, buildID string) (*Writer, error) {
+	if _, err := os.Stat(out); err == nil {
+		return nil, fmt.Errorf("output %s already exists; snapshots are immutable, so build into a new directory", out)
+	}
+	w := &Writer{out: out}
+	var err error
+	if w.RemovedStale, err = removeStale(out); err != nil {
+		return nil, err
+	}
+	if w.temp, err = claimTemp(out, buildID); err != nil {
+		return nil, err
+	}
+	w.tmp = w.temp.path
+	return w, nil
+}
+
+// Work returns a new working folder for the build's own scratch files. It
+// is inside the temporary folder (on the same file system as the
+// snapshot) and is removed before the manifest is written.
+func (w *Writer) Work(name string) string {
+	return filepath.Join(w.tmp, ".work", name)
+}
+
+// Store creates the snapshot's store and its point index.
+func (w *Writer) Store() (*kv.Builder, error) {
+	b, err := kv.NewBuilder(join(w.tmp, StoreDir), w.Work("tables"))
+	if err != nil {
+		return nil, err
+	}
+	if err := b.WritePoints(join(w.tmp, PointsPath)); err != nil {
+		b.Abort()
+		return nil, err
+	}
+	return b, nil
+}
+
+// Index creates the snapshot's search index.
+func (w *Writer) Index() (*index.Builder, error) {
+	return index.Create(join(w.tmp, IndexDir))
+}
+
+// SumStore checksums the finished store and point index, for
+// WriteManifest: it
+// may run while the search index is still being written.
+func (w *Writer) SumStore() (map[string]File, error) {
+	sums, err := Sums(w.tmp, StoreDir)
+	if err != nil {
+		return nil, err
+	}
+	more, err := Sums(w.tmp, filepath.Dir(filepath.FromSlash(PointsPath)))
+	if err != nil {
+		return nil, err
+	}
+	for p, f := range more {
+		sums[p] = f
+	}
+	return sums, nil
+}
+
+// WriteManifest removes the working folders and writes the manifest m,
+// every file listed and checksummed here but those of known whose sizes
+// still match.
+func (w *Writer) WriteManifest(m Manifest, known map[string]File) error {
+	if err := os.RemoveAll(filepath.Join(w.tmp, ".work")); err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
+	return WriteWith(w.tmp, m, known)
+}
+
+// Publish makes the finished build the snapshot: every file and folder
+// synced, one rename, then the parent folder synced so that the rename
+// itself survives a power loss.
+func (w *Writer) Publish() error {
+	if err := syncTree(w.tmp); err != nil {
+		return fmt.Errorf("publish snapshot: %w", err)
+	}
+	if err := os.Rename(w.tmp, w.out); err != nil {
+		return fmt.Errorf("publish snapshot: %w", err)
+	}
+	if err := syncPath(filepath.Dir(filepath.Clean(w.out))); err != nil {
+		return fmt.Errorf("publish snapshot: %w", err)
+	}
+	return nil
+}
+
+// Close releases the temporary folder: it removes what is left of an
+// unfinished build, and the lock.
+func (w *Writer) Close() { w.temp.release() }
