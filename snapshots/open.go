@@ -159,7 +159,9 @@ func (s *Snapshot) NewReader() (*kv.Reader, error) { return s.store.NewReader() 
 
 // Scan calls fn with every key and value of table tag, in key order: for
 // tools that export a whole table.
-func (s *Snapshot) Scan(tag byte, fn func(key, value []byte) error) error { return s.store.Scan(tag, fn) }
+func (s *Snapshot) Scan(tag byte, fn func(key, value []byte) error) error {
+	return s.store.Scan(tag, fn)
+}
 
 // Search runs a manufacturer search.
 func (s *Snapshot) Search(ctx context.Context, q index.Query) (index.Page, error) {
