@@ -14,11 +14,11 @@ import (
 	"github.com/productdata/pds/service"
 )
 
-func (s *Server) whoami(r *http.Request, _ httprouter.Params, c service.Caller) (*service.Result, error) {
+func (s *Server) whoami(r *http.Request, _ httprouter.Params, c domain.Caller) (*service.Result, error) {
 	return s.svc.Whoami(r.Context(), c, service.WhoamiArgs{})
 }
 
-func (s *Server) validate(r *http.Request, _ httprouter.Params, c service.Caller) (*service.Result, error) {
+func (s *Server) validate(r *http.Request, _ httprouter.Params, c domain.Caller) (*service.Result, error) {
 	var a service.ValidateArgs
 	if err := decodeBody(nil, r, &a); err != nil {
 		return nil, err
@@ -26,7 +26,7 @@ func (s *Server) validate(r *http.Request, _ httprouter.Params, c service.Caller
 	return s.svc.Validate(r.Context(), c, a)
 }
 
-func (s *Server) parseLink(r *http.Request, _ httprouter.Params, c service.Caller) (*service.Result, error) {
+func (s *Server) parseLink(r *http.Request, _ httprouter.Params, c domain.Caller) (*service.Result, error) {
 	var a service.ParseArgs
 	if err := decodeBody(nil, r, &a); err != nil {
 		return nil, err
@@ -37,7 +37,7 @@ func (s *Server) parseLink(r *http.Request, _ httprouter.Params, c service.Calle
 // getProduct serves GET /v1/products/{identifier}; "search" is the search
 // route and "resolve" only takes POST (httprouter cannot hold a static
 // segment beside a parameter).
-func (s *Server) getProduct(r *http.Request, ps httprouter.Params, c service.Caller) (*service.Result, error) {
+func (s *Server) getProduct(r *http.Request, ps httprouter.Params, c domain.Caller) (*service.Result, error) {
 	switch id := ps.ByName("identifier"); id {
 	case "search":
 		return s.search(r, c)
@@ -48,7 +48,7 @@ func (s *Server) getProduct(r *http.Request, ps httprouter.Params, c service.Cal
 	}
 }
 
-func (s *Server) postProduct(r *http.Request, ps httprouter.Params, c service.Caller) (*service.Result, error) {
+func (s *Server) postProduct(r *http.Request, ps httprouter.Params, c domain.Caller) (*service.Result, error) {
 	switch ps.ByName("identifier") {
 	case "resolve":
 		var a service.ResolveArgs
@@ -64,19 +64,19 @@ func (s *Server) postProduct(r *http.Request, ps httprouter.Params, c service.Ca
 }
 
 // product serves a product operation on the identifier of the path.
-func product(op func(context.Context, service.Caller, service.ProductArgs) (*service.Result, error)) handler {
-	return func(r *http.Request, ps httprouter.Params, c service.Caller) (*service.Result, error) {
+func product(op func(context.Context, domain.Caller, service.ProductArgs) (*service.Result, error)) handler {
+	return func(r *http.Request, ps httprouter.Params, c domain.Caller) (*service.Result, error) {
 		id := ps.ByName("identifier")
 		return op(r.Context(), c, service.ProductArgs{Identifier: &id})
 	}
 }
 
-func (s *Server) source(r *http.Request, ps httprouter.Params, c service.Caller) (*service.Result, error) {
+func (s *Server) source(r *http.Request, ps httprouter.Params, c domain.Caller) (*service.Result, error) {
 	id := ps.ByName("source_id")
 	return s.svc.Source(r.Context(), c, service.SourceArgs{SourceID: &id})
 }
 
-func (s *Server) search(r *http.Request, c service.Caller) (*service.Result, error) {
+func (s *Server) search(r *http.Request, c domain.Caller) (*service.Result, error) {
 	a, err := searchArgs(r.URL.Query())
 	if err != nil {
 		return nil, err

@@ -364,7 +364,7 @@ func requestStart(r *http.Request) time.Time {
 }
 
 // handler is an operation's REST adapter.
-type handler func(r *http.Request, ps httprouter.Params, c service.Caller) (*service.Result, error)
+type handler func(r *http.Request, ps httprouter.Params, c domain.Caller) (*service.Result, error)
 
 // op authenticates, checks the key holds scope (before the body is read),
 // runs h and writes its envelope or its error. opName is the operation's
@@ -452,7 +452,7 @@ func productOp(method, identifier, opName, scope string) (string, string) {
 }
 
 // countRefusal counts a call refused by a rate limit or quota.
-func (s *Server) countRefusal(c service.Caller, err error) {
+func (s *Server) countRefusal(c domain.Caller, err error) {
 	var de *domain.Error
 	if errors.As(err, &de) && (de.Code == domain.CodeRateLimited || de.Code == domain.CodeTenantQuotaExceeded) {
 		s.metrics.Refused(c.Tenant, de.Code)

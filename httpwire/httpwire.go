@@ -162,7 +162,7 @@ func ReadBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 
 // SetRateLimit sets the caller's RateLimit-Limit, RateLimit-Remaining and
 // RateLimit-Reset headers as they stand now; an unlimited key gets none.
-func SetRateLimit(h http.Header, svc *service.Service, c service.Caller) {
+func SetRateLimit(h http.Header, svc *service.Service, c domain.Caller) {
 	lim, ok := svc.Limits(c)
 	if !ok {
 		return

@@ -339,7 +339,7 @@ func clip(s string) string {
 type limitWriter struct {
 	http.ResponseWriter
 	svc    *service.Service
-	caller service.Caller
+	caller domain.Caller
 	set    bool
 }
 

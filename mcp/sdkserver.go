@@ -29,7 +29,7 @@ import (
 // NewLocalServer returns an MCP server that serves the tools by running svc's
 // operations as caller c, exactly as /v1/mcp runs them for a key. Run it on
 // any SDK transport (pds mcp uses stdio).
-func NewLocalServer(svc *service.Service, c service.Caller, log *slog.Logger) *sdk.Server {
+func NewLocalServer(svc *service.Service, c domain.Caller, log *slog.Logger) *sdk.Server {
 	return newSDKServer(newTools(svc), log, func(ctx context.Context, t *tool, args json.RawMessage) (*sdk.CallToolResult, error) {
 		res, _ := runTool(ctx, log, t, c, args, service.NewRequestID(), time.Now())
 		return res.sdk(), nil

@@ -29,7 +29,7 @@ type tool struct {
 }
 
 // runFunc runs a tool's operation on the call's arguments.
-type runFunc func(ctx context.Context, c service.Caller, args json.RawMessage) (*service.Result, error)
+type runFunc func(ctx context.Context, c domain.Caller, args json.RawMessage) (*service.Result, error)
 
 type annotations struct {
 	ReadOnlyHint  bool `json:"readOnlyHint"`
@@ -56,8 +56,8 @@ const productStatusDesc = "found: the product is stored. not_found: a source cov
 // call makes a tool's run of an operation: it decodes the arguments into
 // the operation's Args type, refusing members the type does not name, and
 // calls it.
-func call[A any](op func(context.Context, service.Caller, A) (*service.Result, error)) runFunc {
-	return func(ctx context.Context, c service.Caller, args json.RawMessage) (*service.Result, error) {
+func call[A any](op func(context.Context, domain.Caller, A) (*service.Result, error)) runFunc {
+	return func(ctx context.Context, c domain.Caller, args json.RawMessage) (*service.Result, error) {
 		var a A
 		if err := service.DecodeArgs(args, &a); err != nil {
 			return nil, err
@@ -341,7 +341,7 @@ func mergeObj(a, b obj) obj {
 // callTool runs a tools/call: the protocol errors (unknown tool, arguments
 // not an object) are JSON-RPC errors; whatever the operation answers is a
 // result.
-func (h *handler) callTool(ctx context.Context, c service.Caller, params json.RawMessage, requestID string, start time.Time) (json.RawMessage, error) {
+func (h *handler) callTool(ctx context.Context, c domain.Caller, params json.RawMessage, requestID string, start time.Time) (json.RawMessage, error) {
 	var p struct {
 		Name      json.RawMessage `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
@@ -378,7 +378,7 @@ func (h *handler) callTool(ctx context.Context, c service.Caller, params json.Ra
 // text and structuredContent, or, when the operation fails, the failure
 // (also returned as err, for counting). Both entry points, /v1/mcp and the
 // SDK server of pds mcp, answer with it.
-func runTool(ctx context.Context, log *slog.Logger, t *tool, c service.Caller, args json.RawMessage, requestID string, start time.Time) (callResult, error) {
+func runTool(ctx context.Context, log *slog.Logger, t *tool, c domain.Caller, args json.RawMessage, requestID string, start time.Time) (callResult, error) {
 	res, err := t.run(ctx, c, args)
 	if err != nil {
 		return toolFailure(log, t, err, requestID), err
@@ -391,7 +391,7 @@ func runTool(ctx context.Context, log *slog.Logger, t *tool, c service.Caller, a
 
 // count reports a tool call to the metrics, if any: its outcome, and a
 // refusal by a rate limit or quota under the caller's tenant.
-func (h *handler) count(tool, outcome string, c service.Caller, err error) {
+func (h *handler) count(tool, outcome string, c domain.Caller, err error) {
 	if h.metrics == nil {
 		return
 	}

@@ -386,7 +386,7 @@ type meter struct {
 	refuse  *domain.Error
 }
 
-func (m *meter) Charge(_ context.Context, _ service.Caller, op string, units int) error {
+func (m *meter) Charge(_ context.Context, _ domain.Caller, op string, units int) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.refuse != nil {

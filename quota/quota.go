@@ -24,10 +24,9 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/productdata/pds/domain"
-	"github.com/productdata/pds/service"
 )
 
-// Meter implements service.Meter and service.LimitReporter.
+// Meter implements domain.Meter, and the service's LimitReporter and UsageReporter.
 type Meter struct {
 	mu      sync.Mutex
 	now     func() time.Time
@@ -99,9 +98,8 @@ func burst(rate float64, b int) float64 {
 // Charge refuses a call that the key's rate limit or the tenant's quota does
 // not allow, and otherwise bills units to the tenant. A refused call bills
 // nothing and takes no token.
-func (m *Meter) Charge(_ context.Context, c service.Caller, op string, units int) error {
-	k := c.Key
-	if k == nil || (k.Quota <= 0 && k.Rate <= 0) {
+func (m *Meter) Charge(_ context.Context, c domain.Caller, op string, units int) error {
+	if !c.Limited() {
 		return nil
 	}
 	m.mu.Lock()
@@ -110,27 +108,27 @@ func (m *Meter) Charge(_ context.Context, c service.Caller, op string, units int
 	var u *usage
 	var name string
 	var end time.Time
-	if k.Quota > 0 {
-		name, end = period(k.QuotaPeriod, now)
+	if c.Quota > 0 {
+		name, end = period(c.QuotaPeriod, now)
 		u = m.usage[c.Tenant]
 		if u == nil || u.Period != name {
 			u = &usage{Period: name}
 		}
-		if u.Used+int64(units) > k.Quota {
-			left := k.Quota - u.Used
+		if u.Used+int64(units) > c.Quota {
+			left := c.Quota - u.Used
 			if left < 0 {
 				left = 0
 			}
 			return &domain.Error{Code: domain.CodeTenantQuotaExceeded, RetryAfter: ceilSeconds(end.Sub(now)),
-				Detail: fmt.Sprintf("%s needs %d unit(s) but tenant %s has %d of its %d-unit %s quota left; it renews at %s", op, units, c.Tenant, left, k.Quota, periodWord(k.QuotaPeriod), end.Format(time.RFC3339))}
+				Detail: fmt.Sprintf("%s needs %d unit(s) but tenant %s has %d of its %d-unit %s quota left; it renews at %s", op, units, c.Tenant, left, c.Quota, periodWord(c.QuotaPeriod), end.Format(time.RFC3339))}
 		}
 	}
-	if k.Rate > 0 {
-		b, at := m.bucket(k.ID, k.Rate, k.Burst, now)
+	if c.Rate > 0 {
+		b, at := m.bucket(c.KeyID, c.Rate, c.Burst, now)
 		if !b.lim.AllowN(at, 1) { // a refused call takes no token
-			wait := time.Duration((1 - b.lim.TokensAt(at)) / k.Rate * float64(time.Second))
+			wait := time.Duration((1 - b.lim.TokensAt(at)) / c.Rate * float64(time.Second))
 			return &domain.Error{Code: domain.CodeRateLimited, RetryAfter: ceilSeconds(wait),
-				Detail: fmt.Sprintf("this key may make %g request(s) a second (burst %g); retry after the Retry-After delay", k.Rate, burst(k.Rate, k.Burst))}
+				Detail: fmt.Sprintf("this key may make %g request(s) a second (burst %g); retry after the Retry-After delay", c.Rate, burst(c.Rate, c.Burst))}
 		}
 	}
 	if u != nil && units > 0 {
@@ -167,59 +165,57 @@ func (m *Meter) bucket(id string, r float64, b int, now time.Time) (*bucket, tim
 
 // Limits says where a caller stands: against the tenant's quota when the key
 // has one, else against its rate limit.
-func (m *Meter) Limits(c service.Caller) (service.Limits, bool) {
-	k := c.Key
-	if k == nil {
-		return service.Limits{}, false
+func (m *Meter) Limits(c domain.Caller) (domain.Limits, bool) {
+	if c.KeyID == "" {
+		return domain.Limits{}, false
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.now()
 	switch {
-	case k.Quota > 0:
-		name, end := period(k.QuotaPeriod, now)
+	case c.Quota > 0:
+		name, end := period(c.QuotaPeriod, now)
 		used := int64(0)
 		if u := m.usage[c.Tenant]; u != nil && u.Period == name {
 			used = u.Used
 		}
-		return service.Limits{Limit: k.Quota, Remaining: max(0, k.Quota-used), Reset: int64(ceilSeconds(end.Sub(now)))}, true
-	case k.Rate > 0:
-		b, at := m.bucket(k.ID, k.Rate, k.Burst, now)
-		depth := burst(k.Rate, k.Burst)
+		return domain.Limits{Limit: c.Quota, Remaining: max(0, c.Quota-used), Reset: int64(ceilSeconds(end.Sub(now)))}, true
+	case c.Rate > 0:
+		b, at := m.bucket(c.KeyID, c.Rate, c.Burst, now)
+		depth := burst(c.Rate, c.Burst)
 		tokens := b.lim.TokensAt(at)
-		return service.Limits{Limit: int64(depth), Remaining: int64(math.Floor(tokens)),
-			Reset: int64(math.Ceil((depth - tokens) / k.Rate))}, true
+		return domain.Limits{Limit: int64(depth), Remaining: int64(math.Floor(tokens)),
+			Reset: int64(math.Ceil((depth - tokens) / c.Rate))}, true
 	}
-	return service.Limits{}, false
+	return domain.Limits{}, false
 }
 
 // Usage says where a caller stands against its tenant's quota and its key's
 // rate bucket, without billing or taking a token.
-func (m *Meter) Usage(c service.Caller) service.KeyUsage {
-	var out service.KeyUsage
-	k := c.Key
-	if k == nil {
+func (m *Meter) Usage(c domain.Caller) domain.KeyUsage {
+	var out domain.KeyUsage
+	if c.KeyID == "" {
 		return out
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.now()
-	if k.Quota > 0 {
-		name, end := period(k.QuotaPeriod, now)
+	if c.Quota > 0 {
+		name, end := period(c.QuotaPeriod, now)
 		used := int64(0)
 		if u := m.usage[c.Tenant]; u != nil && u.Period == name {
 			used = u.Used
 		}
-		out.Quota = &service.QuotaUsage{Limit: k.Quota, Period: k.QuotaPeriod, Used: used,
-			Remaining: max(0, k.Quota-used), ResetsAt: end.Format(time.RFC3339)}
+		out.Quota = &domain.QuotaUsage{Limit: c.Quota, Period: c.QuotaPeriod, Used: used,
+			Remaining: max(0, c.Quota-used), ResetsAt: end.Format(time.RFC3339)}
 	}
-	if k.Rate > 0 {
-		b, at := m.bucket(k.ID, k.Rate, k.Burst, now)
-		depth := burst(k.Rate, k.Burst)
+	if c.Rate > 0 {
+		b, at := m.bucket(c.KeyID, c.Rate, c.Burst, now)
+		depth := burst(c.Rate, c.Burst)
 		tokens := b.lim.TokensAt(at)
 		left := int64(math.Floor(tokens))
-		out.Rate = &service.RateUsage{PerSecond: k.Rate, Burst: int64(depth), Used: int64(depth) - left, Remaining: left,
-			FullInSeconds: int64(math.Ceil((depth - tokens) / k.Rate))}
+		out.Rate = &domain.RateUsage{PerSecond: c.Rate, Burst: int64(depth), Used: int64(depth) - left, Remaining: left,
+			FullInSeconds: int64(math.Ceil((depth - tokens) / c.Rate))}
 	}
 	return out
 }

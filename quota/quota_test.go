@@ -12,16 +12,14 @@ import (
 
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/keys"
-	"github.com/productdata/pds/service"
 )
 
 type clock struct{ t time.Time }
 
 func (c *clock) now() time.Time { return c.t }
 
-func caller(tenant string, k keys.Key) service.Caller {
-	k.Tenant = tenant
-	return service.Caller{Tenant: tenant, KeyID: k.ID, Key: &k}
+func caller(tenant string, k keys.Key) domain.Caller {
+	return domain.Caller{Tenant: tenant, KeyID: k.ID, Quota: k.Quota, QuotaPeriod: k.QuotaPeriod, Rate: k.Rate, Burst: k.Burst}
 }
 
 func code(err error) string {
@@ -47,7 +45,7 @@ func TestQuota(t *testing.T) {
 	ctx := context.Background()
 	steps := []struct {
 		name  string
-		c     service.Caller
+		c     domain.Caller
 		units int
 		want  string
 		left  int64

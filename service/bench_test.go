@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/internal/fixture"
 	"github.com/productdata/pds/service"
 )
@@ -29,7 +30,7 @@ func BenchmarkViewGet(b *testing.B) {
 	ctx := context.Background()
 	for _, v := range []struct {
 		name string
-		op   func(context.Context, service.Caller, service.ProductArgs) (*service.Result, error)
+		op   func(context.Context, domain.Caller, service.ProductArgs) (*service.Result, error)
 	}{{"identity", svc.Identity}, {"passport", svc.Passport}, {"evidence", svc.Evidence}} {
 		b.Run(v.name, func(b *testing.B) {
 			b.ReportAllocs()

@@ -26,7 +26,7 @@ type WhoamiArgs struct{}
 // Whoami says which tenant and scopes the caller's key resolves to, and
 // where it stands against its quota and rate limit. It is neither billed nor
 // quota-checked, and takes no rate token.
-func (s *Service) Whoami(_ context.Context, c Caller, _ WhoamiArgs) (*Result, error) {
+func (s *Service) Whoami(_ context.Context, c domain.Caller, _ WhoamiArgs) (*Result, error) {
 	scopes := c.Scopes
 	if scopes == nil {
 		scopes = []string{}
@@ -46,7 +46,7 @@ type ValidateArgs struct {
 const MaxValueLength = 256
 
 // Validate judges an identifier's syntax. It never reads the snapshot.
-func (s *Service) Validate(ctx context.Context, c Caller, a ValidateArgs) (*Result, error) {
+func (s *Service) Validate(ctx context.Context, c domain.Caller, a ValidateArgs) (*Result, error) {
 	if err := s.authorize(ctx, c, "validate_identifier", keys.ScopeValidate, 1); err != nil {
 		return nil, err
 	}
@@ -88,7 +88,7 @@ type ParseArgs struct {
 
 // ParseDigitalLink parses a GS1 Digital Link URI. Syntax only: nothing is
 // fetched and the snapshot is not read.
-func (s *Service) ParseDigitalLink(ctx context.Context, c Caller, a ParseArgs) (*Result, error) {
+func (s *Service) ParseDigitalLink(ctx context.Context, c domain.Caller, a ParseArgs) (*Result, error) {
 	if err := s.authorize(ctx, c, "parse_digital_link", keys.ScopeParse, 1); err != nil {
 		return nil, err
 	}
@@ -108,7 +108,7 @@ type SourceArgs struct {
 }
 
 // Source describes a source and its licence.
-func (s *Service) Source(ctx context.Context, c Caller, a SourceArgs) (*Result, error) {
+func (s *Service) Source(ctx context.Context, c domain.Caller, a SourceArgs) (*Result, error) {
 	if a.SourceID == nil {
 		return nil, domain.Errorf(domain.CodeInvalidRequest, "the member 'source_id' (string) is required")
 	}

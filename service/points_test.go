@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/internal/fixture"
 	"github.com/productdata/pds/keys"
 	"github.com/productdata/pds/service"
@@ -64,7 +65,7 @@ func TestPointIndexAnswersAsPebble(t *testing.T) {
 	}
 	ctx := context.Background()
 	for _, key := range []string{fixture.KeyFull, fixture.KeyAcme} {
-		var callers [3]service.Caller
+		var callers [3]domain.Caller
 		for i, svc := range svcs {
 			if callers[i], err = svc.Authenticate("Bearer " + secrets[key]); err != nil {
 				t.Fatal(err)

@@ -104,22 +104,22 @@ type ProductArgs struct {
 }
 
 // Identity answers a product's identity.
-func (s *Service) Identity(ctx context.Context, c Caller, a ProductArgs) (*Result, error) {
+func (s *Service) Identity(ctx context.Context, c domain.Caller, a ProductArgs) (*Result, error) {
 	return s.product(ctx, c, ViewIdentity, a)
 }
 
 // Passport answers a product's passport.
-func (s *Service) Passport(ctx context.Context, c Caller, a ProductArgs) (*Result, error) {
+func (s *Service) Passport(ctx context.Context, c domain.Caller, a ProductArgs) (*Result, error) {
 	return s.product(ctx, c, ViewPassport, a)
 }
 
 // Evidence answers the evidence chains of a product's passport claims.
-func (s *Service) Evidence(ctx context.Context, c Caller, a ProductArgs) (*Result, error) {
+func (s *Service) Evidence(ctx context.Context, c domain.Caller, a ProductArgs) (*Result, error) {
 	return s.product(ctx, c, ViewEvidence, a)
 }
 
 // product answers one view of the product a.Identifier names.
-func (s *Service) product(ctx context.Context, c Caller, view View, a ProductArgs) (*Result, error) {
+func (s *Service) product(ctx context.Context, c domain.Caller, view View, a ProductArgs) (*Result, error) {
 	if a.Identifier == nil {
 		return nil, domain.Errorf(domain.CodeInvalidRequest, "the member 'identifier' (string) is required")
 	}

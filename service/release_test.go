@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/internal/fixture"
 	"github.com/productdata/pds/service"
 )
@@ -21,18 +22,18 @@ func TestReleasedAnswersDoNotShare(t *testing.T) {
 	ctx := context.Background()
 	type call struct {
 		key, id string
-		op      func(context.Context, service.Caller, service.ProductArgs) (*service.Result, error)
+		op      func(context.Context, domain.Caller, service.ProductArgs) (*service.Result, error)
 	}
 	var calls []call
 	for _, key := range []string{fixture.KeyFull, fixture.KeyAcme} {
 		for _, id := range []string{"gtin:09520123456788", "internal_sku:SKU-1", "9520123456788", "internal_sku:ACME-7",
 			"gtin:09520000000011", "gtin:04006381333931", "gtin:09520123456795"} {
-			for _, op := range []func(context.Context, service.Caller, service.ProductArgs) (*service.Result, error){svc.Identity, svc.Passport, svc.Evidence} {
+			for _, op := range []func(context.Context, domain.Caller, service.ProductArgs) (*service.Result, error){svc.Identity, svc.Passport, svc.Evidence} {
 				calls = append(calls, call{key, id, op})
 			}
 		}
 	}
-	callers := map[string]service.Caller{}
+	callers := map[string]domain.Caller{}
 	for _, key := range []string{fixture.KeyFull, fixture.KeyAcme} {
 		c, err := svc.Authenticate("Bearer " + secrets[key])
 		if err != nil {

@@ -42,7 +42,7 @@ type item struct {
 
 // Resolve looks up to MaxBatch identifiers in one call. It bills one unit
 // per identifier in the request.
-func (s *Service) Resolve(ctx context.Context, c Caller, a ResolveArgs) (*Result, error) {
+func (s *Service) Resolve(ctx context.Context, c domain.Caller, a ResolveArgs) (*Result, error) {
 	if err := s.authorize(ctx, c, "resolve_identifiers", keys.ScopeResolve, 0); err != nil {
 		return nil, err
 	}

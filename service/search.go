@@ -140,7 +140,7 @@ type cursorBody struct {
 }
 
 // Search finds products by manufacturer.
-func (s *Service) Search(ctx context.Context, c Caller, a SearchArgs) (*Result, error) {
+func (s *Service) Search(ctx context.Context, c domain.Caller, a SearchArgs) (*Result, error) {
 	if err := s.authorize(ctx, c, "search_products", keys.ScopeSearch, 0); err != nil {
 		return nil, err
 	}

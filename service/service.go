@@ -18,104 +18,52 @@ import (
 	"github.com/productdata/pds/keys"
 )
 
-// Caller is who is calling: the key's tenant, scopes and public id, and the
-// key's entry (its limits) for the Meter.
-type Caller struct {
-	Tenant string
-	Scopes []string
-	KeyID  string
-	Key    *keys.Key
-}
-
-// Meter is the seam for quotas, rate limits and billing: Charge is called
-// once per operation with the units it bills, before the operation runs, and
-// refuses the whole call (TENANT_QUOTA_EXCEEDED, RATE_LIMITED) or lets it
-// through.
-type Meter interface {
-	Charge(ctx context.Context, c Caller, op string, units int) error
-}
-
-// Limits is what the RateLimit-* response headers say to one caller.
-type Limits struct {
-	Limit, Remaining int64
-	Reset            int64 // seconds
-}
-
-// LimitReporter is implemented by a Meter that can say where a caller
+// LimitReporter is implemented by a domain.Meter that can say where a caller
 // stands.
 type LimitReporter interface {
-	Limits(c Caller) (Limits, bool)
+	Limits(c domain.Caller) (domain.Limits, bool)
 }
 
-// KeyUsage is where a caller stands against both of its key's limits, as
-// whoami shows it: a member is nil when the key has no such limit.
-type KeyUsage struct {
-	Quota *QuotaUsage `json:"quota"`
-	Rate  *RateUsage  `json:"rate"`
-}
-
-// QuotaUsage is the tenant's quota in the current period (every key of the
-// tenant draws on it).
-type QuotaUsage struct {
-	Limit     int64  `json:"limit"`
-	Period    string `json:"period"` // day or month (UTC)
-	Used      int64  `json:"used"`
-	Remaining int64  `json:"remaining"`
-	ResetsAt  string `json:"resets_at"` // RFC 3339, when the next period starts
-}
-
-// RateUsage is the key's rate bucket now.
-type RateUsage struct {
-	PerSecond float64 `json:"per_second"`
-	Burst     int64   `json:"burst"`
-	// Used is how many of the burst's calls are spent and not yet refilled;
-	// Used + Remaining = Burst.
-	Used      int64 `json:"used"`
-	Remaining int64 `json:"remaining"`
-	// FullInSeconds is how long until the bucket is full again.
-	FullInSeconds int64 `json:"full_in_seconds"`
-}
-
-// UsageReporter is implemented by a Meter that can say where a caller stands
+// UsageReporter is implemented by a domain.Meter that can say where a caller stands
 // against every limit of its key.
 type UsageReporter interface {
-	Usage(c Caller) KeyUsage
+	Usage(c domain.Caller) domain.KeyUsage
 }
 
 // Usage reports where c stands against its key's limits (both nil when the
 // meter cannot say or the key has none). It bills nothing.
-func (s *Service) Usage(c Caller) KeyUsage {
-	if r, ok := s.meter.(UsageReporter); ok && c.Key != nil {
+func (s *Service) Usage(c domain.Caller) domain.KeyUsage {
+	if r, ok := s.meter.(UsageReporter); ok && c.KeyID != "" {
 		return r.Usage(c)
 	}
-	return KeyUsage{}
+	return domain.KeyUsage{}
 }
 
 // Unmetered bills nothing and limits nothing.
 type Unmetered struct{}
 
 // Charge lets every call through.
-func (Unmetered) Charge(context.Context, Caller, string, int) error { return nil }
+func (Unmetered) Charge(context.Context, domain.Caller, string, int) error { return nil }
 
 // Limits reports where c stands against its key's quota or rate limit; ok is
 // false for an unlimited key.
-func (s *Service) Limits(c Caller) (Limits, bool) {
-	if r, ok := s.meter.(LimitReporter); ok && c.Key != nil {
+func (s *Service) Limits(c domain.Caller) (domain.Limits, bool) {
+	if r, ok := s.meter.(LimitReporter); ok && c.KeyID != "" {
 		return r.Limits(c)
 	}
-	return Limits{}, false
+	return domain.Limits{}, false
 }
 
 // Service answers every operation from the current snapshot.
 type Service struct {
 	current atomic.Pointer[Snapshot]
 	keys    atomic.Pointer[keys.Set]
-	meter   Meter
+	meter   domain.Meter
 	log     *slog.Logger
 }
 
 // New returns a service answering from snap, authenticating against ks.
-func New(snap *Snapshot, ks *keys.Set, meter Meter, log *slog.Logger) *Service {
+func New(snap *Snapshot, ks *keys.Set, meter domain.Meter, log *slog.Logger) *Service {
 	if meter == nil {
 		meter = Unmetered{}
 	}
@@ -162,17 +110,23 @@ func (s *Service) snapshot() (*Snapshot, error) {
 }
 
 // Authenticate reads an Authorization header value.
-func (s *Service) Authenticate(authorization string) (Caller, error) {
+func (s *Service) Authenticate(authorization string) (domain.Caller, error) {
 	const prefix = "Bearer "
 	if len(authorization) <= len(prefix) || !equalFold(authorization[:len(prefix)], prefix) {
-		return Caller{}, domain.Errorf(domain.CodeUnauthenticated, "send an API key as 'Authorization: Bearer <API_KEY>'")
+		return domain.Caller{}, domain.Errorf(domain.CodeUnauthenticated, "send an API key as 'Authorization: Bearer <API_KEY>'")
 	}
 	ks := s.keys.Load()
 	k, ok := ks.Lookup(authorization[len(prefix):])
 	if !ok {
-		return Caller{}, domain.Errorf(domain.CodeUnauthenticated, "the API key is not valid")
+		return domain.Caller{}, domain.Errorf(domain.CodeUnauthenticated, "the API key is not valid")
 	}
-	return Caller{Tenant: k.Tenant, Scopes: k.Scopes, KeyID: k.ID, Key: k}, nil
+	return CallerOf(k), nil
+}
+
+// CallerOf is the caller that key k makes.
+func CallerOf(k *keys.Key) domain.Caller {
+	return domain.Caller{Tenant: k.Tenant, Scopes: k.Scopes, KeyID: k.ID,
+		Quota: k.Quota, QuotaPeriod: k.QuotaPeriod, Rate: k.Rate, Burst: k.Burst}
 }
 
 func equalFold(a, b string) bool {
@@ -198,16 +152,16 @@ func equalFold(a, b string) bool {
 // Transports call it before reading a request body, so that a key without
 // the scope hears 403 before any complaint about the body; the operation
 // checks again itself.
-func CheckScope(c Caller, op, scope string) error {
-	if scope != "" && (c.Key == nil || !c.Key.HasScope(scope)) {
+func CheckScope(c domain.Caller, op, scope string) error {
+	if scope != "" && !c.HasScope(scope) {
 		return domain.Errorf(domain.CodeForbidden, "this key lacks the %s scope that %s needs", scope, op)
 	}
 	return nil
 }
 
 // authorize checks the caller's scope and charges units.
-func (s *Service) authorize(ctx context.Context, c Caller, op, scope string, units int) error {
-	if scope != "" && (c.Key == nil || !c.Key.HasScope(scope)) {
+func (s *Service) authorize(ctx context.Context, c domain.Caller, op, scope string, units int) error {
+	if scope != "" && !c.HasScope(scope) {
 		return domain.Errorf(domain.CodeForbidden, "this key lacks the %s scope that %s needs", scope, op)
 	}
 	if units == 0 {
@@ -302,7 +256,7 @@ type requestKey struct{}
 type requestInfo struct {
 	id     string
 	start  time.Time
-	caller Caller
+	caller domain.Caller
 }
 
 // WithRequest returns ctx carrying a request id and the time the request
@@ -337,14 +291,14 @@ func RequestID(ctx context.Context) string {
 
 // NoteCaller records the authenticated caller in ctx's request, if it
 // carries one.
-func NoteCaller(ctx context.Context, c Caller) {
+func NoteCaller(ctx context.Context, c domain.Caller) {
 	if ri := requestOf(ctx); ri != nil {
 		ri.caller = c
 	}
 }
 
 // NotedCaller returns the caller recorded in ctx's request, or nil.
-func NotedCaller(ctx context.Context) *Caller {
+func NotedCaller(ctx context.Context) *domain.Caller {
 	if ri := requestOf(ctx); ri != nil && ri.caller.KeyID != "" {
 		return &ri.caller
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/keys"
 	"github.com/productdata/pds/mcp"
 	"github.com/productdata/pds/service"
@@ -23,9 +24,8 @@ const apiKeyEnv = "PDS_API_KEY"
 // started the process can read the snapshot files anyway, so it holds every
 // scope and no quota or rate limit applies. tenant decides which
 // tenant-owned records it sees, as a key's tenant does.
-func localCaller(tenant string) service.Caller {
-	return service.Caller{Tenant: tenant, Scopes: keys.AllScopes, KeyID: "local",
-		Key: &keys.Key{ID: "local", Tenant: tenant, Scopes: keys.AllScopes}}
+func localCaller(tenant string) domain.Caller {
+	return domain.Caller{Tenant: tenant, Scopes: keys.AllScopes, KeyID: "local"}
 }
 
 // runMCP is 'pds mcp': an MCP server on stdin and stdout for hosts that start
