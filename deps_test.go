@@ -1,7 +1,13 @@
 package pds_test
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -22,8 +28,12 @@ func TestImports(t *testing.T) {
 	}{
 		{pkgs: []string{"http", "mcp", "httpwire"}, direct: engines,
 			why: "a transport reaches storage only through service; kv and index turn Pebble and Bleve errors into domain errors, so a transport only maps those to its wire form"},
-		{pkgs: []string{"http", "mcp", "httpwire", "service"}, transitive: []string{mod + "ingest", mod + "openfoodfacts", mod + "fleet"},
-			why: "the server only reads snapshots; building, importing and shipping them is the offline tools' job (ingest, import off, the snapshot commands), and none of their code belongs in what serves"},
+		{pkgs: []string{"http", "mcp", "httpwire", "service"}, transitive: []string{mod + "ingest", mod + "openfoodfacts", mod + "scratch", mod + "synthetic"},
+			why: "the server only reads snapshots; building and importing them is the offline tools' job (ingest, import off, gen), and none of their code belongs in what serves"},
+		{pkgs: adapters, direct: modPaths(append([]string{"service", "http", "mcp", "httpwire", "ingest", "snapshots"}, adapters...)...),
+			why: "an adapter translates one outside thing (Pebble, Bleve, the keys file, a quota file, Open Food Facts' dump) into domain types; one that imported another adapter, or service for a type, would tie two outside things together and hide the data flow, so shared types live in domain"},
+		{pkgs: []string{"httpwire"}, direct: []string{mod + "service"},
+			why: "httpwire maps domain errors and limits to HTTP for both transports; it takes what it needs as domain types and small interfaces, so that it never depends on how operations are run"},
 		{pkgs: []string{"service"}, transitive: []string{mod + "http", mod + "mcp"},
 			why: "every operation is implemented once, below both transports; an operation that knew a transport would let that transport's wire form leak into the other"},
 		{pkgs: []string{"domain"}, stdOnly: true,
@@ -58,6 +68,20 @@ func TestImports(t *testing.T) {
 	}
 }
 
+// adapters are the packages that translate one outside thing into domain
+// types. scratch is not one: it is the offline tools' external sort, which
+// ingest and the Open Food Facts importer both use.
+var adapters = []string{"kv", "index", "keys", "quota", "openfoodfacts", "metrics"}
+
+// modPaths returns the import paths of packages of this module.
+func modPaths(pkgs ...string) []string {
+	out := make([]string, len(pkgs))
+	for i, p := range pkgs {
+		out[i] = "github.com/productdata/pds/" + p
+	}
+	return out
+}
+
 type goPkg struct {
 	path string
 	std  bool
@@ -84,4 +108,48 @@ func goList(t *testing.T, pkg string, deps bool) []goPkg {
 		}
 	}
 	return pkgs
+}
+
+// TestSnapshotLayoutNamedOnce holds that no package but snapshots spells a
+// path inside a snapshot: the layout has one owner, so that a change of it
+// is a change of one package. It looks at the string literals of every
+// non-test Go file outside snapshots/.
+func TestSnapshotLayoutNamedOnce(t *testing.T) {
+	layout := []string{"store", "index", "points", "manifest.json", "manifest.json.minisig"}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (p == "snapshots" || strings.HasPrefix(d.Name(), ".") && p != "." || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			v, err := strconv.Unquote(lit.Value)
+			if err != nil {
+				return true
+			}
+			for _, name := range layout {
+				if v == name || strings.HasPrefix(v, name+"/") {
+					t.Errorf("%s spells %q, a path inside a snapshot: ask package snapshots for it", fset.Position(lit.Pos()), v)
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }

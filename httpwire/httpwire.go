@@ -14,7 +14,6 @@ import (
 	"strings"
 
 	"github.com/productdata/pds/domain"
-	"github.com/productdata/pds/service"
 )
 
 // CodeInfo is what the wire shows of an error code.
@@ -160,10 +159,16 @@ func ReadBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	return body, nil
 }
 
+// LimitSource says where a caller stands against its key's limits; ok is
+// false for an unlimited key (the service does).
+type LimitSource interface {
+	Limits(c domain.Caller) (lim domain.Limits, ok bool)
+}
+
 // SetRateLimit sets the caller's RateLimit-Limit, RateLimit-Remaining and
 // RateLimit-Reset headers as they stand now; an unlimited key gets none.
-func SetRateLimit(h http.Header, svc *service.Service, c domain.Caller) {
-	lim, ok := svc.Limits(c)
+func SetRateLimit(h http.Header, src LimitSource, c domain.Caller) {
+	lim, ok := src.Limits(c)
 	if !ok {
 		return
 	}

@@ -16,11 +16,12 @@ import (
 	"github.com/productdata/pds/index"
 	"github.com/productdata/pds/kv"
 	"github.com/productdata/pds/progress"
+	"github.com/productdata/pds/scratch"
 )
 
 // cursor walks one scratch table in subject order alongside the products.
 type cursor struct {
-	it *kv.Iter
+	it *scratch.Iter
 	ok bool
 }
 
@@ -168,7 +169,7 @@ func (b *builder) joinRange(ctx context.Context, lo, hi []byte) error {
 // positions every run again; nearly every document has a pair, so the next
 // one is usually a few steps forward. (Not always forward: an id with a zero
 // byte sorts its pairs before those of the id that is its prefix.)
-func seekForward(it *kv.Iter, key []byte) bool {
+func seekForward(it *scratch.Iter, key []byte) bool {
 	for range 8 {
 		if !it.Valid() || bytes.Compare(it.Key(), key) > 0 {
 			break

@@ -32,6 +32,7 @@ import (
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/index"
 	"github.com/productdata/pds/kv"
+	"github.com/productdata/pds/scratch"
 	"github.com/productdata/pds/snapshots"
 	fastjson "github.com/segmentio/encoding/json"
 )
@@ -105,7 +106,7 @@ var ErrStrict = errors.New("strict build failed on a rejected line")
 type builder struct {
 	opts    Options
 	inputs  inputSet
-	scratch *kv.Scratch
+	scratch *scratch.Store
 	out     *kv.Builder
 	cat     catalog
 	parties map[string]*domain.Party
@@ -215,7 +216,7 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 }
 
 func (b *builder) build(ctx context.Context, w *snapshots.Writer) (err error) {
-	b.scratch, err = kv.OpenScratch(w.Work("scratch"), orderedTables...)
+	b.scratch, err = scratch.Open(w.Work("scratch"), orderedTables...)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/kv"
+	"github.com/productdata/pds/scratch"
 )
 
 // The references of claims, evidence and verdicts name records of files read
@@ -36,9 +37,9 @@ type refFound struct {
 // reader, made by its first lookup (a batch with nothing to look up makes
 // none). Its lookups must come in ascending key order (see above).
 type refLookup struct {
-	scratch  *kv.Scratch
-	r        *kv.ScratchReader // made by the first lookup
-	err      error             // from making r
+	scratch  *scratch.Store
+	r        *scratch.Reader // made by the first lookup
+	err      error           // from making r
 	key, buf []byte
 }
 

@@ -18,7 +18,7 @@ import (
 //
 // The lower-case tables (orderedTables) live in the scratch store's ordered
 // store, sorted runs merged by each ordered pass; the id tables live in its
-// lookup store (see kv.Scratch).
+// lookup store (see scratch.Store).
 const (
 	// tagAlias: identifier -> canonical subject, zero byte, owner tenant,
 	// zero byte, uvarint line of products.ndjson (appendOwned).

@@ -13,12 +13,13 @@ import (
 	"github.com/cockroachdb/pebble/v2/objstorage/objstorageprovider"
 	"github.com/cockroachdb/pebble/v2/sstable"
 	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/productdata/pds/internal/pebbleutil"
 )
 
 // storeOptions are the options the store is built and opened with: 4 KiB data
 // blocks and bloom filters, which favour point reads.
 func storeOptions() *pebble.Options {
-	o := &pebble.Options{Logger: pebbleLogger{}}
+	o := &pebble.Options{Logger: pebbleutil.Logger{}}
 	for i := range o.Levels {
 		o.Levels[i].BlockSize = 4 << 10
 		o.Levels[i].BlockRestartInterval = 4

@@ -35,15 +35,3 @@ func AppendViewKey(dst []byte, tag byte, subject, tenant string) []byte {
 	dst = append(dst, 0)
 	return append(dst, tenant...)
 }
-
-// prefixEnd returns the smallest key greater than every key with prefix p.
-func prefixEnd(p []byte) []byte {
-	end := append([]byte(nil), p...)
-	for i := len(end) - 1; i >= 0; i-- {
-		if end[i] < 0xff {
-			end[i]++
-			return end[:i+1]
-		}
-	}
-	return nil
-}

@@ -3,7 +3,6 @@ package kv
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"sync"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/productdata/pds/domain"
+	"github.com/productdata/pds/internal/pebbleutil"
 )
 
 // Store is a snapshot's store opened read-only. It is safe for concurrent use.
@@ -157,21 +157,6 @@ func (s *Store) get(key, dst []byte) ([]byte, bool, error) {
 	return dst, ok, err
 }
 
-// copyValue runs a Pebble point read and copies the value into dst[:0]
-// before releasing it; a missing key is ok = false, not an error.
-func copyValue(get func([]byte) ([]byte, io.Closer, error), key, dst []byte) ([]byte, bool, error) {
-	v, closer, err := get(key)
-	if errors.Is(err, pebble.ErrNotFound) {
-		return dst[:0], false, nil
-	}
-	if err != nil {
-		return dst[:0], false, err
-	}
-	dst = append(dst[:0], v...)
-	closer.Close()
-	return dst, true, nil
-}
-
 // Alias looks up which product identifier names. Its key and value are read
 // into the pooled Reader's buffers (DecodeAlias copies what it keeps).
 func (s *Store) Alias(identifier string) (Alias, bool, error) {
@@ -223,7 +208,7 @@ func (s *Store) Meta(name string) ([]byte, bool, error) {
 // its table prefix removed. The slices are valid only during the call.
 func (s *Store) Scan(tag byte, fn func(key, value []byte) error) error {
 	prefix := []byte{tag, 0}
-	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: prefixEnd(prefix)})
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: pebbleutil.PrefixEnd(prefix)})
 	if err != nil {
 		return domain.Internal(fmt.Errorf("kv: scan: %w", err))
 	}

@@ -20,8 +20,8 @@ import (
 	"time"
 
 	"github.com/productdata/pds/domain"
-	"github.com/productdata/pds/kv"
 	"github.com/productdata/pds/progress"
+	"github.com/productdata/pds/scratch"
 )
 
 // Options configure an import.
@@ -110,7 +110,7 @@ type importer struct {
 	opts    Options
 	name    string // the dump's name in reports
 	tmp     string
-	seen    *kv.Scratch
+	seen    *scratch.Store
 	w       map[string]*bufio.Writer
 	files   map[string]*os.File
 	sources map[string]domain.Source
@@ -153,7 +153,7 @@ func Import(opts Options) (Summary, error) {
 	if err := im.create(); err != nil {
 		return im.sum, err
 	}
-	im.seen, err = kv.OpenScratch(filepath.Join(im.tmp, ".seen"))
+	im.seen, err = scratch.Open(filepath.Join(im.tmp, ".seen"))
 	if err != nil {
 		return im.sum, err
 	}

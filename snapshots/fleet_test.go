@@ -17,7 +17,6 @@ import (
 
 	"github.com/productdata/pds/ingest"
 	"github.com/productdata/pds/internal/fixture"
-	"github.com/productdata/pds/internal/manifesttest"
 	"github.com/productdata/pds/snapshots"
 )
 
@@ -536,7 +535,7 @@ func TestDamagedPartialRestarts(t *testing.T) {
 // format 2 wrote it (every file's SHA-256), and signs it with k.
 func asFormat1(t *testing.T, dir string, k keyPair) snapshots.Manifest {
 	t.Helper()
-	if err := manifesttest.AsFormat1(dir); err != nil {
+	if err := snapshots.AsFormat1(dir); err != nil {
 		t.Fatal(err)
 	}
 	if err := snapshots.Sign(dir, k.sec); err != nil {

@@ -14,7 +14,6 @@ import (
 
 	"github.com/zeebo/blake3"
 
-	"github.com/productdata/pds/internal/manifesttest"
 )
 
 // snapshot writes a small snapshot-shaped directory with a manifest.
@@ -238,7 +237,7 @@ func TestWriteWithSums(t *testing.T) {
 // same files, as a pds before format 2 wrote it.
 func toFormat1(t *testing.T, dir string) {
 	t.Helper()
-	if err := manifesttest.AsFormat1(dir); err != nil {
+	if err := asFormat1(dir); err != nil {
 		t.Fatal(err)
 	}
 }

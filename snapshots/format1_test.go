@@ -1,8 +1,5 @@
-// Package manifesttest makes snapshots as older pds versions wrote them,
-// for the tests of manifest and of what reads manifests (fleet). It works
-// on the manifest's JSON rather than on package manifest's types, so that
-// manifest's own tests can use it without an import cycle.
-package manifesttest
+package snapshots
+
 
 import (
 	"bytes"
@@ -14,12 +11,12 @@ import (
 	"path/filepath"
 )
 
-// AsFormat1 rewrites the manifest of the snapshot at dir (manifest.json) as
+// asFormat1 rewrites the manifest of the snapshot at dir (manifest.json) as
 // a pds before manifest format 2 wrote it: format_version 1, and every
 // file listed with the SHA-256 of its bytes instead of its BLAKE3. A
 // signature beside it no longer matches: sign it again if one is needed.
-func AsFormat1(dir string) error {
-	path := filepath.Join(dir, "manifest.json")
+func asFormat1(dir string) error {
+	path := filepath.Join(dir, ManifestName)
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return err
@@ -28,14 +25,14 @@ func AsFormat1(dir string) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber() // sizes and the sequence stay exact
 	if err := dec.Decode(&m); err != nil {
-		return fmt.Errorf("manifesttest: %s: %w", path, err)
+		return fmt.Errorf("snapshots test: %s: %w", path, err)
 	}
 	m["format_version"] = 1
 	files, _ := m["files"].([]any)
 	for _, f := range files {
 		entry, ok := f.(map[string]any)
 		if !ok {
-			return fmt.Errorf("manifesttest: %s: a file entry is not an object", path)
+			return fmt.Errorf("snapshots test: %s: a file entry is not an object", path)
 		}
 		name, _ := entry["path"].(string)
 		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))

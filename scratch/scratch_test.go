@@ -1,4 +1,4 @@
-package kv
+package scratch
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 // reverse order (so that they are committed in several batches)
 // and reads them back in key order, and by key, after Flush.
 func TestScratchSortsAcrossBatches(t *testing.T) {
-	s, err := OpenScratch(filepath.Join(t.TempDir(), "scratch"))
+	s, err := Open(filepath.Join(t.TempDir(), "scratch"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,12 +52,12 @@ func TestScratchSortsAcrossBatches(t *testing.T) {
 	for _, j := range []int{n - 1, 0, n / 2, n / 2, 1} { // any order, twice the same
 		v, ok, err := r.Get(key(j), nil)
 		if err != nil || !ok || v[len(value)] != byte(j) {
-			t.Fatalf("ScratchReader.Get(%d): %v %v", j, ok, err)
+			t.Fatalf("Reader.Get(%d): %v %v", j, ok, err)
 		}
 	}
 	for _, k := range []string{"k\x00", "k\x0000000001x", "j", "l", "k\x0099999999"} { // absent: a prefix, an extension, outside, past the end
 		if v, ok, err := r.Get([]byte(k), nil); err != nil || ok {
-			t.Fatalf("ScratchReader.Get(%q) of an absent key: %q %v %v", k, v, ok, err)
+			t.Fatalf("Reader.Get(%q) of an absent key: %q %v %v", k, v, ok, err)
 		}
 	}
 	if err := s.Set([]byte("k\x00new"), []byte("x")); err != nil {
@@ -87,7 +87,7 @@ func TestScratchSortsAcrossBatches(t *testing.T) {
 // key order with the last write of a key winning, and the lookup table is
 // read by key as before.
 func TestScratchOrderedStore(t *testing.T) {
-	s, err := OpenScratch(filepath.Join(t.TempDir(), "scratch"), 'o')
+	s, err := Open(filepath.Join(t.TempDir(), "scratch"), 'o')
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,10 +150,10 @@ func TestScratchOrderedStore(t *testing.T) {
 	}
 	defer r.Close()
 	if v, ok, err := r.Get([]byte("L\x003"), nil); err != nil || !ok || v[0] != 3 {
-		t.Fatalf("ScratchReader.Get of a lookup table's key: %q %v %v", v, ok, err)
+		t.Fatalf("Reader.Get of a lookup table's key: %q %v %v", v, ok, err)
 	}
 	if _, ok, err := r.Get(key(0), nil); !errors.Is(err, ErrOrderedByKey) || ok {
-		t.Fatalf("ScratchReader.Get of an ordered table's key: %v %v, want ErrOrderedByKey", ok, err)
+		t.Fatalf("Reader.Get of an ordered table's key: %v %v, want ErrOrderedByKey", ok, err)
 	}
 	// Scratch.Get reads an ordered table's key all the same (slowly).
 	if v, ok, err := s.Get(key(5), nil); err != nil || !ok || string(v) != want[5] {
@@ -165,7 +165,7 @@ func TestScratchOrderedStore(t *testing.T) {
 // batches; what they flushed is read back by range, and a writer closed
 // without a flush drops what it held.
 func TestScratchWriters(t *testing.T) {
-	s, err := OpenScratch(filepath.Join(t.TempDir(), "scratch"), 'o')
+	s, err := Open(filepath.Join(t.TempDir(), "scratch"), 'o')
 	if err != nil {
 		t.Fatal(err)
 	}

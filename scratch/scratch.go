@@ -1,4 +1,4 @@
-package kv
+package scratch
 
 import (
 	"bytes"
@@ -10,9 +10,10 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
 	"github.com/cockroachdb/pebble/v2/sstable"
+	"github.com/productdata/pds/internal/pebbleutil"
 )
 
-// Scratch is a throwaway writable store that ingest uses as its external
+// Store is a throwaway writable store that ingest uses as its external
 // sort: records are written in input order and read back in key order, so
 // memory stays bounded whatever the input size.
 //
@@ -23,21 +24,21 @@ import (
 // written once and then read only in key order, each in one pass: it is an
 // external sort of its own (runStore), whose sorted runs are merged by each
 // ordered pass and never compacted.
-type Scratch struct {
+type Store struct {
 	dir string
 	db  *pebble.DB // the lookup store
 	// ordered is the ordered store; nil when no table was named.
 	ordered     *runStore
-	orderedTags [256]bool      // by a key's first byte, its table's tag
-	w           *ScratchWriter // the batches of Set
+	orderedTags [256]bool // by a key's first byte, its table's tag
+	w           *Writer   // the batches of Set
 }
 
 // batchBytes is how much a scratch batch holds before it is committed.
 const batchBytes = 4 << 20
 
-// OpenScratch creates a scratch store at dir (removed by Close). The tables
+// Open creates a scratch store at dir (removed by Close). The tables
 // whose keys start with one of the ordered tags are kept in the ordered
-// store: they must not be read by key through a ScratchReader (Get reads
+// store: they must not be read by key through a Reader (Get reads
 // them, slowly: it merges every run).
 //
 // Why two stores: in one Pebble store, at 1,000,000 generated products, the
@@ -46,7 +47,7 @@ const batchBytes = 4 << 20
 // amplification 3.1), and the records outweigh the ids many times. Without
 // compactions at all, every point read looked into dozens of L0 tables
 // (round six, BENCHMARKS.md). Split, each table gets what its reads need.
-func OpenScratch(dir string, ordered ...byte) (*Scratch, error) {
+func Open(dir string, ordered ...byte) (*Store, error) {
 	// Lookup store. Reads are point lookups, mostly of absent keys
 	// (duplicate checks): bloom filters answer those without reading a
 	// block; no compression, and a cache, keep the hits cheap. 32 KiB
@@ -65,7 +66,7 @@ func OpenScratch(dir string, ordered ...byte) (*Scratch, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scratch: %w", err)
 	}
-	s := &Scratch{dir: dir, db: db}
+	s := &Store{dir: dir, db: db}
 	s.w = s.NewWriter()
 	if len(ordered) == 0 {
 		return s, nil
@@ -88,7 +89,7 @@ func OpenScratch(dir string, ordered ...byte) (*Scratch, error) {
 // compression, 32 KiB blocks, the cache and the memtable size. The caller
 // sets the rest, then calls EnsureDefaults.
 func scratchOptions(cache *pebble.Cache, memTable uint64) *pebble.Options {
-	opts := &pebble.Options{DisableWAL: true, MemTableSize: memTable, Logger: pebbleLogger{}, Cache: cache}
+	opts := &pebble.Options{DisableWAL: true, MemTableSize: memTable, Logger: pebbleutil.Logger{}, Cache: cache}
 	for i := range opts.Levels {
 		opts.Levels[i].BlockSize = 32 << 10
 		opts.Levels[i].Compression = func() *sstable.CompressionProfile { return sstable.NoCompression }
@@ -97,18 +98,18 @@ func scratchOptions(cache *pebble.Cache, memTable uint64) *pebble.Options {
 }
 
 // isOrdered reports whether key's table is in the ordered store.
-func (s *Scratch) isOrdered(key []byte) bool { return len(key) > 0 && s.orderedTags[key[0]] }
+func (s *Store) isOrdered(key []byte) bool { return len(key) > 0 && s.orderedTags[key[0]] }
 
-// newScratchBatch returns a batch sized for batchBytes, whose buffer is kept
+// newBatch returns a batch sized for batchBytes, whose buffer is kept
 // across commits (Flush resets it), so that it is not regrown each time.
-func newScratchBatch(db *pebble.DB) *pebble.Batch {
+func newBatch(db *pebble.DB) *pebble.Batch {
 	return db.NewBatch(pebble.WithInitialSizeBytes(batchBytes+batchBytes/4), pebble.WithMaxRetainedSizeBytes(2*batchBytes))
 }
 
 // Set writes key and value (copied). Writes become readable after Flush.
 // Not safe for concurrent use: a goroutine of its own writes through a
-// ScratchWriter.
-func (s *Scratch) Set(key, value []byte) error { return s.w.Set(key, value) }
+// Writer.
+func (s *Store) Set(key, value []byte) error { return s.w.Set(key, value) }
 
 // commit commits batch's pending writes, if any, and resets it (nil: no batch yet).
 func commit(batch *pebble.Batch) error {
@@ -123,14 +124,14 @@ func commit(batch *pebble.Batch) error {
 }
 
 // Flush commits the pending writes of Set, to both stores.
-func (s *Scratch) Flush() error { return s.w.Flush() }
+func (s *Store) Flush() error { return s.w.Flush() }
 
 // Get copies the value of key into dst[:0]; pending writes are seen. The
 // batch is not indexed (writes are cheaper so), so Get commits the pending
 // writes first: callers ask only when an in-memory filter says the key may
 // exist, which is rare. A key of the ordered store is found by merging
 // every run, which is slow.
-func (s *Scratch) Get(key, dst []byte) ([]byte, bool, error) {
+func (s *Store) Get(key, dst []byte) ([]byte, bool, error) {
 	if s.isOrdered(key) {
 		if err := s.Flush(); err != nil {
 			return dst, false, err
@@ -150,34 +151,34 @@ func (s *Scratch) Get(key, dst []byte) ([]byte, bool, error) {
 	if err := commit(s.w.lookup); err != nil {
 		return dst, false, err
 	}
-	dst, ok, err := copyValue(s.db.Get, key, dst)
+	dst, ok, err := pebbleutil.CopyValue(s.db.Get, key, dst)
 	if err != nil {
 		err = fmt.Errorf("scratch: %w", err)
 	}
 	return dst, ok, err
 }
 
-// ScratchReader reads committed records by key through one iterator: a
+// Reader reads committed records by key through one iterator: a
 // pebble.DB.Get builds and tears down an iterator stack on every call, which
 // cost about as much as the lookup itself when ingest made one per input
 // line. It sees what was committed when it was made, and nothing written
 // after. Not safe for concurrent use; Close it when done.
 // It reads the lookup store only.
-type ScratchReader struct {
+type Reader struct {
 	it      *pebble.Iterator
 	ordered *[256]bool
 }
 
-// NewReader returns a ScratchReader over what is committed now.
-func (s *Scratch) NewReader() (*ScratchReader, error) {
+// NewReader returns a Reader over what is committed now.
+func (s *Store) NewReader() (*Reader, error) {
 	it, err := s.db.NewIter(nil)
 	if err != nil {
 		return nil, fmt.Errorf("scratch: %w", err)
 	}
-	return &ScratchReader{it: it, ordered: &s.orderedTags}, nil
+	return &Reader{it: it, ordered: &s.orderedTags}, nil
 }
 
-// ErrOrderedByKey is what a ScratchReader answers for a key of a table kept
+// ErrOrderedByKey is what a Reader answers for a key of a table kept
 // in the ordered store, which is not read by key.
 var ErrOrderedByKey = errors.New("scratch: a table of the ordered store is read in order, not by key")
 
@@ -185,7 +186,7 @@ var ErrOrderedByKey = errors.New("scratch: a table of the ordered store is read 
 // It seeks by prefix, which lets the tables' bloom filters answer for the
 // absent keys as a Get would (the key is its own prefix: the default
 // comparer has no suffixes).
-func (r *ScratchReader) Get(key, dst []byte) ([]byte, bool, error) {
+func (r *Reader) Get(key, dst []byte) ([]byte, bool, error) {
 	if len(key) > 0 && r.ordered[key[0]] {
 		return dst[:0], false, ErrOrderedByKey
 	}
@@ -203,7 +204,7 @@ func (r *ScratchReader) Get(key, dst []byte) ([]byte, bool, error) {
 }
 
 // Close closes the reader.
-func (r *ScratchReader) Close() error { return r.it.Close() }
+func (r *Reader) Close() error { return r.it.Close() }
 
 // Iter is an iterator over the keys in a range, in order: of the lookup
 // store (a Pebble iterator) or of the ordered store (a merge of its runs,
@@ -225,14 +226,14 @@ type rangeIter interface {
 
 // NewIter returns an iterator over keys starting with prefix. Pending writes
 // must be flushed first.
-func (s *Scratch) NewIter(prefix []byte) (*Iter, error) {
-	return s.NewRangeIter(prefix, prefixEnd(prefix))
+func (s *Store) NewIter(prefix []byte) (*Iter, error) {
+	return s.NewRangeIter(prefix, pebbleutil.PrefixEnd(prefix))
 }
 
 // NewRangeIter returns an iterator over the keys in [lower, upper), which
 // must be of one table. Pending writes must be flushed first. An iterator
 // of the ordered store sees what was flushed when it was made.
-func (s *Scratch) NewRangeIter(lower, upper []byte) (*Iter, error) {
+func (s *Store) NewRangeIter(lower, upper []byte) (*Iter, error) {
 	if s.isOrdered(lower) {
 		runs, err := s.ordered.settle()
 		if err != nil {
@@ -247,12 +248,12 @@ func (s *Scratch) NewRangeIter(lower, upper []byte) (*Iter, error) {
 	return &Iter{it}, nil
 }
 
-// ScratchWriter writes to the scratch store through batches of its own, so
+// Writer writes to the scratch store through batches of its own, so
 // that several goroutines may write at once (Scratch.Set writes through one
 // too, the store's). Writes become readable after Flush; Close releases the
 // batches.
-type ScratchWriter struct {
-	s *Scratch
+type Writer struct {
+	s *Store
 	// lookup batches the writes to the lookup store, made by the first.
 	lookup *pebble.Batch
 	// ordered stages the writes to the ordered store, made by the first.
@@ -260,10 +261,10 @@ type ScratchWriter struct {
 }
 
 // NewWriter returns a writer of its own.
-func (s *Scratch) NewWriter() *ScratchWriter { return &ScratchWriter{s: s} }
+func (s *Store) NewWriter() *Writer { return &Writer{s: s} }
 
 // Set writes key and value (copied).
-func (w *ScratchWriter) Set(key, value []byte) error {
+func (w *Writer) Set(key, value []byte) error {
 	if w.s.isOrdered(key) {
 		if w.ordered == nil {
 			w.ordered = newChunk()
@@ -277,7 +278,7 @@ func (w *ScratchWriter) Set(key, value []byte) error {
 		return nil
 	}
 	if w.lookup == nil {
-		w.lookup = newScratchBatch(w.s.db)
+		w.lookup = newBatch(w.s.db)
 	}
 	if err := w.lookup.Set(key, value, nil); err != nil {
 		return fmt.Errorf("scratch: %w", err)
@@ -289,7 +290,7 @@ func (w *ScratchWriter) Set(key, value []byte) error {
 }
 
 // Flush commits the pending writes.
-func (w *ScratchWriter) Flush() error {
+func (w *Writer) Flush() error {
 	if err := commit(w.lookup); err != nil {
 		return err
 	}
@@ -302,7 +303,7 @@ func (w *ScratchWriter) Flush() error {
 }
 
 // Close releases the batches; writes not flushed are dropped.
-func (w *ScratchWriter) Close() {
+func (w *Writer) Close() {
 	if w.lookup != nil {
 		w.lookup.Close()
 	}
@@ -313,7 +314,7 @@ func (w *ScratchWriter) Close() {
 }
 
 // Close closes and removes the scratch store.
-func (s *Scratch) Close() error {
+func (s *Store) Close() error {
 	s.w.Close()
 	err := s.db.Close()
 	if s.ordered != nil {

@@ -1,0 +1,61 @@
+// Package pebbleutil holds the few helpers that both Pebble stores of pds
+// need: the served store (kv) and the offline builds' scratch store
+// (scratch).
+package pebbleutil
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// Logger keeps Pebble's routine chatter out of the logs and sends its
+// errors to slog.
+type Logger struct{}
+
+// Infof drops Pebble's informational messages.
+func (Logger) Infof(string, ...any) {}
+
+// Errorf logs a Pebble error.
+func (Logger) Errorf(format string, args ...any) {
+	slog.Error("pebble", "error", fmt.Sprintf(format, args...))
+}
+
+// Fatalf logs a fatal Pebble error and exits with status 70 (internal
+// software error).
+func (Logger) Fatalf(format string, args ...any) {
+	slog.Error("pebble fatal", "error", fmt.Sprintf(format, args...))
+	os.Exit(70)
+}
+
+// PrefixEnd returns the smallest key greater than every key with prefix p
+// (nil when there is none: p is all 0xff).
+func PrefixEnd(p []byte) []byte {
+	end := append([]byte(nil), p...)
+	for i := len(end) - 1; i >= 0; i-- {
+		if end[i] < 0xff {
+			end[i]++
+			return end[:i+1]
+		}
+	}
+	return nil
+}
+
+// CopyValue runs a Pebble point read and copies the value into dst[:0]
+// before closing it; an absent key is (dst[:0], false, nil).
+func CopyValue(get func([]byte) ([]byte, io.Closer, error), key, dst []byte) ([]byte, bool, error) {
+	v, closer, err := get(key)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return dst[:0], false, nil
+	}
+	if err != nil {
+		return dst[:0], false, err
+	}
+	dst = append(dst[:0], v...)
+	closer.Close()
+	return dst, true, nil
+}
