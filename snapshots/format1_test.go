@@ -1,6 +1,5 @@
 package snapshots
 
-
 import (
 	"bytes"
 	"crypto/sha256"

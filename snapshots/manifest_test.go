@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/zeebo/blake3"
-
 )
 
 // snapshot writes a small snapshot-shaped directory with a manifest.
