@@ -72,8 +72,24 @@ func Errorf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Detail: fmt.Sprintf(format, args...)}
 }
 
+// ErrDamaged is wrapped by every read that found a file of the snapshot
+// changed since it was opened, or its bytes not the snapshot's (a checksum
+// that does not match, a file cut short under a mapping). Such a read is
+// no internal error but a snapshot to be replaced: callers hear
+// SERVICE_UNAVAILABLE and may retry.
+var ErrDamaged = errors.New("the snapshot's files changed or are damaged")
+
+// damagedRetry is the Retry-After of an answer refused for a damaged
+// snapshot: the server checks for a good one every few seconds.
+const damagedRetry = 5
+
 // Internal wraps an unexpected failure; its cause is never shown to callers.
+// A failure that wraps ErrDamaged is SERVICE_UNAVAILABLE instead.
 func Internal(err error) *Error {
+	if errors.Is(err, ErrDamaged) {
+		return &Error{Code: CodeServiceUnavailable, RetryAfter: damagedRetry, Err: err,
+			Detail: "the snapshot's files changed under the server or are damaged; answers resume once a good snapshot is in place"}
+	}
 	return &Error{Code: CodeInternal, Detail: "an unexpected error occurred; it has been logged", Err: err}
 }
 

@@ -493,6 +493,8 @@ type probe struct {
 	Version           string `json:"version"`
 	BuildID           string `json:"build_id,omitempty"`
 	SnapshotCreatedAt string `json:"snapshot_created_at,omitempty"`
+	// Reason says why the snapshot may not be served (status "damaged").
+	Reason string `json:"reason,omitempty"`
 }
 
 // livez answers 200 while the process can answer at all (no key needed).
@@ -535,9 +537,9 @@ const (
 	sendWholeMax = 32 << 10
 )
 
-// readyz answers 200 when a verified snapshot is open and the server is
-// neither starting nor draining, 503 with the reason otherwise (no key
-// needed).
+// readyz answers 200 when a verified snapshot is open, none of its files
+// changed or damaged since, and the server is neither starting nor
+// draining; 503 with the reason otherwise (no key needed).
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 	p := probe{Status: "ok", Version: buildinfo.Version()}
 	snap := s.svc.Current()
@@ -552,6 +554,8 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 		p.Status = "draining"
 	case snap == nil:
 		p.Status = "no_snapshot"
+	case snap.Damaged() != nil:
+		p.Status, p.Reason = "damaged", snap.Damaged().Error()
 	}
 	if p.Status != "ok" {
 		w.Header().Set("Retry-After", "1")

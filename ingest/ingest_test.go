@@ -28,7 +28,7 @@ type entry struct {
 // key.
 func entries(t testing.TB, snap string) []entry {
 	t.Helper()
-	st, err := kv.Open(filepath.Join(snap, "store"), 1<<20, nil)
+	st, err := kv.Open(filepath.Join(snap, "store"), 1<<20, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -105,7 +105,7 @@ func showPassport(t *testing.T, snap, subject, caller string) string {
 	if caller == "public" {
 		tenant = ""
 	}
-	st, err := kv.Open(filepath.Join(snap, "store"), 1<<20, nil)
+	st, err := kv.Open(filepath.Join(snap, "store"), 1<<20, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,7 +50,7 @@ func TestSingleLevelIndexTables(t *testing.T) {
 		}
 	}
 
-	st, err := Open(storeDir, 8<<20, nil)
+	st, err := Open(storeDir, 8<<20, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestTableFiles(t *testing.T) {
 				}
 			}
 
-			st, err := Open(storeDir, 8<<20, nil)
+			st, err := Open(storeDir, 8<<20, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -32,10 +32,54 @@ type servedFS struct {
 	vfs.FS
 	dir     string
 	allowed map[string]bool // base names in dir; nil allows every name
+	guard   Guard           // nil: reads are not checked
 }
 
-func newServedFS(dir string, allowed []string) servedFS {
-	f := servedFS{FS: vfs.Default, dir: filepath.Clean(dir)}
+// A Guard vouches for what a served store reads from its files.
+type Guard interface {
+	// ReadAt reads len(p) bytes at off of the store's file name (a base
+	// name) from r, refusing bytes that are not the snapshot's with an
+	// error that wraps domain.ErrDamaged.
+	ReadAt(name string, r io.ReaderAt, p []byte, off int64) (int, error)
+	// Unchanged refuses, the same way, a file whose stat st is not the one
+	// it had when the store was opened: a read from it may have returned
+	// bytes written after the snapshot was checked.
+	Unchanged(name string, st os.FileInfo, err error) error
+}
+
+// guardedFile is a store file read through a Guard: every read goes
+// through Guard.ReadAt and is followed by a look at the file.
+type guardedFile struct {
+	vfs.File
+	name  string
+	guard Guard
+	pos   int64 // for Read
+}
+
+func (f *guardedFile) ReadAt(p []byte, off int64) (int, error) {
+	n, err := f.guard.ReadAt(f.name, f.File, p, off)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return n, err
+	}
+	st, serr := f.File.Stat()
+	if cerr := f.guard.Unchanged(f.name, st, serr); cerr != nil {
+		return 0, cerr
+	}
+	return n, err
+}
+
+// Read reads on from where the last Read ended, through ReadAt.
+func (f *guardedFile) Read(p []byte) (int, error) {
+	n, err := f.ReadAt(p, f.pos)
+	f.pos += int64(n)
+	if n > 0 && errors.Is(err, io.EOF) {
+		err = nil
+	}
+	return n, err
+}
+
+func newServedFS(dir string, allowed []string, guard Guard) servedFS {
+	f := servedFS{FS: vfs.Default, dir: filepath.Clean(dir), guard: guard}
 	if allowed != nil {
 		f.allowed = make(map[string]bool, len(allowed))
 		for _, n := range allowed {
@@ -81,7 +125,11 @@ func (f servedFS) Open(name string, opts ...vfs.OpenOption) (vfs.File, error) {
 	if !f.permits(name) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fmt.Errorf("not listed in the snapshot's manifest: %w", fs.ErrNotExist)}
 	}
-	return f.FS.Open(name, opts...)
+	file, err := f.FS.Open(name, opts...)
+	if err != nil || f.guard == nil || filepath.Dir(filepath.Clean(name)) != f.dir {
+		return file, err
+	}
+	return &guardedFile{File: file, name: filepath.Base(name), guard: f.guard}, nil
 }
 
 // Stat answers only for names that may be opened.

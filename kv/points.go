@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"syscall"
 
@@ -163,8 +164,21 @@ func (p *pointsWriter) abort() {
 	os.Remove(p.path)
 }
 
+// PointsGuard vouches for what a point index reads from its mapped file
+// (as a Guard does for the store's files).
+type PointsGuard interface {
+	// Check refuses, with an error that wraps domain.ErrDamaged, the bytes
+	// [off, off+n) of the mapped file m unless they are the snapshot's.
+	Check(m []byte, off, n int64) error
+	// Unchanged refuses a file whose stat st is not the one it had when
+	// the index was opened.
+	Unchanged(st os.FileInfo, err error) error
+}
+
 // points is an opened point index: its file mapped read-only.
 type points struct {
+	file    *os.File    // kept open to look at it after reads
+	guard   PointsGuard // nil: reads are not checked
 	mapped  []byte
 	data    []byte
 	entries []byte
@@ -176,12 +190,16 @@ type points struct {
 // openPoints maps the point index at path and checks that its header and
 // radix agree with its size; the file's bytes are the manifest's to vouch
 // for, and a read never goes outside them whatever they hold.
-func openPoints(path string) (*points, error) {
+func openPoints(path string, guard PointsGuard) (p *points, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("kv: point index: %w", err)
 	}
-	defer f.Close()
+	defer func() {
+		if err != nil {
+			f.Close()
+		}
+	}()
 	st, err := f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("kv: point index: %w", err)
@@ -194,16 +212,23 @@ func openPoints(path string) (*points, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kv: point index: map %s: %w", path, err)
 	}
-	p, err := readPoints(m)
+	p, err = readPoints(m, guard)
 	if err != nil {
 		syscall.Munmap(m)
 		return nil, fmt.Errorf("%w: %s: %v", errPointsCorrupt, path, err)
 	}
+	p.file, p.guard = f, guard
 	return p, nil
 }
 
-// readPoints checks a point index's header and radix and slices its parts.
-func readPoints(m []byte) (*points, error) {
+// readPoints checks a point index's header and radix (through guard, when
+// it is not nil) and slices its parts.
+func readPoints(m []byte, guard PointsGuard) (*points, error) {
+	if guard != nil {
+		if err := guard.Check(m, 0, min(pointsHeaderSize, int64(len(m)))); err != nil {
+			return nil, err
+		}
+	}
 	if len(m) < pointsHeaderSize || string(m[:8]) != pointsMagic {
 		return nil, errors.New("not a point index")
 	}
@@ -221,6 +246,11 @@ func readPoints(m []byte) (*points, error) {
 	p.data = m[pointsHeaderSize : pointsHeaderSize+dataLen]
 	p.entries = m[pointsHeaderSize+dataLen : pointsHeaderSize+dataLen+count*pointEntrySize]
 	p.radix = m[pointsHeaderSize+dataLen+count*pointEntrySize:]
+	if guard != nil {
+		if err := guard.Check(m, int64(len(m)-len(p.radix)), int64(len(p.radix))); err != nil {
+			return nil, err
+		}
+	}
 	prev := uint32(0)
 	for i := 0; i < len(p.radix); i += 4 {
 		v := le.Uint32(p.radix[i:])
@@ -237,13 +267,26 @@ func readPoints(m []byte) (*points, error) {
 
 // get appends the value of key to dst; ok is false when the table holds no
 // such key. The mapped bytes are copied: nothing returned aliases the file.
-func (p *points) get(key, dst []byte) ([]byte, bool, error) {
+// With a guard, every range read is checked first; a fault on the mapping
+// (the file cut short under it) is an error, not a crash. The caller looks
+// at the file after its reads (unchanged).
+func (p *points) get(key, dst []byte) (out []byte, ok bool, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			out, ok, err = dst, false, domain.Internal(fmt.Errorf("%w: point index: %v", domain.ErrDamaged, r))
+		}
+	}()
 	le := binary.LittleEndian
 	h := xxhash.Sum64(key)
 	bk := bucket(h, p.bits)
+	// The radix was checked when the index was opened.
 	lo, hi := uint64(le.Uint32(p.radix[bk*4:])), uint64(le.Uint32(p.radix[bk*4+4:]))
 	if lo > hi || hi > p.count { // checked at opening; a file changed under the mapping since is not trusted
-		return dst, false, domain.Internal(errPointsCorrupt)
+		return dst, false, domain.Internal(fmt.Errorf("%w: %w", domain.ErrDamaged, errPointsCorrupt))
+	}
+	if err := p.check(p.entries, lo*pointEntrySize, (hi-lo)*pointEntrySize); err != nil {
+		return dst, false, err
 	}
 	for i := lo; i < hi; i++ {
 		e := p.entries[i*pointEntrySize : i*pointEntrySize+pointEntrySize]
@@ -253,9 +296,12 @@ func (p *points) get(key, dst []byte) ([]byte, bool, error) {
 			}
 			continue
 		}
-		k, v, ok := p.record(le.Uint64(e[8:]))
+		k, v, ok, err := p.record(le.Uint64(e[8:]))
+		if err != nil {
+			return dst, false, err
+		}
 		if !ok {
-			return dst, false, domain.Internal(errPointsCorrupt)
+			return dst, false, domain.Internal(fmt.Errorf("%w: %w", domain.ErrDamaged, errPointsCorrupt))
 		}
 		if string(k) == string(key) {
 			return append(dst, v...), true, nil
@@ -264,26 +310,60 @@ func (p *points) get(key, dst []byte) ([]byte, bool, error) {
 	return dst, false, nil
 }
 
-// record returns the key and value stored at off in data.
-func (p *points) record(off uint64) (key, value []byte, ok bool) {
+// record returns the key and value stored at off in data, checked.
+func (p *points) record(off uint64) (key, value []byte, ok bool, err error) {
 	if off >= uint64(len(p.data)) {
-		return nil, nil, false
+		return nil, nil, false, nil
+	}
+	// The two lengths are at most 2 × binary.MaxVarintLen64 bytes.
+	if err := p.check(p.data, off, min(2*binary.MaxVarintLen64, uint64(len(p.data))-off)); err != nil {
+		return nil, nil, false, err
 	}
 	b := p.data[off:]
 	kl, n := binary.Uvarint(b)
 	if n <= 0 {
-		return nil, nil, false
+		return nil, nil, false, nil
 	}
 	b = b[n:]
-	vl, n := binary.Uvarint(b)
-	if n <= 0 {
-		return nil, nil, false
+	vl, m := binary.Uvarint(b)
+	if m <= 0 {
+		return nil, nil, false, nil
 	}
-	b = b[n:]
+	b = b[m:]
 	if kl > uint64(len(b)) || vl > uint64(len(b))-kl {
-		return nil, nil, false
+		return nil, nil, false, nil
 	}
-	return b[:kl], b[kl : kl+vl], true
+	if err := p.check(p.data, off, uint64(n+m)+kl+vl); err != nil {
+		return nil, nil, false, err
+	}
+	return b[:kl], b[kl : kl+vl], true, nil
 }
 
-func (p *points) close() error { return syscall.Munmap(p.mapped) }
+// check has the guard check n bytes at off of part, a slice of the mapping.
+func (p *points) check(part []byte, off, n uint64) error {
+	if p.guard == nil || n == 0 {
+		return nil
+	}
+	base := uint64(cap(p.mapped) - cap(part)) // part's offset in the file
+	return p.guard.Check(p.mapped, int64(base+off), int64(n))
+}
+
+// unchanged looks at the file after reads: a file written or replaced
+// since it was opened may have given bytes that are not the snapshot's.
+func (p *points) unchanged() error {
+	if p.guard == nil {
+		return nil
+	}
+	if err := p.guard.Unchanged(p.file.Stat()); err != nil {
+		return domain.Internal(err)
+	}
+	return nil
+}
+
+func (p *points) close() error {
+	err := syscall.Munmap(p.mapped)
+	if p.file != nil {
+		p.file.Close()
+	}
+	return err
+}

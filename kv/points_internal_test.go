@@ -45,7 +45,7 @@ func TestPointsReadBack(t *testing.T) {
 			}
 			path := filepath.Join(t.TempDir(), "points")
 			writePoints(t, path, keys, values)
-			p, err := openPoints(path)
+			p, err := openPoints(path, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -112,7 +112,7 @@ func TestPointsSameHash(t *testing.T) {
 	le.PutUint64(m[16:], bits)
 	le.PutUint64(m[24:], uint64(len(data)))
 	le.PutUint64(m[32:], uint64(len(m)))
-	p, err := readPoints(m)
+	p, err := readPoints(m, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,13 +164,13 @@ func TestPointsRefused(t *testing.T) {
 			if err := os.WriteFile(path, tc.mangle(bytes.Clone(orig)), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if p, err := openPoints(path); err == nil {
+			if p, err := openPoints(path, nil); err == nil {
 				p.close()
 				t.Fatal("opened")
 			}
 		})
 	}
-	if p, err := openPoints(good); err != nil {
+	if p, err := openPoints(good, nil); err != nil {
 		t.Fatalf("the good file: %v", err)
 	} else {
 		p.close()
@@ -186,7 +186,7 @@ func TestPointsBadOffset(t *testing.T) {
 	b, _ := os.ReadFile(path)
 	dataLen := binary.LittleEndian.Uint64(b[24:])
 	binary.LittleEndian.PutUint64(b[pointsHeaderSize+dataLen+8:], dataLen+100)
-	p, err := readPoints(b)
+	p, err := readPoints(b, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +223,7 @@ func FuzzPoints(f *testing.F) {
 		[]any{good[:pointsHeaderSize], []byte("i\x00a\x00")},
 	)
 	f.Fuzz(func(t *testing.T, b, key []byte) {
-		p, err := readPoints(b)
+		p, err := readPoints(b, nil)
 		if err != nil {
 			return
 		}

@@ -19,6 +19,33 @@ type Store struct {
 	cache  interface{ Unref() }
 	iters  iterPool
 	points *points // nil: every read is Pebble's
+	// OnDamage, when set before the store is shared, is told of every
+	// read that found the store's bytes damaged (see storeError).
+	OnDamage func(error)
+}
+
+// noteDamage tells OnDamage of err when it wraps domain.ErrDamaged, and
+// returns it.
+func (s *Store) noteDamage(err error) error {
+	if err != nil && s.OnDamage != nil && errors.Is(err, domain.ErrDamaged) {
+		s.OnDamage(err)
+	}
+	return err
+}
+
+// storeError is a failed read in domain terms: a Pebble corruption (a
+// block whose checksum does not match) or a refusal of the store's Guard
+// wraps domain.ErrDamaged, and onDamage hears of it; anything else is
+// internal. The cause is kept for the log.
+func storeError(onDamage func(error), op string, err error) error {
+	if pebble.IsCorruptionError(err) && !errors.Is(err, domain.ErrDamaged) {
+		err = fmt.Errorf("%w: %w", domain.ErrDamaged, err)
+	}
+	err = fmt.Errorf("kv: %s: %w", op, err)
+	if onDamage != nil && errors.Is(err, domain.ErrDamaged) {
+		onDamage(err)
+	}
+	return domain.Internal(err)
 }
 
 // iterPool keeps the Readers of finished reads for the next ones. A
@@ -37,7 +64,7 @@ type iterPool struct {
 // that build and close their own.
 const maxIdleReaders = 64
 
-func (p *iterPool) take(db *pebble.DB) (*Reader, error) {
+func (p *iterPool) take(db *pebble.DB, onDamage func(error)) (*Reader, error) {
 	p.mu.Lock()
 	if n := len(p.idle); n > 0 {
 		r := p.idle[n-1]
@@ -48,9 +75,9 @@ func (p *iterPool) take(db *pebble.DB) (*Reader, error) {
 	p.mu.Unlock()
 	it, err := db.NewIter(nil)
 	if err != nil {
-		return nil, domain.Internal(fmt.Errorf("kv: iterator: %w", err))
+		return nil, storeError(onDamage, "iterator", err)
 	}
-	return &Reader{it: it, pool: p}, nil
+	return &Reader{it: it, pool: p, onDamage: onDamage}, nil
 }
 
 func (p *iterPool) give(r *Reader) error {
@@ -76,13 +103,14 @@ func (p *iterPool) close() {
 
 // Open opens the store at dir read-only with a block cache of cacheBytes.
 // files names the files in dir that may be read (those the snapshot's
-// manifest lists); nil allows every file. It takes no lock: any number of
+// manifest lists); nil allows every file. Every read of those files goes
+// through guard, when it is not nil. It takes no lock: any number of
 // processes may serve one snapshot at once (see servedFS).
-func Open(dir string, cacheBytes int64, files []string) (*Store, error) {
+func Open(dir string, cacheBytes int64, files []string, guard Guard) (*Store, error) {
 	opts := storeOptions()
 	opts.ReadOnly = true
 	opts.ErrorIfNotExists = true
-	opts.FS = newServedFS(dir, files)
+	opts.FS = newServedFS(dir, files, guard)
 	c := pebble.NewCache(cacheBytes)
 	opts.Cache = c
 	db, err := pebble.Open(dir, opts)
@@ -118,11 +146,14 @@ func openError(dir string, err error) error {
 // UsePoints maps the point index at path (written by Builder.WritePoints
 // into the same snapshot): from then on, reads of table PointsTag are
 // answered from it. Call it before the store is shared.
-func (s *Store) UsePoints(path string) error {
+//
+// guard, when not nil, checks every range a read takes from the file and
+// the file after each read (see PointsGuard).
+func (s *Store) UsePoints(path string, guard PointsGuard) error {
 	if s.points != nil {
 		return fmt.Errorf("kv: the store has a point index already")
 	}
-	p, err := openPoints(path)
+	p, err := openPoints(path, guard)
 	if err != nil {
 		return err
 	}
@@ -148,7 +179,7 @@ func (s *Store) Close() error {
 // It seeks a pooled Reader (see iterPool) rather than calling
 // pebble.DB.Get.
 func (s *Store) get(key, dst []byte) ([]byte, bool, error) {
-	r, err := s.iters.take(s.db)
+	r, err := s.iters.take(s.db, s.OnDamage)
 	if err != nil {
 		return dst[:0], false, err
 	}
@@ -160,7 +191,7 @@ func (s *Store) get(key, dst []byte) ([]byte, bool, error) {
 // Alias looks up which product identifier names. Its key and value are read
 // into the pooled Reader's buffers (DecodeAlias copies what it keeps).
 func (s *Store) Alias(identifier string) (Alias, bool, error) {
-	r, err := s.iters.take(s.db)
+	r, err := s.iters.take(s.db, s.OnDamage)
 	if err != nil {
 		return Alias{}, false, err
 	}
@@ -187,9 +218,13 @@ func (s *Store) Alias(identifier string) (Alias, bool, error) {
 func (s *Store) View(tag byte, subject, tenant string, buf []byte) ([]byte, bool, error) {
 	if tag == PointsTag && s.points != nil {
 		var k [256]byte // past that, AppendViewKey moves it to the heap
-		return s.points.get(AppendViewKey(k[:0], tag, subject, tenant), buf)
+		buf, ok, err := s.points.get(AppendViewKey(k[:0], tag, subject, tenant), buf)
+		if err == nil {
+			err = s.points.unchanged()
+		}
+		return buf, ok, s.noteDamage(err)
 	}
-	r, err := s.iters.take(s.db)
+	r, err := s.iters.take(s.db, s.OnDamage)
 	if err != nil {
 		return buf, false, err
 	}
@@ -210,7 +245,7 @@ func (s *Store) Scan(tag byte, fn func(key, value []byte) error) error {
 	prefix := []byte{tag, 0}
 	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: pebbleutil.PrefixEnd(prefix)})
 	if err != nil {
-		return domain.Internal(fmt.Errorf("kv: scan: %w", err))
+		return storeError(s.OnDamage, "scan", err)
 	}
 	for it.First(); it.Valid(); it.Next() {
 		if err := fn(it.Key()[2:], it.Value()); err != nil {
@@ -219,7 +254,7 @@ func (s *Store) Scan(tag byte, fn func(key, value []byte) error) error {
 		}
 	}
 	if err := it.Close(); err != nil {
-		return domain.Internal(fmt.Errorf("kv: scan: %w", err))
+		return storeError(s.OnDamage, "scan", err)
 	}
 	return nil
 }
@@ -237,11 +272,30 @@ type Reader struct {
 	// point index; set by NewReader only (the Store's own reads use it
 	// directly).
 	points *points
+	// onDamage is the store's OnDamage.
+	onDamage func(error)
+	// pointsRead is whether Get read the point index since Check.
+	pointsRead bool
+}
+
+// Check refuses the reads since the last Check when a file they read from
+// was written or replaced meanwhile (see PointsGuard): call it after a
+// batch of Gets, before their values are used.
+func (r *Reader) Check() error {
+	if !r.pointsRead || r.points == nil {
+		return nil
+	}
+	r.pointsRead = false
+	err := r.points.unchanged()
+	if err != nil && r.onDamage != nil {
+		r.onDamage(err)
+	}
+	return err
 }
 
 // NewReader returns a Reader over the whole store, from the store's pool.
 func (s *Store) NewReader() (*Reader, error) {
-	r, err := s.iters.take(s.db)
+	r, err := s.iters.take(s.db, s.OnDamage)
 	if err == nil {
 		r.points = s.points
 	}
@@ -258,27 +312,32 @@ func (s *Store) NewReader() (*Reader, error) {
 // the first entry past key instead of looking further.
 func (r *Reader) Get(key, dst []byte) ([]byte, bool, error) {
 	if r.points != nil && len(key) > 0 && key[0] == PointsTag {
-		return r.points.get(key, dst)
+		r.pointsRead = true
+		dst, ok, err := r.points.get(key, dst)
+		if err != nil && r.onDamage != nil && errors.Is(err, domain.ErrDamaged) {
+			r.onDamage(err)
+		}
+		return dst, ok, err
 	}
 	r.limit = append(append(r.limit[:0], key...), 0)
 	if r.it.SeekGEWithLimit(key, r.limit) != pebble.IterValid || string(r.it.Key()) != string(key) {
 		if err := r.it.Error(); err != nil {
 			r.err = true
-			return dst, false, domain.Internal(fmt.Errorf("kv: seek: %w", err))
+			return dst, false, storeError(r.onDamage, "seek", err)
 		}
 		return dst, false, nil
 	}
 	v, err := r.it.ValueAndErr()
 	if err != nil {
 		r.err = true
-		return dst, false, domain.Internal(fmt.Errorf("kv: value: %w", err))
+		return dst, false, storeError(r.onDamage, "value", err)
 	}
 	return append(dst, v...), true, nil
 }
 
 // Close gives the reader back to its store.
 func (r *Reader) Close() error {
-	r.points = nil
+	r.points, r.pointsRead = nil, false
 	return r.pool.give(r)
 }
 

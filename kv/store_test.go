@@ -22,7 +22,7 @@ import (
 // and keeps it open until its stdin closes.
 func TestMain(m *testing.M) {
 	if dir := os.Getenv("PDS_KV_TEST_HOLD"); dir != "" {
-		st, err := kv.Open(dir, 1<<20, nil)
+		st, err := kv.Open(dir, 1<<20, nil, nil)
 		if err != nil {
 			fmt.Println("error:", err)
 			os.Exit(1)
@@ -63,7 +63,7 @@ func TestTwoProcessesServeOneSnapshot(t *testing.T) {
 
 	var stores []*kv.Store
 	for i := range 2 {
-		st, err := kv.Open(store, 1<<20, m.FilesIn("store"))
+		st, err := kv.Open(store, 1<<20, m.FilesIn("store"), nil)
 		if err != nil {
 			t.Fatalf("open %d while another process holds the store: %v", i+1, err)
 		}
@@ -94,11 +94,11 @@ func TestOpenIgnoresUnlistedFiles(t *testing.T) {
 		}
 	}
 	// Seen, the added marker points Pebble at a manifest that is not one.
-	if st, err := kv.Open(store, 1<<20, nil); err == nil {
+	if st, err := kv.Open(store, 1<<20, nil, nil); err == nil {
 		st.Close()
 		t.Fatal("with every file visible the store opened; this test no longer shows the list matters")
 	}
-	st, err := kv.Open(store, 1<<20, m.FilesIn("store"))
+	st, err := kv.Open(store, 1<<20, m.FilesIn("store"), nil)
 	if err != nil {
 		t.Fatalf("with the manifest's list: %v", err)
 	}
@@ -110,7 +110,7 @@ func TestOpenIgnoresUnlistedFiles(t *testing.T) {
 
 func TestOpenErrorSaysWhy(t *testing.T) {
 	dir := t.TempDir()
-	_, err := kv.Open(filepath.Join(dir, "nope"), 1<<20, nil)
+	_, err := kv.Open(filepath.Join(dir, "nope"), 1<<20, nil, nil)
 	if err == nil || !strings.Contains(err.Error(), "cannot open the store") || !strings.Contains(err.Error(), "there is no such folder") {
 		t.Fatalf("missing store: %v", err)
 	}
@@ -142,12 +142,12 @@ func TestReadsInAnyOrder(t *testing.T) {
 // its point index when points is set.
 func openStore(tb testing.TB, snap string, m snapshots.Manifest, cacheBytes int64, points bool) *kv.Store {
 	tb.Helper()
-	st, err := kv.Open(filepath.Join(snap, "store"), cacheBytes, m.FilesIn("store"))
+	st, err := kv.Open(filepath.Join(snap, "store"), cacheBytes, m.FilesIn("store"), nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	if points {
-		if err := st.UsePoints(filepath.Join(snap, snapshots.PointsPath)); err != nil {
+		if err := st.UsePoints(filepath.Join(snap, snapshots.PointsPath), nil); err != nil {
 			st.Close()
 			tb.Fatal(err)
 		}

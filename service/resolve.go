@@ -78,6 +78,9 @@ func (s *Service) Resolve(ctx context.Context, c domain.Caller, a ResolveArgs) (
 	if err := b.readIdentities(b.decide(found)); err != nil {
 		return nil, err
 	}
+	if err := r.Check(); err != nil {
+		return nil, domain.Internal(err)
+	}
 	return snap.stamped(encodeBatch(b.items, b.cov.result()))
 }
 

@@ -103,10 +103,24 @@ func (s *Service) snapshot() (*Snapshot, error) {
 			return nil, &domain.Error{Code: domain.CodeServiceUnavailable, Detail: "no snapshot is being served", RetryAfter: 1}
 		}
 		if snap.acquire() {
+			if err := snap.Damaged(); err != nil {
+				snap.release()
+				return nil, domain.Internal(err)
+			}
 			return snap, nil
 		}
 	}
 	return nil, &domain.Error{Code: domain.CodeServiceUnavailable, Detail: "the snapshot is being swapped; retry", RetryAfter: 1}
+}
+
+// Damaged returns why the snapshot being served may not be served, or nil:
+// a file of it changed or damaged (see snapshots.Snapshot.Check). Every
+// operation answers SERVICE_UNAVAILABLE meanwhile.
+func (s *Service) Damaged() error {
+	if snap := s.current.Load(); snap != nil {
+		return snap.Damaged()
+	}
+	return nil
 }
 
 // Authenticate reads an Authorization header value.

@@ -19,6 +19,9 @@ const (
 	// ManifestName is the manifest: format, build, counts and every
 	// file's size and checksum.
 	ManifestName = "manifest.json"
+	// ChunksName lists the BLAKE3 of every chunk of every other file
+	// (format 3 and later; see chunks.go).
+	ChunksName = "chunks"
 	// SignatureName is the signature beside the manifest: a minisign
 	// signature of the manifest's bytes, under the name minisign itself
 	// looks for, so that `minisign -Vm manifest.json -p KEY.pub` checks it.

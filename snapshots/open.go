@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
-	"slices"
+	"runtime/debug"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/productdata/pds/domain"
@@ -25,6 +27,9 @@ type OpenOptions struct {
 	// NoPoints leaves the snapshot's point index unused: every read is
 	// Pebble's (slower, without the index's mapped memory).
 	NoPoints bool
+	// HashAll hashes every file whole before Open returns, as for formats
+	// before 3, instead of checking each chunk as it is first read.
+	HashAll bool
 }
 
 // Snapshot is an opened, verified snapshot, read through four calls: Alias
@@ -47,6 +52,14 @@ type Snapshot struct {
 
 	store *kv.Store
 	index *index.Index
+	// files are the snapshot's files by manifest path, as opened.
+	files      map[string]*sealed
+	indexFiles []*sealed // the search index's, among files
+	damage     damage
+	// indexChecked is closed when the search index's files are hashed
+	// (at once for a snapshot hashed whole), with indexErr set on failure.
+	indexChecked chan struct{}
+	indexErr     error
 }
 
 // The bounds of AutoCacheBytes.
@@ -87,11 +100,40 @@ func Open(dir string, o OpenOptions) (*Snapshot, error) {
 			return nil, err
 		}
 	}
-	m, err := Verify(real)
+	m, root, err := checkListing(real)
 	if err != nil {
 		return nil, err
 	}
-	s := &Snapshot{Dir: real, Manifest: m, Verified: time.Since(start), CacheBytes: o.CacheBytes}
+	defer root.Close()
+	s := &Snapshot{Dir: real, Manifest: m, CacheBytes: o.CacheBytes, files: map[string]*sealed{}, indexChecked: make(chan struct{})}
+	lazy := chunked(m.FormatVersion) && !o.HashAll
+	var hashes map[string][]byte
+	if lazy {
+		hashes, err = readChunks(real, root, m)
+	} else {
+		err = hashAll(context.Background(), real, root, m.Files)
+		close(s.indexChecked)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var indexFiles []File
+	for _, f := range m.Files {
+		h := hashes[f.Path]
+		inIndex := strings.HasPrefix(f.Path, IndexDir+"/")
+		if inIndex {
+			indexFiles, h = append(indexFiles, f), nil // hashed whole before the first search
+		}
+		sf, err := newSealed(real, f, h)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, dir, err)
+		}
+		s.files[f.Path] = sf
+		if inIndex {
+			s.indexFiles = append(s.indexFiles, sf)
+		}
+	}
+	s.Verified = time.Since(start)
 	if s.CacheBytes <= 0 {
 		s.CacheBytes = AutoCacheBytes(m)
 	}
@@ -99,23 +141,42 @@ func Open(dir string, o OpenOptions) (*Snapshot, error) {
 		s.Close()
 		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, dir, err)
 	}
+	if lazy {
+		go s.checkIndex(indexFiles)
+	}
 	s.Opened = time.Since(start) - s.Verified
 	return s, nil
+}
+
+// checkIndex hashes the search index's files whole, in the background:
+// Bleve maps them itself, so they cannot be checked chunk by chunk as they
+// are read; a search waits for this (Search).
+func (s *Snapshot) checkIndex(files []File) {
+	defer close(s.indexChecked)
+	root, err := os.OpenRoot(s.Dir)
+	if err == nil {
+		err = hashAll(context.Background(), s.Dir, root, files)
+		root.Close()
+	}
+	if err != nil {
+		s.indexErr = s.damage.mark(fmt.Errorf("%w: %v", domain.ErrDamaged, err))
+	}
 }
 
 // open opens the store, its point index (when listed and wanted), the
 // sources, the cursor key and the search index of a verified snapshot.
 func (s *Snapshot) open(o OpenOptions) error {
-	st, err := kv.Open(join(s.Dir, StoreDir), s.CacheBytes, s.Manifest.FilesIn(StoreDir))
+	st, err := kv.Open(join(s.Dir, StoreDir), s.CacheBytes, s.Manifest.FilesIn(StoreDir), storeGuard{s})
 	if err != nil {
 		return err
 	}
+	st.OnDamage = func(err error) { s.damage.mark(err) }
 	s.store = st
 	// A snapshot built before the point index has none; its store answers
 	// the same, from Pebble.
-	s.Points = !o.NoPoints && slices.ContainsFunc(s.Manifest.Files, func(f File) bool { return f.Path == PointsPath })
+	s.Points = !o.NoPoints && s.files[PointsPath] != nil
 	if s.Points {
-		if err := st.UsePoints(join(s.Dir, PointsPath)); err != nil {
+		if err := st.UsePoints(join(s.Dir, PointsPath), pointsGuard{s, s.files[PointsPath]}); err != nil {
 			return err
 		}
 	}
@@ -142,6 +203,22 @@ func (s *Snapshot) open(o OpenOptions) error {
 	return nil
 }
 
+// Damaged returns why the snapshot may no longer be served, or nil: the
+// first read or look that found one of its files changed or damaged.
+func (s *Snapshot) Damaged() error { return s.damage.get() }
+
+// Check looks at every file of the snapshot (a stat each, no reading) and
+// marks the snapshot damaged when one was replaced, cut, written or
+// removed since Open. It returns Damaged.
+func (s *Snapshot) Check() error {
+	for _, f := range s.files {
+		if err := s.damage.mark(f.check()); err != nil {
+			break
+		}
+	}
+	return s.Damaged()
+}
+
 // Alias reads the alias of an identifier: the canonical subject it names
 // and who owns it.
 func (s *Snapshot) Alias(identifier string) (kv.Alias, bool, error) {
@@ -163,9 +240,32 @@ func (s *Snapshot) Scan(tag byte, fn func(key, value []byte) error) error {
 	return s.store.Scan(tag, fn)
 }
 
-// Search runs a manufacturer search.
-func (s *Snapshot) Search(ctx context.Context, q index.Query) (index.Page, error) {
-	return s.index.Search(ctx, q)
+// Search runs a manufacturer search. The first waits until the index's
+// files are hashed; every search is followed by a look at those files, so
+// that one written or replaced meanwhile fails it, and a fault on Bleve's
+// mapping of them (a file cut short) is an error, not a crash.
+func (s *Snapshot) Search(ctx context.Context, q index.Query) (page index.Page, err error) {
+	select {
+	case <-s.indexChecked:
+	case <-ctx.Done():
+		return page, ctx.Err()
+	}
+	if s.indexErr != nil {
+		return page, s.indexErr
+	}
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			page, err = index.Page{}, s.damage.mark(fmt.Errorf("%w: search index: %v", domain.ErrDamaged, r))
+		}
+	}()
+	page, err = s.index.Search(ctx, q)
+	for _, f := range s.indexFiles {
+		if cerr := s.damage.mark(f.check()); cerr != nil {
+			return index.Page{}, cerr
+		}
+	}
+	return page, err
 }
 
 // Close closes the store and the search index.

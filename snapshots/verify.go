@@ -63,25 +63,62 @@ func VerifyContext(ctx context.Context, dir string) (Manifest, error) {
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
 	}
-	m, err := ReadManifest(dir)
+	m, root, err := checkListing(dir)
 	if err != nil {
 		return m, err
-	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return m, fmt.Errorf("%w: %s: %v", ErrInvalid, dir, err)
 	}
 	defer root.Close()
-	if err := checkListed(dir, root, m.Files); err != nil {
-		return m, err
-	}
-	if err := checkUnlisted(dir, m.Files); err != nil {
-		return m, err
-	}
 	if err := hashAll(ctx, dir, root, m.Files); err != nil {
 		return m, err
 	}
 	return m, nil
+}
+
+// checkListing reads the manifest of the snapshot at dir and checks what
+// can be checked without reading the files: safe paths, every listed file
+// a regular file of its listed size, no file the manifest does not list.
+// It returns the snapshot's folder opened as an os.Root.
+func checkListing(dir string) (Manifest, *os.Root, error) {
+	m, err := ReadManifest(dir)
+	if err != nil {
+		return m, nil, err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return m, nil, fmt.Errorf("%w: %s: %v", ErrInvalid, dir, err)
+	}
+	if err := checkListed(dir, root, m.Files); err != nil {
+		root.Close()
+		return m, nil, err
+	}
+	if err := checkUnlisted(dir, m.Files); err != nil {
+		root.Close()
+		return m, nil, err
+	}
+	return m, root, nil
+}
+
+// readChunks checks the chunks file of a format 3 snapshot against its
+// listed checksum and returns each other file's chunk hashes.
+func readChunks(dir string, root *os.Root, m Manifest) (map[string][]byte, error) {
+	i := slices.IndexFunc(m.Files, func(f File) bool { return f.Path == ChunksName })
+	if i < 0 {
+		return nil, fmt.Errorf("%w: %s: %s does not list %s, which format %d has", ErrInvalid, dir, ManifestName, ChunksName, m.FormatVersion)
+	}
+	b, err := root.ReadFile(ChunksName)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, dir, err)
+	}
+	h := m.Files[i].NewHash()
+	h.Write(b)
+	if int64(len(b)) != m.Files[i].Size || !m.Files[i].Matches(h) {
+		return nil, fmt.Errorf("%w: %s: file %s does not match its checksum (changed or damaged)", ErrInvalid, dir, ChunksName)
+	}
+	hashes, err := decodeChunks(b, m.Files)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, dir, err)
+	}
+	return hashes, nil
 }
 
 // checkListed checks that every listed file is a regular file (not a

@@ -41,8 +41,9 @@ type serve struct {
 	handler *pdshttp.Server
 	ln      *pdshttp.Listener
 
-	checks  chan struct{} // asks the verifier to look at the pointer; holds at most one request
-	refused string        // fingerprint of the last refused snapshot (verifier goroutine only)
+	checks  chan struct{}     // asks the verifier to look at the pointer; holds at most one request
+	refused string            // fingerprint of the last refused snapshot (verifier goroutine only)
+	damaged *service.Snapshot // the served snapshot last said to be damaged (verifier goroutine only)
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -239,8 +240,11 @@ func (s *serve) flushUsage() {
 }
 
 // swapIfChanged opens the snapshot the pointer names now and swaps to it
-// when it differs from the one served. A snapshot that was refused is
-// remembered by its fingerprint and not verified again until it changes.
+// when it differs from the one served, or when a file of the one served
+// changed or is damaged (then the same folder is opened again, every file
+// hashed whole, so that a repaired build comes back without a restart). A
+// snapshot that was refused is remembered by its fingerprint and not
+// verified again until it changes.
 func (s *serve) swapIfChanged() {
 	target, err := filepath.EvalSymlinks(s.snapDir)
 	if err != nil {
@@ -248,14 +252,24 @@ func (s *serve) swapIfChanged() {
 		s.log.Error("snapshot pointer unreadable; still serving the current snapshot", "snapshot", s.snapDir, "error", err.Error())
 		return
 	}
-	if cur := s.svc.Current(); cur != nil && cur.Dir == target {
-		return
+	opts := s.openOptions()
+	if cur := s.svc.Current(); cur != nil {
+		damage := cur.Check()
+		if damage != nil && s.damaged != cur {
+			s.damaged = cur
+			s.metrics.SwapRefused("damaged")
+			s.log.Error("snapshot damaged; answering 503 until a good snapshot is in place", "snapshot", cur.Dir, "error", damage.Error())
+		}
+		if cur.Dir == target && damage == nil {
+			return
+		}
+		opts.HashAll = damage != nil
 	}
 	fp, err := snapshots.Fingerprint(target)
 	if err == nil && fp == s.refused {
 		return // refused before and unchanged since: said once already
 	}
-	next, err := service.OpenSnapshot(target, s.openOptions())
+	next, err := service.OpenSnapshot(target, opts)
 	if err != nil {
 		s.refused = fp
 		s.metrics.SwapRefused("verify_failed")

@@ -1,0 +1,29 @@
+package snapshots
+
+import (
+	"fmt"
+	"os"
+)
+
+// stamp is what a look at a file tells of it without reading it: a file
+// replaced, cut or written gets another one (on Unix, the change time moves
+// with every write and only root can set it back).
+type stamp struct {
+	dev, ino     uint64
+	size         int64
+	mtime, ctime int64 // Unix nanoseconds
+	mode         os.FileMode
+}
+
+// diff says how b differs from a, for a message.
+func (a stamp) diff(b stamp) string {
+	switch {
+	case a.dev != b.dev || a.ino != b.ino:
+		return "replaced by another file"
+	case a.size != b.size:
+		return fmt.Sprintf("size %d, was %d", b.size, a.size)
+	case a.mtime != b.mtime || a.ctime != b.ctime:
+		return "written to"
+	}
+	return "mode changed"
+}
