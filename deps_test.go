@@ -20,11 +20,11 @@ func TestImports(t *testing.T) {
 		stdOnly    bool
 		why        string
 	}{
-		{pkgs: []string{"http", "mcp", "httpwire"}, direct: engines,
+		{pkgs: []string{"http", "mcp", "httpwire", "resolver"}, direct: engines,
 			why: "a transport reaches storage only through service; kv and index turn Pebble and Bleve errors into domain errors, so a transport only maps those to its wire form"},
-		{pkgs: []string{"http", "mcp", "httpwire", "service"}, transitive: []string{mod + "ingest", mod + "openfoodfacts", mod + "fleet"},
+		{pkgs: []string{"http", "mcp", "httpwire", "service", "resolver"}, transitive: []string{mod + "ingest", mod + "openfoodfacts", mod + "fleet"},
 			why: "the server only reads snapshots; building, importing and shipping them is the offline tools' job (ingest, import off, the snapshot commands), and none of their code belongs in what serves"},
-		{pkgs: []string{"service"}, transitive: []string{mod + "http", mod + "mcp"},
+		{pkgs: []string{"service"}, transitive: []string{mod + "http", mod + "mcp", mod + "resolver"},
 			why: "every operation is implemented once, below both transports; an operation that knew a transport would let that transport's wire form leak into the other"},
 		{pkgs: []string{"domain"}, stdOnly: true,
 			why: "domain is the vocabulary every package shares, so it must not bring a storage engine or a transport into any of them"},
