@@ -262,7 +262,7 @@ func TestRefilledBucketsAreDropped(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	addr := func(i int) service.Caller {
+	addr := func(i int) domain.Caller {
 		return caller("", keys.Key{ID: "addr:" + strconv.Itoa(i), Rate: 0.5, Burst: 1})
 	}
 	for i := 0; i < minPruneAt; i++ {

@@ -20,6 +20,7 @@ import (
 	"github.com/productdata/pds/keys"
 	"github.com/productdata/pds/resolver"
 	"github.com/productdata/pds/service"
+	"github.com/productdata/pds/snapshots"
 )
 
 // The sample's showcase products (docs/gen.md).
@@ -53,7 +54,7 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, "ingest:", err)
 			return 1
 		}
-		snap, err := service.OpenSnapshot(snapDir, service.OpenOptions{CacheBytes: 8 << 20})
+		snap, err := service.OpenSnapshot(snapDir, snapshots.OpenOptions{CacheBytes: 8 << 20})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
