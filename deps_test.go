@@ -26,15 +26,15 @@ func TestImports(t *testing.T) {
 		stdOnly    bool
 		why        string
 	}{
-		{pkgs: []string{"http", "mcp", "httpwire"}, direct: engines,
+		{pkgs: []string{"http", "mcp", "httpwire", "resolver"}, direct: engines,
 			why: "a transport reaches storage only through service; kv and index turn Pebble and Bleve errors into domain errors, so a transport only maps those to its wire form"},
-		{pkgs: []string{"http", "mcp", "httpwire", "service"}, transitive: []string{mod + "ingest", mod + "openfoodfacts", mod + "scratch", mod + "synthetic"},
+		{pkgs: []string{"http", "mcp", "httpwire", "service", "resolver"}, transitive: []string{mod + "ingest", mod + "openfoodfacts", mod + "scratch", mod + "synthetic"},
 			why: "the server only reads snapshots; building and importing them is the offline tools' job (ingest, import off, gen), and none of their code belongs in what serves"},
-		{pkgs: adapters, direct: modPaths(append([]string{"service", "http", "mcp", "httpwire", "ingest", "snapshots"}, adapters...)...),
+		{pkgs: adapters, direct: modPaths(append([]string{"service", "http", "mcp", "httpwire", "resolver", "ingest", "snapshots"}, adapters...)...),
 			why: "an adapter translates one outside thing (Pebble, Bleve, the keys file, a quota file, Open Food Facts' dump) into domain types; one that imported another adapter, or service for a type, would tie two outside things together and hide the data flow, so shared types live in domain"},
 		{pkgs: []string{"httpwire"}, direct: []string{mod + "service"},
 			why: "httpwire maps domain errors and limits to HTTP for both transports; it takes what it needs as domain types and small interfaces, so that it never depends on how operations are run"},
-		{pkgs: []string{"service"}, transitive: []string{mod + "http", mod + "mcp"},
+		{pkgs: []string{"service"}, transitive: []string{mod + "http", mod + "mcp", mod + "resolver"},
 			why: "every operation is implemented once, below both transports; an operation that knew a transport would let that transport's wire form leak into the other"},
 		{pkgs: []string{"domain"}, stdOnly: true,
 			why: "domain is the vocabulary every package shares, so it must not bring a storage engine or a transport into any of them"},

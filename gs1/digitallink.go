@@ -545,6 +545,20 @@ var qualifierAlphas = map[string]string{
 	"cpv": "22", "lot": "10", "ser": "21", "glnx": "254", "cpsn": "8011", "srin": "8019", "refno": "8020",
 }
 
+// ConvenienceAI returns the numeric AI that a convenience alpha of Digital
+// Link before 1.3.0 stands for (gtin is 01, lot is 10; any case), and
+// whether it is a primary key; ok is false for any other word. The parser
+// refuses these forms; a resolver that still answers printed URIs written
+// with them rewrites the path with this table first.
+func ConvenienceAI(alpha string) (ai string, primary, ok bool) {
+	a := strings.ToLower(alpha)
+	if ai, ok := primaryAlphas[a]; ok {
+		return ai, true, true
+	}
+	ai, ok = qualifierAlphas[a]
+	return ai, false, ok
+}
+
 // noKeyPath explains a path where no key path ends the URI: a convenience
 // alpha or compressed form (UNSUPPORTED_URI_FORM), a valid primary key
 // followed by junk (INVALID_IDENTIFIER), or nothing (NO_PRIMARY_IDENTIFIER).

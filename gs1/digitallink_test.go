@@ -452,3 +452,31 @@ func TestEveryErrorCodeCovered(t *testing.T) {
 		}
 	}
 }
+
+// TestConvenienceAI checks the table a resolver rewrites old printed paths
+// with: every alpha the parser refuses maps to the AI it names, in any case.
+func TestConvenienceAI(t *testing.T) {
+	for _, tc := range []struct {
+		alpha, ai string
+		primary   bool
+	}{{"gtin", "01", true}, {"GTIN", "01", true}, {"sscc", "00", true}, {"gln", "414", true}, {"giai", "8004", true},
+		{"lot", "10", false}, {"Ser", "21", false}, {"cpv", "22", false}, {"glnx", "254", false}} {
+		ai, primary, ok := ConvenienceAI(tc.alpha)
+		if !ok || ai != tc.ai || primary != tc.primary {
+			t.Errorf("ConvenienceAI(%q) = %q %v %v, want %q %v", tc.alpha, ai, primary, ok, tc.ai, tc.primary)
+		}
+	}
+	for _, word := range []string{"01", "passport", "", "gtins"} {
+		if _, _, ok := ConvenienceAI(word); ok {
+			t.Errorf("ConvenienceAI(%q) is ok", word)
+		}
+	}
+	for alpha, ai := range primaryAlphas {
+		if _, err := ParseDigitalLink(idg + "/" + alpha + "/x"); err == nil || err.(*Error).Code != CodeUnsupportedURIForm {
+			t.Errorf("/%s/ parses: %v", alpha, err)
+		}
+		if d := lookupAI(ai); d == nil || !d.dlpkey {
+			t.Errorf("alpha %s names AI %s, which is no primary key", alpha, ai)
+		}
+	}
+}

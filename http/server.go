@@ -68,6 +68,12 @@ type Options struct {
 	// MaxInFlight bounds the requests answered at once (default
 	// DefaultMaxInFlight; negative: no bound).
 	MaxInFlight int
+	// Resolver, when set, answers every path outside /v1 and the probes
+	// (the GS1 Digital Link resolver: passport pages, linksets), with no
+	// key. ResolverOnly serves it and the probes alone, without the API (a
+	// listener of its own).
+	Resolver     http.Handler
+	ResolverOnly bool
 }
 
 // New returns the REST handler with default options. mcp, when not nil,
@@ -95,7 +101,13 @@ func NewWithOptions(svc *service.Service, log *slog.Logger, mcp http.Handler, o 
 		w.Header().Set("Allow", allowFor(req.URL.Path, w.Header().Get("Allow")))
 		w.WriteHeader(http.StatusNoContent)
 	})
+	resolverRoute := s.metrics.Route("resolver")
 	r.NotFound = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if o.Resolver != nil && resolves(req.URL.Path) {
+			setRoute(w, resolverRoute)
+			o.Resolver.ServeHTTP(w, req)
+			return
+		}
 		s.writeError(w, req, routeNotFound(req))
 	})
 	r.MethodNotAllowed = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -113,6 +125,10 @@ func NewWithOptions(svc *service.Service, log *slog.Logger, mcp http.Handler, o 
 	}
 	s.compressed = wrap(r)
 
+	if o.ResolverOnly {
+		s.probes()
+		return s
+	}
 	s.get("/v1/whoami", s.op("", "whoami", s.whoami))
 	s.post("/v1/identifiers/validate", s.op(keys.ScopeValidate, "validate_identifier", s.validate))
 	s.post("/v1/digital-links/resolve", s.op(keys.ScopeParse, "parse_digital_link", s.parseLink))
@@ -123,9 +139,7 @@ func NewWithOptions(svc *service.Service, log *slog.Logger, mcp http.Handler, o 
 	s.get("/v1/sources/:source_id", s.op(keys.ScopeSources, "get_source", s.source))
 	s.get("/v1/openapi.json", s.keyed(s.openapiJSON))
 	s.get("/v1/openapi.yaml", s.keyed(s.openapiYAML))
-	s.get("/livez", s.livez)
-	s.get("/healthz", s.livez)
-	s.get("/readyz", s.readyz)
+	s.probes()
 	if mcp != nil {
 		s.routes = append(s.routes, "POST /v1/mcp")
 		route := s.metrics.Route("/v1/mcp")
@@ -137,6 +151,23 @@ func NewWithOptions(svc *service.Service, log *slog.Logger, mcp http.Handler, o 
 		}
 	}
 	return s
+}
+
+// probes registers /livez, /healthz and /readyz.
+func (s *Server) probes() {
+	s.get("/livez", s.livez)
+	s.get("/healthz", s.livez)
+	s.get("/readyz", s.readyz)
+}
+
+// resolves reports whether a path belongs to the resolver: every path
+// outside the API (/v1) and the probes.
+func resolves(path string) bool {
+	switch path {
+	case "/v1", "/livez", "/healthz", "/readyz":
+		return false
+	}
+	return !strings.HasPrefix(path, "/v1/")
 }
 
 // get registers h for GET and HEAD (net/http drops a HEAD answer's body).

@@ -34,7 +34,13 @@ type Meter struct {
 	buckets map[string]*bucket // by key id
 	usage   map[string]*usage  // by tenant
 	dirty   bool
+	// pruneAt is how many buckets the map may hold before the full ones
+	// are dropped (see bucket).
+	pruneAt int
 }
+
+// minPruneAt is the fewest buckets kept before any is dropped.
+const minPruneAt = 4096
 
 // bucket is one key's rate limiter and the latest time it was asked at.
 type bucket struct {
@@ -54,7 +60,7 @@ func Open(path string, now func() time.Time) (*Meter, error) {
 	if now == nil {
 		now = time.Now
 	}
-	m := &Meter{now: now, path: path, buckets: map[string]*bucket{}, usage: map[string]*usage{}}
+	m := &Meter{now: now, path: path, buckets: map[string]*bucket{}, usage: map[string]*usage{}, pruneAt: minPruneAt}
 	b, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -153,6 +159,9 @@ func periodWord(kind string) string {
 func (m *Meter) bucket(id string, r float64, b int, now time.Time) (*bucket, time.Time) {
 	depth := int(burst(r, b))
 	bk := m.buckets[id]
+	if bk == nil && len(m.buckets) >= m.pruneAt {
+		m.prune(now)
+	}
 	if bk == nil || bk.lim.Limit() != rate.Limit(r) || bk.lim.Burst() != depth {
 		bk = &bucket{lim: rate.NewLimiter(rate.Limit(r), depth), at: now}
 		m.buckets[id] = bk
@@ -161,6 +170,25 @@ func (m *Meter) bucket(id string, r float64, b int, now time.Time) (*bucket, tim
 		bk.at = now
 	}
 	return bk, bk.at
+}
+
+// prune drops the buckets that have refilled (a full bucket is the same as
+// one made anew), so that callers who come and go, such as the resolver's
+// client addresses, do not grow the map without bound. It runs when the map
+// reaches pruneAt, which then becomes twice what is left (at least
+// minPruneAt), so its cost is spread over the buckets added. Call with m.mu
+// held.
+func (m *Meter) prune(now time.Time) {
+	for id, bk := range m.buckets {
+		at := bk.at
+		if now.After(at) {
+			at = now
+		}
+		if bk.lim.TokensAt(at) >= float64(bk.lim.Burst()) {
+			delete(m.buckets, id)
+		}
+	}
+	m.pruneAt = max(minPruneAt, 2*len(m.buckets))
 }
 
 // Limits says where a caller stands: against the tenant's quota when the key

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -248,5 +249,39 @@ func TestRateHeaders(t *testing.T) {
 		if !ok || lim.Limit != 2 || lim.Remaining != s.remaining || lim.Reset != s.rset {
 			t.Errorf("%s: limits %+v, want remaining %d reset %d", s.name, lim, s.remaining, s.rset)
 		}
+	}
+}
+
+// Buckets of callers that come and go (the resolver's client addresses)
+// are dropped once refilled, so the map does not grow without bound, and
+// the limits hold as before: a bucket still spending is kept.
+func TestRefilledBucketsAreDropped(t *testing.T) {
+	clk := &clock{t: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}
+	m, err := Open(filepath.Join(t.TempDir(), "usage"), clk.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	addr := func(i int) domain.Caller {
+		return caller("", keys.Key{ID: "addr:" + strconv.Itoa(i), Rate: 0.5, Burst: 1})
+	}
+	for i := 0; i < minPruneAt; i++ {
+		if err := m.Charge(ctx, addr(i), "resolver", 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clk.t = clk.t.Add(3 * time.Second) // every bucket refills
+	busy := addr(-1)
+	if err := m.Charge(ctx, busy, "resolver", 1); err != nil { // the map is full: a prune, then busy's bucket
+		t.Fatal(err)
+	}
+	m.mu.Lock()
+	n := len(m.buckets)
+	m.mu.Unlock()
+	if n != 1 {
+		t.Fatalf("%d buckets after the prune, want 1", n)
+	}
+	if err := m.Charge(ctx, busy, "resolver", 1); code(err) != domain.CodeRateLimited {
+		t.Fatalf("busy's spent bucket was dropped: %v", err)
 	}
 }

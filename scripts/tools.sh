@@ -7,6 +7,8 @@
 #   curl       what the README and docs examples call (cmd/pds TestFinding12_1_DocsExamplesRun runs them)
 #   node, npm and the TypeScript MCP SDK 1.x (scripts/mcp-ts-client.sh): the
 #              host-side client the pds mcp test runs, into .tools/mcp-ts
+#   chromium, puppeteer-core and axe-core (scripts/browser-test.sh): the
+#              passport page's browser test, into .tools/browser-test
 set -euo pipefail
 VERSITYGW_VERSION=${VERSITYGW_VERSION:-v1.8.0}
 
@@ -28,6 +30,7 @@ fi
 apt_install minisign minisign
 apt_install curl curl
 bash "$(dirname "$0")/mcp-ts-client.sh" >/dev/null
+bash "$(dirname "$0")/browser-test.sh" >/dev/null
 for arg in "$@"; do
   case $arg in
     nginx) apt_install nginx nginx-light ;;

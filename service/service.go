@@ -18,6 +18,17 @@ import (
 	"github.com/productdata/pds/keys"
 )
 
+// Public returns the caller of a transport that answers without a key (the
+// resolver's passport pages and linksets). It has no tenant, so every
+// operation answers it as it answers a tenant that owns nothing: public
+// products, claims and sources only, never a private product, a
+// tenant_upload source or anything from one (a key's tenant is never empty,
+// so no tenant's data is ever the public's). It holds products:read and
+// sources:read and no limit: the transport limits its clients itself.
+func Public() domain.Caller {
+	return domain.Caller{KeyID: "public", Scopes: []string{keys.ScopeRead, keys.ScopeSources}}
+}
+
 // LimitReporter is implemented by a domain.Meter that can say where a caller
 // stands.
 type LimitReporter interface {

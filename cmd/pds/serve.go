@@ -32,6 +32,7 @@ type serve struct {
 	watch, drain, shutdownTimeout                                    time.Duration
 	limits                                                           pdshttp.Limits
 	netHTTPOnly, noPoints                                            bool
+	res                                                              resolverFlags
 
 	logOut  *logWriter
 	log     *slog.Logger
@@ -40,6 +41,9 @@ type serve struct {
 	metrics *metrics.Metrics
 	handler *pdshttp.Server
 	ln      *pdshttp.Listener
+	// rhandler and rln serve the resolver on --resolver-addr, when set.
+	rhandler *pdshttp.Server
+	rln      *pdshttp.Listener
 
 	checks  chan struct{}     // asks the verifier to look at the pointer; holds at most one request
 	refused string            // fingerprint of the last refused snapshot (verifier goroutine only)
@@ -82,7 +86,11 @@ func (s *serve) parse(args []string, stderr io.Writer) error {
 	fs.DurationVar(&s.limits.IdleTimeout, "idle-timeout", s.limits.IdleTimeout, "time a keep-alive connection may stay idle")
 	fs.BoolVar(&s.netHTTPOnly, "net-http-only", false, "answer every request with net/http, without the fast lane for plain GETs (see the README)")
 	fs.BoolVar(&s.noPoints, "no-point-index", false, "read identity views from the store, not from the snapshot's point index (slower; maps no file; see the README)")
+	s.res.define(fs)
 	if err := parseFlags(fs, args, "snapshot", "keys", "addr"); err != nil {
+		return err
+	}
+	if err := s.res.check(); err != nil {
 		return err
 	}
 	var level slog.Level
@@ -137,17 +145,35 @@ func (s *serve) Open(stderr io.Writer) error {
 			allowed = append(allowed, o)
 		}
 	}
-	s.handler = pdshttp.NewWithOptions(s.svc, s.log, mcp.NewWithMetrics(s.svc, s.log, allowed, s.metrics),
-		pdshttp.Options{Metrics: s.metrics, MaxInFlight: s.maxInFlight})
+	opts := pdshttp.Options{Metrics: s.metrics, MaxInFlight: s.maxInFlight}
+	res := s.res.handler(s.svc, s.meter, s.log)
+	if res != nil && s.res.addr == "" {
+		opts.Resolver = res // on the API's listener
+	}
+	s.handler = pdshttp.NewWithOptions(s.svc, s.log, mcp.NewWithMetrics(s.svc, s.log, allowed, s.metrics), opts)
 	s.ln = &pdshttp.Listener{Addr: s.addr, AdminAddr: s.adminAddr, Handler: s.handler, Metrics: s.metrics, Limits: s.limits, Log: s.log,
 		NetHTTPOnly: s.netHTTPOnly}
 	if err := s.ln.Open(); err != nil {
 		s.ln = nil
 		return err
 	}
+	resolverAddr := ""
+	switch {
+	case res != nil && s.res.addr != "":
+		s.rhandler = pdshttp.NewWithOptions(s.svc, s.log, nil, pdshttp.Options{Metrics: s.metrics, MaxInFlight: s.maxInFlight, Resolver: res, ResolverOnly: true})
+		s.rln = &pdshttp.Listener{Addr: s.res.addr, Handler: s.rhandler, Metrics: s.metrics, Limits: s.limits, Log: s.log, NetHTTPOnly: s.netHTTPOnly}
+		if err := s.rln.Open(); err != nil {
+			s.rln = nil
+			return fmt.Errorf("--resolver-addr: %w", err)
+		}
+		resolverAddr = strings.TrimPrefix(s.rln.URL(), "http://")
+	case res != nil:
+		resolverAddr = strings.TrimPrefix(s.ln.URL(), "http://")
+	}
 	s.log.Info("serving", "addr", strings.TrimPrefix(s.ln.URL(), "http://"), "admin_addr", strings.TrimPrefix(s.ln.AdminURL(), "http://"),
 		"snapshot", snap.Dir, "build_id", snap.Manifest.BuildID, "input_digest", snap.Manifest.InputDigest, "keys", ks.Len(),
-		"verify_ms", snap.Verified.Milliseconds(), "open_ms", snap.Opened.Milliseconds(), "cache_mb", snap.CacheBytes>>20, "point_index", snap.Points)
+		"verify_ms", snap.Verified.Milliseconds(), "open_ms", snap.Opened.Milliseconds(), "cache_mb", snap.CacheBytes>>20, "point_index", snap.Points,
+		"resolver_addr", resolverAddr)
 	return nil
 }
 
@@ -197,10 +223,22 @@ func (s *serve) Run(ctx context.Context) {
 		case err := <-s.ln.Err():
 			s.log.Error("listener stopped", "error", fmt.Sprint(err))
 			return
+		case err := <-s.resolverErr():
+			s.log.Error("resolver listener stopped", "error", fmt.Sprint(err))
+			return
 		case <-ctx.Done():
 			return
 		}
 	}
+}
+
+// resolverErr receives an error when the resolver's own listener stops; nil
+// (never ready) when it has none.
+func (s *serve) resolverErr() <-chan error {
+	if s.rln == nil {
+		return nil
+	}
+	return s.rln.Err()
 }
 
 func (s *serve) askCheck() {
@@ -290,11 +328,19 @@ func (s *serve) Close() error {
 	var err error
 	if s.ln != nil {
 		s.handler.SetState(pdshttp.Draining)
+		if s.rhandler != nil {
+			s.rhandler.SetState(pdshttp.Draining)
+		}
 		s.log.Info("draining", "drain", s.drain.String())
 		time.Sleep(s.drain)
 		ctx, cancel := context.WithTimeout(context.Background(), s.shutdownTimeout)
-		if err = s.ln.Close(ctx); err != nil {
-			err = fmt.Errorf("requests still in flight after %s were dropped: %w", s.shutdownTimeout, err)
+		if s.rln != nil {
+			if rerr := s.rln.Close(ctx); rerr != nil {
+				err = fmt.Errorf("resolver requests still in flight after %s were dropped: %w", s.shutdownTimeout, rerr)
+			}
+		}
+		if lerr := s.ln.Close(ctx); lerr != nil {
+			err = fmt.Errorf("requests still in flight after %s were dropped: %w", s.shutdownTimeout, lerr)
 		}
 		cancel()
 		s.log.Info("stopped")
