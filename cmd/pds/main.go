@@ -171,6 +171,6 @@ func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	fmt.Fprintln(stdout, "pds", buildinfo.Version())
-	fmt.Fprintf(stdout, "snapshot format %d (reads formats %d and %d)\n", snapshots.FormatVersion, snapshots.FormatSHA256, snapshots.FormatVersion)
+	fmt.Fprintf(stdout, "snapshot format %d (reads formats %d to %d)\n", snapshots.FormatVersion, snapshots.FormatSHA256, snapshots.FormatVersion)
 	return nil
 }
