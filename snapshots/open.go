@@ -288,26 +288,26 @@ func (s *Snapshot) Close() error {
 func (s *Snapshot) SelfTest(ctx context.Context) error {
 	const probe = "gtin:09520123456788"
 	if _, _, err := s.store.Alias(probe); err != nil {
-		return fmt.Errorf("self-test alias read on %s: %v", s.Dir, err)
+		return fmt.Errorf("self-test alias read on %s: %w", s.Dir, err)
 	}
 	if _, _, err := s.store.View(kv.TagIdentity, probe, "", nil); err != nil {
-		return fmt.Errorf("self-test identity read on %s: %v", s.Dir, err)
+		return fmt.Errorf("self-test identity read on %s: %w", s.Dir, err)
 	}
 	r, err := s.store.NewReader()
 	if err != nil {
-		return fmt.Errorf("self-test reader on %s: %v", s.Dir, err)
+		return fmt.Errorf("self-test reader on %s: %w", s.Dir, err)
 	}
 	for _, tag := range []byte{kv.TagIdentity, kv.TagPassport, kv.TagEvidence} {
 		if _, _, err := r.Get(kv.AppendViewKey(nil, tag, probe, ""), nil); err != nil {
 			r.Close()
-			return fmt.Errorf("self-test view read on %s: %v", s.Dir, err)
+			return fmt.Errorf("self-test view read on %s: %w", s.Dir, err)
 		}
 	}
 	if err := r.Close(); err != nil {
-		return fmt.Errorf("self-test reader on %s: %v", s.Dir, err)
+		return fmt.Errorf("self-test reader on %s: %w", s.Dir, err)
 	}
-	if _, err := s.index.Search(ctx, index.Query{Manufacturer: "self test", TrustLevelMin: -1, Limit: 1}); err != nil {
-		return fmt.Errorf("self-test search on %s: %v", s.Dir, err)
+	if _, err := s.Search(ctx, index.Query{Manufacturer: "self test", TrustLevelMin: -1, Limit: 1}); err != nil {
+		return fmt.Errorf("self-test search on %s: %w", s.Dir, err)
 	}
 	return nil
 }

@@ -1,0 +1,246 @@
+package snapshots_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/productdata/pds/domain"
+	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/kv"
+	"github.com/productdata/pds/snapshots"
+)
+
+// passportSnapshot builds the passport test case into a new snapshot.
+func passportSnapshot(t *testing.T) string {
+	return fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
+}
+
+// largestIn is the largest listed file under prefix.
+func largestIn(t *testing.T, dir, prefix string) string {
+	t.Helper()
+	m, err := snapshots.ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	best := snapshots.File{}
+	for _, f := range m.Files {
+		if strings.HasPrefix(f.Path, prefix) && f.Size > best.Size {
+			best = f
+		}
+	}
+	return best.Path
+}
+
+// readAll reads every view of every table through the opened snapshot and
+// returns the first error.
+func readAll(s *snapshots.Snapshot) error {
+	for _, tag := range []byte{kv.TagIdentity, kv.TagPassport, kv.TagEvidence, kv.TagAlias} {
+		var keys [][]byte
+		if err := s.Scan(tag, func(k, _ []byte) error { keys = append(keys, bytes.Clone(k)); return nil }); err != nil {
+			return err
+		}
+		if tag != kv.TagIdentity {
+			continue
+		}
+		for _, k := range keys {
+			subject, tenant, _ := bytes.Cut(k, []byte{0})
+			if _, _, err := s.View(tag, string(subject), string(tenant), nil); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// A byte changed at rest is found at the first read of its chunk, when
+// opening a format 3 snapshot or after: that read fails with
+// domain.ErrDamaged, and the snapshot is damaged from then on. Hashed
+// whole, the same snapshot is refused at opening.
+func TestChangedByteRefusedAtItsFirstRead(t *testing.T) {
+	for _, prefix := range []string{snapshots.StoreDir + "/", snapshots.PointsPath} {
+		t.Run(prefix, func(t *testing.T) {
+			dir := passportSnapshot(t)
+			flipByte(t, filepath.Join(dir, filepath.FromSlash(largestIn(t, dir, prefix))))
+			s, err := snapshots.Open(dir, snapshots.OpenOptions{CacheBytes: 1 << 20})
+			if err != nil {
+				// Opening reads the chunks of a table's footer and index, and
+				// of the point index's header and radix: in a small file,
+				// the changed byte may be among them.
+				if !errors.Is(err, snapshots.ErrInvalid) || !strings.Contains(err.Error(), "do not match their checksum") {
+					t.Fatalf("lazy open: %v, want a checksum refusal or none", err)
+				}
+				return
+			}
+			defer s.Close()
+			if s.Damaged() != nil {
+				t.Fatal("damaged before any read")
+			}
+			err = readAll(s)
+			if !errors.Is(err, domain.ErrDamaged) || !strings.Contains(err.Error(), "do not match their checksum") {
+				t.Fatalf("reading every view: %v, want a checksum refusal", err)
+			}
+			if !errors.Is(s.Damaged(), domain.ErrDamaged) {
+				t.Fatalf("Damaged() = %v after a refused read", s.Damaged())
+			}
+			if _, _, err := s.View(kv.TagIdentity, "gtin:09520123456788", "", nil); !errors.Is(err, domain.ErrDamaged) && s.Damaged() == nil {
+				t.Fatal("a damaged snapshot read on")
+			}
+			if _, err := snapshots.Open(dir, snapshots.OpenOptions{CacheBytes: 1 << 20, HashAll: true}); !errors.Is(err, snapshots.ErrInvalid) {
+				t.Fatalf("hashed whole: %v, want a refusal", err)
+			}
+		})
+	}
+}
+
+// The search index is hashed whole before the first search: a byte changed
+// in it fails every search, and marks the snapshot damaged.
+func TestChangedIndexRefusedBeforeTheFirstSearch(t *testing.T) {
+	dir := passportSnapshot(t)
+	flipByte(t, filepath.Join(dir, filepath.FromSlash(largestIn(t, dir, snapshots.IndexDir+"/"))))
+	s, err := snapshots.Open(dir, snapshots.OpenOptions{CacheBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.SelfTest(context.Background()); !errors.Is(err, domain.ErrDamaged) {
+		t.Fatalf("self-test: %v, want the search refused", err)
+	}
+	if s.Damaged() == nil {
+		t.Fatal("not damaged")
+	}
+}
+
+// The chunks file is checked whole at opening: a changed hash refuses the
+// snapshot before anything is read.
+func TestChangedChunkListRefusedAtOpening(t *testing.T) {
+	dir := passportSnapshot(t)
+	flipByte(t, filepath.Join(dir, filepath.FromSlash(snapshots.ChunksName)))
+	_, err := snapshots.Open(dir, snapshots.OpenOptions{CacheBytes: 1 << 20})
+	if !errors.Is(err, snapshots.ErrInvalid) || !strings.Contains(err.Error(), "chunks does not match its checksum") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// Check finds a file written, cut, replaced or removed since Open by
+// looking at it, without reading it.
+func TestCheckFindsChangedFiles(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		change func(p string) error
+		want   string
+	}{
+		{"written", func(p string) error {
+			f, err := os.OpenFile(p, os.O_WRONLY, 0)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			_, err = f.WriteAt([]byte{0}, 10)
+			return err
+		}, "written to"},
+		{"cut", func(p string) error { return os.Truncate(p, 10) }, "size 10"},
+		{"replaced", func(p string) error {
+			b, _ := os.ReadFile(p)
+			os.Remove(p)
+			return os.WriteFile(p, b, 0o644)
+		}, "replaced by another file"},
+		{"removed", os.Remove, "no such file"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := passportSnapshot(t)
+			s, err := snapshots.Open(dir, snapshots.OpenOptions{CacheBytes: 1 << 20})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if err := s.Check(); err != nil {
+				t.Fatalf("fresh: %v", err)
+			}
+			if err := c.change(filepath.Join(dir, filepath.FromSlash(snapshots.PointsPath))); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Check(); !errors.Is(err, domain.ErrDamaged) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("Check: %v, want it to say %q", err, c.want)
+			}
+		})
+	}
+}
+
+// asFormat2 rewrites a snapshot as a pds before format 3 wrote it: no
+// chunks file, format_version 2.
+func asFormat2(t *testing.T, dir string) {
+	t.Helper()
+	p := filepath.Join(dir, snapshots.ManifestName)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&m); err != nil {
+		t.Fatal(err)
+	}
+	m["format_version"] = 2
+	var kept []any
+	for _, f := range m["files"].([]any) {
+		if f.(map[string]any)["path"] != snapshots.ChunksName {
+			kept = append(kept, f)
+		}
+	}
+	m["files"] = kept
+	if b, err = json.MarshalIndent(m, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(dir, snapshots.ChunksName))
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A snapshot of format 2, as pds wrote them before the chunks file, is
+// hashed whole at opening and serves the same views as the format 3 build
+// it was made from.
+func TestFormat2SnapshotServes(t *testing.T) {
+	dir := passportSnapshot(t)
+	old := filepath.Join(t.TempDir(), "format2")
+	if err := os.CopyFS(old, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	asFormat2(t, old)
+	views := func(dir string) map[string]string {
+		s, err := snapshots.Open(dir, snapshots.OpenOptions{CacheBytes: 1 << 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if err := s.SelfTest(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, tag := range []byte{kv.TagIdentity, kv.TagPassport, kv.TagEvidence} {
+			s.Scan(tag, func(k, v []byte) error { out[string(tag)+string(k)] = string(v); return nil })
+		}
+		return out
+	}
+	now, before := views(dir), views(old)
+	if len(now) == 0 || len(now) != len(before) {
+		t.Fatalf("%d views in format 3, %d in format 2", len(now), len(before))
+	}
+	for k, v := range now {
+		if before[k] != v {
+			t.Fatalf("view %q differs", k)
+		}
+	}
+	// Damage in a format 2 snapshot is found at opening.
+	flipByte(t, filepath.Join(old, filepath.FromSlash(largestIn(t, old, snapshots.StoreDir+"/"))))
+	if _, err := snapshots.Open(old, snapshots.OpenOptions{CacheBytes: 1 << 20}); !errors.Is(err, snapshots.ErrInvalid) {
+		t.Fatalf("damaged format 2: %v", err)
+	}
+}
