@@ -31,7 +31,7 @@ type serve struct {
 	cacheMB, maxInFlight                                             int
 	watch, drain, shutdownTimeout                                    time.Duration
 	limits                                                           pdshttp.Limits
-	netHTTPOnly, noPoints                                            bool
+	netHTTPOnly, noPoints, hashAll                                   bool
 	res                                                              resolverFlags
 
 	logOut  *logWriter
@@ -85,6 +85,7 @@ func (s *serve) parse(args []string, stderr io.Writer) error {
 	fs.DurationVar(&s.limits.WriteTimeout, "write-timeout", s.limits.WriteTimeout, "time to answer a request")
 	fs.DurationVar(&s.limits.IdleTimeout, "idle-timeout", s.limits.IdleTimeout, "time a keep-alive connection may stay idle")
 	fs.BoolVar(&s.netHTTPOnly, "net-http-only", false, "answer every request with net/http, without the fast lane for plain GETs (see the README)")
+	fs.BoolVar(&s.hashAll, "hash-all", false, "hash every file of the snapshot whole before serving it, instead of checking each 64 KiB as it is first read (see docs/snapshots.md)")
 	fs.BoolVar(&s.noPoints, "no-point-index", false, "read identity views from the store, not from the snapshot's point index (slower; maps no file; see the README)")
 	s.res.define(fs)
 	if err := parseFlags(fs, args, "snapshot", "keys", "addr"); err != nil {
@@ -178,7 +179,7 @@ func (s *serve) Open(stderr io.Writer) error {
 }
 
 func (s *serve) openOptions() snapshots.OpenOptions {
-	return snapshots.OpenOptions{CacheBytes: int64(s.cacheMB) << 20, PublicKey: s.pubKey, NoPoints: s.noPoints}
+	return snapshots.OpenOptions{CacheBytes: int64(s.cacheMB) << 20, PublicKey: s.pubKey, NoPoints: s.noPoints, HashAll: s.hashAll}
 }
 
 func (s *serve) reportSnapshot(snap *service.Snapshot) {
