@@ -8,14 +8,15 @@ import (
 	"unicode/utf8"
 )
 
-// The encoders of this file write the bytes AppendMarshal writes for the
-// values ingest encodes millions of times for the views (claims, evidence
-// locators, passport data), without reflection, which was most of that
-// cost. FuzzAppendJSONMatchesMarshal holds them to AppendMarshal's bytes.
+// The encoders of this file write the bytes AppendMarshal writes (always
+// valid UTF-8, see Marshal) for the values ingest encodes millions of times
+// for the views (claims, evidence locators, passport data), without
+// reflection, which was most of that cost. FuzzAppendJSONMatchesMarshal
+// holds them to AppendMarshal's bytes, and to valid UTF-8 JSON.
 
 // AppendClaim appends c's JSON to dst, as AppendMarshal writes it. What is
 // not plain (a string that needs escaping, a raw value with white space to
-// remove, a float that encoding/json writes in exponent form) is handed to
+// remove or bytes that are not UTF-8, a float that encoding/json writes in exponent form) is handed to
 // AppendMarshal, so the bytes stay its bytes. On error dst is returned
 // unchanged.
 func AppendClaim(dst []byte, c *Claim) ([]byte, error) {
@@ -100,13 +101,17 @@ func appendMarshalString(dst []byte, s string) []byte {
 	return out
 }
 
-// appendRaw appends a raw JSON value as encoding/json does: null for nil,
-// and otherwise compacted. One without white space bytes is already
-// compact; one with them goes through AppendMarshal, which also refuses
-// one that is empty or not JSON.
+// appendRaw appends a raw JSON value as AppendMarshal does: null for nil,
+// and otherwise compacted, with any byte that is not UTF-8 replaced by
+// U+FFFD. One without white space bytes is already compact; one with them,
+// or with bytes that are not UTF-8, goes through AppendMarshal, which also
+// refuses one that is empty or not JSON.
 func appendRaw(dst []byte, v json.RawMessage) ([]byte, error) {
 	if v == nil {
 		return append(dst, "null"...), nil
+	}
+	if !utf8.Valid(v) {
+		return AppendMarshal(dst, v)
 	}
 	for _, c := range v {
 		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {

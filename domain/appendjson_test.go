@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/internal/fuzzseed"
@@ -39,6 +40,8 @@ func TestAppendClaimMatchesMarshal(t *testing.T) {
 		{"raw value with html", func(c *domain.Claim) { c.Object.Value = json.RawMessage(`"<b>&</b>\u2028"`) }, false},
 		{"raw value empty", func(c *domain.Claim) { c.Object.Value = json.RawMessage{} }, true},
 		{"raw value not json", func(c *domain.Claim) { c.Object.Value = json.RawMessage(`{"a":`) }, true},
+		{"raw value not utf-8", func(c *domain.Claim) { c.Object.Value = json.RawMessage("{\"a\xff\":[\"ab\xc3(\"]}") }, false},
+		{"raw value not utf-8, with spaces", func(c *domain.Claim) { c.Object.Value = json.RawMessage("[ \"\xe2\x82\" ]") }, false},
 		{"confidence zero", func(c *domain.Claim) { c.Confidence = conf(0) }, false},
 		{"confidence negative zero", func(c *domain.Claim) { c.Confidence = conf(math.Copysign(0, -1)) }, false},
 		{"confidence tiny", func(c *domain.Claim) { c.Confidence = conf(1e-9) }, false},
@@ -61,14 +64,17 @@ func TestAppendClaimMatchesMarshal(t *testing.T) {
 			if string(got) != string(want) {
 				t.Errorf("AppendClaim  = %s\nAppendMarshal = %s", got, want)
 			}
+			if !tt.err && (!utf8.Valid(got) || !json.Valid(got[len("prefix"):])) {
+				t.Errorf("AppendClaim wrote what is not UTF-8 JSON: %q", got)
+			}
 		})
 	}
 }
 
 // FuzzAppendJSONMatchesMarshal holds AppendClaim, AppendLocator and
 // AppendPassportData to AppendMarshal's bytes (and errors) for values built
-// from arbitrary strings, raw values and numbers; flags choose which
-// optional members are set.
+// from arbitrary strings, raw values and numbers, and every value they write
+// to valid UTF-8 JSON; flags choose which optional members are set.
 func FuzzAppendJSONMatchesMarshal(f *testing.F) {
 	fuzzseed.Seed(f,
 		[]any{"clm_1_1", "gtin:09520123456788", []byte(`{"a":[1,2]}`), "0.5", uint8(0xff)},
@@ -76,6 +82,7 @@ func FuzzAppendJSONMatchesMarshal(f *testing.F) {
 		[]any{"\xff\x01", "Müller", []byte(`{"a":`), "NaN", uint8(0xaa)},
 		[]any{"", "", []byte(``), "-0", uint8(0x01)},
 		[]any{"net_content", "g", []byte(`500`), "-9223372036854775808", uint8(0xf1)},
+		[]any{"a\xc3(", "M\xfcller", []byte("{\"v\xff\":[\"ab\xc3(\", \"\xed\xa0\x80\"]}"), "1", uint8(0xff)},
 	)
 	f.Fuzz(func(t *testing.T, s1, s2 string, raw []byte, num string, flags uint8) {
 		same := func(what string, got []byte, err error, want []byte, werr error) {
@@ -85,6 +92,9 @@ func FuzzAppendJSONMatchesMarshal(f *testing.F) {
 			}
 			if string(got) != string(want) {
 				t.Fatalf("%s = %q\nAppendMarshal = %q", what, got, want)
+			}
+			if err == nil && (!utf8.Valid(got) || !json.Valid(got[1:])) {
+				t.Fatalf("%s wrote what is not UTF-8 JSON: %q", what, got)
 			}
 		}
 		c := domain.Claim{ID: s1, Subject: s2, Predicate: s1 + s2, ClaimType: s2, TrustLevel: s1, RetrievedAt: s2}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"sync"
+	"unicode/utf8"
 )
 
 // marshaler is an encoder with its buffer, kept in marshalers between calls
@@ -29,8 +30,11 @@ const maxPooledBuffer = 64 << 10
 // themselves, not as \u003c, \u003e and \u0026 (JSON needs no such escape,
 // and pds's answers are never embedded in HTML). Every JSON answer pds
 // writes, REST, MCP and the views ingest precomputes, is encoded with it;
-// the bytes are otherwise those of json.Marshal. The result is a new slice
-// the caller owns.
+// the bytes are otherwise those of json.Marshal, except that they are always
+// valid UTF-8: encoding/json turns bad bytes in a string into U+FFFD, but
+// copies a json.RawMessage as it is, so Marshal replaces each byte of a raw
+// value that is not UTF-8 with U+FFFD too, written \ufffd as encoding/json
+// writes it. The result is a new slice the caller owns.
 func Marshal(v any) ([]byte, error) { return AppendMarshal(nil, v) }
 
 // AppendMarshal appends v, as Marshal encodes it, to dst. On error dst is
@@ -41,10 +45,33 @@ func AppendMarshal(dst []byte, v any) ([]byte, error) {
 	err := m.enc.Encode(v)
 	if err == nil {
 		b := m.buf.Bytes()
-		dst = append(dst, b[:len(b)-1]...) // Encode ends the value with a newline
+		b = b[:len(b)-1] // Encode ends the value with a newline
+		if utf8.Valid(b) {
+			dst = append(dst, b...)
+		} else {
+			dst = appendValidUTF8(dst, b)
+		}
 	}
 	if m.buf.Cap() <= maxPooledBuffer {
 		marshalers.Put(m)
 	}
 	return dst, err
+}
+
+// appendValidUTF8 appends JSON text b to dst with each byte that is not
+// part of a UTF-8 sequence written as \ufffd, the escape encoding/json writes
+// for such a byte of a string. In JSON that was compacted (checked) by
+// encoding/json such a byte can only be inside a string, where the escape
+// is at home.
+func appendValidUTF8(dst, b []byte) []byte {
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, `\ufffd`...)
+		} else {
+			dst = append(dst, b[:size]...)
+		}
+		b = b[size:]
+	}
+	return dst
 }

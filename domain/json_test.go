@@ -50,6 +50,8 @@ func TestAppendMarshal(t *testing.T) {
 		{"unsupported value", "keep", map[string]any{"a": 1, "f": func() {}}, "keep", true},
 		{"after an error", "", []int{1, 2}, `[1,2]`, false},
 		{"raw message compacted", "[", json.RawMessage(`{ "a" : [1, 2] }`), `[{"a":[1,2]}`, false},
+		{"raw message not utf-8", "", map[string]any{"s": "a\xffb", "r": json.RawMessage("[\"ab\xc3(\",\"\xe2\x82\"]")},
+			`{"r":["ab\ufffd(","\ufffd\ufffd"],"s":"a\ufffdb"}`, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
