@@ -31,6 +31,7 @@ import (
 	"github.com/oklog/ulid/v2"
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/index"
+	"github.com/productdata/pds/jsonutf8"
 	"github.com/productdata/pds/kv"
 	"github.com/productdata/pds/scratch"
 	"github.com/productdata/pds/snapshots"
@@ -42,7 +43,11 @@ type Options struct {
 	In, Out string
 	// Strict makes the first rejected line fail the build.
 	Strict bool
-	// Rejects receives one line per rejected input line ("file:line: reason").
+	// Rejects receives one line per rejected input line ("file:line: reason"),
+	// and one per accepted line whose text had to be mended ("file:line:
+	// member: invalid UTF-8 at byte N of the string (byte M of the line);
+	// replaced with U+FFFD"); of each, the first maxRejectLines a file.
+	// With Strict, such a line is a reject instead.
 	Rejects io.Writer
 	// Progress receives a progress line about once a second; nil for none.
 	Progress io.Writer
@@ -68,6 +73,10 @@ type Summary struct {
 	// Unknown counts, per input file, the accepted lines that carried
 	// members ingest does not read (they were ignored), with their names.
 	Unknown map[string]UnknownMembers
+	// Replaced counts, per input file, the accepted lines whose text was not
+	// all Unicode (bytes that are not UTF-8, unpaired surrogate escapes):
+	// those were replaced with U+FFFD, and each such line was warned of.
+	Replaced map[string]int64
 	// ByteOrderMark lists the input files that began with a UTF-8 byte order
 	// mark, which was skipped.
 	ByteOrderMark []string
@@ -116,6 +125,7 @@ type builder struct {
 	digest                digest
 	summary               Summary
 	printed               map[string]int
+	printedReplaced       map[string]int
 	current               atomic.Value // string: the stage (the file being read, "views", …)
 	count                 atomic.Int64 // lines read in the current phase
 	stageMu               sync.Mutex   // guards stageAt and summary.Stages
@@ -163,11 +173,11 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	if opts.Rejects == nil {
 		opts.Rejects = io.Discard
 	}
-	b := &builder{opts: opts, parties: map[string]*domain.Party{}, printed: map[string]int{},
+	b := &builder{opts: opts, parties: map[string]*domain.Party{}, printed: map[string]int{}, printedReplaced: map[string]int{},
 		partyLine: map[string]int{}, sourceLine: map[string]int{}, seen: newIDFilter(seenBytes),
 		cat: catalog{sources: map[string]*domain.Source{}}}
 	b.summary = Summary{Out: opts.Out, Accepted: map[string]int64{}, Rejected: map[string]int64{},
-		Files: map[string]string{}, Unknown: map[string]UnknownMembers{}}
+		Files: map[string]string{}, Unknown: map[string]UnknownMembers{}, Replaced: map[string]int64{}}
 	b.current.Store("")
 
 	inputs, ignored, err := findInputs(opts.In)
@@ -329,22 +339,28 @@ type phase struct {
 // phases lists the input files in the order they are read: each may refer
 // to the ones before it.
 func (b *builder) phases() []phase {
+	strict := b.opts.Strict
 	return []phase{
-		{FileParties, parseRecord(checkParty), nil, b.applyParty},
-		{FileSources, parseRecord(func(s *domain.Source) *reject { return checkSource(s, b.parties) }), nil, b.applySource},
-		{FileProducts, parseRecord(checkProduct), nil, b.applyProduct},
-		{FileClaims, parseRecord(func(c *domain.Claim) *reject { return checkClaim(c, b.cat.sources) }), b.resolveClaims, b.applyClaim},
-		{FileDocuments, parseRecord(func(d *domain.Document) *reject { return checkDocument(d, b.cat.sources) }), nil, b.applyDocument},
-		{FileEvidence, parseRecord(checkEvidence), b.resolveEvidence, b.applyEvidence},
-		{FileVerdicts, parseRecord(checkVerdict), b.resolveVerdicts, b.applyVerdict},
+		{FileParties, parseRecord(strict, checkParty), nil, b.applyParty},
+		{FileSources, parseRecord(strict, func(s *domain.Source) *reject { return checkSource(s, b.parties) }), nil, b.applySource},
+		{FileProducts, parseRecord(strict, checkProduct), nil, b.applyProduct},
+		{FileClaims, parseRecord(strict, func(c *domain.Claim) *reject { return checkClaim(c, b.cat.sources) }), b.resolveClaims, b.applyClaim},
+		{FileDocuments, parseRecord(strict, func(d *domain.Document) *reject { return checkDocument(d, b.cat.sources) }), nil, b.applyDocument},
+		{FileEvidence, parseRecord(strict, checkEvidence), b.resolveEvidence, b.applyEvidence},
+		{FileVerdicts, parseRecord(strict, checkVerdict), b.resolveVerdicts, b.applyVerdict},
 	}
 }
 
-// parseRecord returns the parser of one input file: a line is decoded into
-// a new T and judged (and normalised) by check. readFile's workers then
-// encode it for the scratch store (appendScratchRecord).
-func parseRecord[T any](check func(*T) *reject) parseFunc {
+// parseRecord returns the parser of one input file: a line's text is checked
+// (checkText), then the line is decoded into a new T and judged (and
+// normalised) by check. readFile's workers then encode it for the scratch
+// store (appendScratchRecord).
+func parseRecord[T any](strict bool, check func(*T) *reject) parseFunc {
 	return func(line []byte) (parsed, *reject) {
+		line, replaced, r := checkText(line, strict)
+		if r != nil {
+			return parsed{}, r
+		}
 		v := new(T)
 		unknown, r := unmarshal(line, v)
 		if r != nil {
@@ -353,8 +369,32 @@ func parseRecord[T any](check func(*T) *reject) parseFunc {
 		if r := check(v); r != nil {
 			return parsed{}, r
 		}
-		return parsed{v: v, unknown: unknown}, nil
+		return parsed{v: v, unknown: unknown, replaced: replaced}, nil
 	}
+}
+
+// checkText makes sure every string of a line, in every member at any depth
+// (claim values, unknown members and member names included), is Unicode
+// text, before either decoder sees it. The decoders do not check: both turn
+// a bad byte in a string member into U+FFFD without a word, and both copy a
+// json.RawMessage member (a claim's object.value) as it is, bad bytes and
+// all, which the views would then serve. A line that fails the check is
+// refused when strict, naming the member and byte; otherwise it is read with
+// each bad byte replaced by U+FFFD (and each unpaired surrogate escape by
+// \ufffd), and replaced says where, for the warning.
+func checkText(line []byte, strict bool) (text []byte, replaced string, r *reject) {
+	if jsonutf8.Valid(line) {
+		return line, "", nil
+	}
+	first, total := jsonutf8.Check(line, 1)
+	where := first[0].String()
+	if total > 1 {
+		where += fmt.Sprintf(", and %d more", total-1)
+	}
+	if strict {
+		return nil, "", rejectf("%s", where)
+	}
+	return jsonutf8.Fix(line), where, nil
 }
 
 func (b *builder) rejectLine(logical, name string, line int, reason string) error {
@@ -372,6 +412,21 @@ func (b *builder) rejectLine(logical, name string, line int, reason string) erro
 		fmt.Fprintf(b.opts.Rejects, "%s: further rejects are counted, not shown\n", name)
 	}
 	return nil
+}
+
+// noteReplaced counts an accepted line whose text was mended (checkText) and
+// warns of it, as rejectLine prints rejects: the first maxRejectLines of a
+// file, then one line saying the rest are counted.
+func (b *builder) noteReplaced(logical, name string, line int, where string) {
+	b.summary.Replaced[logical]++
+	n := b.printedReplaced[logical]
+	b.printedReplaced[logical] = n + 1
+	switch {
+	case n < maxRejectLines:
+		fmt.Fprintf(b.opts.Rejects, "%s:%d: %s; replaced with U+FFFD\n", name, line, where)
+	case n == maxRejectLines:
+		fmt.Fprintf(b.opts.Rejects, "%s: further lines with text that is not UTF-8 are counted, not shown\n", name)
+	}
 }
 
 // byteOrderMark is the UTF-8 encoding of U+FEFF.

@@ -20,6 +20,9 @@ type parsed struct {
 	unknown string
 	// ref is what the phase's resolveFunc found for the line's references.
 	ref lineRef
+	// replaced says where the line's text was not Unicode and was mended
+	// (checkText); "" for a line that was.
+	replaced string
 }
 
 // parseFunc turns a line into a record, judging what the line alone shows.
@@ -198,6 +201,9 @@ func (b *builder) readFile(ctx context.Context, ph phase) error {
 			b.summary.Accepted[logical]++
 			if u := pb.res[i].p.unknown; u != "" {
 				b.noteUnknown(logical, u)
+			}
+			if w := pb.res[i].p.replaced; w != "" {
+				b.noteReplaced(logical, name, n, w)
 			}
 		}
 		return nil

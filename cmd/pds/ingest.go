@@ -24,7 +24,7 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs := newFlags("ingest", "ingest --in DIR --out SNAPSHOT_DIR [--strict] [--quiet]", stderr)
 	in := fs.String("in", "", "input directory of NDJSON files (products.ndjson required; .ndjson.gz allowed)")
 	out := fs.String("out", "", "snapshot directory to create (must not exist)")
-	strict := fs.Bool("strict", false, "fail on the first rejected line and publish nothing")
+	strict := fs.Bool("strict", false, "fail on the first rejected line (text that is not UTF-8 included) and publish nothing")
 	quiet := fs.Bool("quiet", false, "no progress lines")
 	sequence := fs.Int64("sequence", 0, "the manifest's build order, which replicas never go below (default: the build time in Unix milliseconds)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the build to this file (for go tool pprof)")
@@ -85,6 +85,9 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		line := fmt.Sprintf("  %s %d accepted, %d rejected", file, sum.Accepted[n], sum.Rejected[n])
 		if u := sum.Unknown[n]; u.Lines > 0 {
 			line += fmt.Sprintf("; %d with members ingest does not read, ignored (%s)", u.Lines, strings.Join(u.Names, ", "))
+		}
+		if r := sum.Replaced[n]; r > 0 {
+			line += fmt.Sprintf("; %d with text that is not UTF-8, replaced with U+FFFD", r)
 		}
 		fmt.Fprintln(stdout, line)
 	}

@@ -42,6 +42,12 @@ func TestFinding12_8_IngestRoughEdges(t *testing.T) {
 			errs: []string{"products.ndjson:2: not a JSON object: the line starts with a UTF-8 byte order mark"},
 		},
 		{
+			name:  "text that is not UTF-8 is replaced, warned of and counted",
+			files: map[string]string{"products.ndjson": product("A", ",\"brand\":\"B\xe4r\"") + product("B", "")},
+			out:   []string{"products.ndjson 2 accepted, 0 rejected; 1 with text that is not UTF-8, replaced with U+FFFD"},
+			errs:  []string{"products.ndjson:1: brand: invalid UTF-8 at byte 2 of the string (byte 137 of the line); replaced with U+FFFD"},
+		},
+		{
 			name:   "the summary names the gzip file that was read",
 			files:  map[string]string{"products.ndjson.gz": gz(product("A", "")), "parties.ndjson.gz": gz(party)},
 			out:    []string{"  products.ndjson.gz 1 accepted, 0 rejected", "  parties.ndjson.gz 1 accepted, 0 rejected"},
