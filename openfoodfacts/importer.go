@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/productdata/pds/domain"
+	"github.com/productdata/pds/jsonutf8"
 	"github.com/productdata/pds/progress"
 	"github.com/productdata/pds/scratch"
 )
@@ -43,8 +44,10 @@ type Options struct {
 	// RetrievedAt is when the dump was fetched (default: the file's
 	// modification time; now for stdin).
 	RetrievedAt time.Time
-	// Rejects gets one line per unusable record and per skipped field
-	// ("file:line: reason"), the first 1000 of each kind; all are counted.
+	// Rejects gets one line per unusable record, per skipped field, per
+	// record whose text is not all UTF-8 and per code with a wrong check
+	// digit ("file:line: reason"), the first 1000 of each kind; all are
+	// counted. Only unusable records stop a Strict import.
 	Rejects io.Writer
 	// Progress gets a line about once a second and nothing else; nil for none.
 	Progress      io.Writer
@@ -61,11 +64,21 @@ type Summary struct {
 	Reasons    map[string]int64 // unusable records by kind of reason
 	Duplicates int64            // of Unusable: a code already imported
 	Skipped    int64            // fields skipped in imported records
-	Claims     int64
-	Verdicts   int64
-	Sources    int // sources written (Open Food Facts and the producers and imports its records name)
-	Documents  string
-	Duration   time.Duration
+	// Replaced counts the imported records whose text was not all UTF-8
+	// (bytes that are not, unpaired surrogate escapes): their values hold
+	// U+FFFD in those places, and each was warned of.
+	Replaced int64
+	// CheckDigits counts the imported records whose code has a GTIN's digits
+	// but a wrong check digit (of SKUs; each was warned of).
+	CheckDigits int64
+	// ByteOrderMark is set when the dump began with a UTF-8 byte order mark,
+	// which was skipped.
+	ByteOrderMark bool
+	Claims        int64
+	Verdicts      int64
+	Sources       int // sources written (Open Food Facts and the producers and imports its records name)
+	Documents     string
+	Duration      time.Duration
 }
 
 // ErrStrict is returned when Strict meets an unusable record.
@@ -261,6 +274,12 @@ func (im *importer) read(src io.Reader) error {
 		if err == io.EOF && len(line) == 0 && !tooLong {
 			return nil
 		}
+		if n == 1 && bytes.HasPrefix(line, []byte(byteOrderMark)) {
+			// RFC 8259 lets a parser ignore a byte order mark at the start
+			// of a text, as pds ingest does; the record is what follows it.
+			line = line[len(byteOrderMark):]
+			im.sum.ByteOrderMark = true
+		}
 		if err != nil && err != io.EOF {
 			// A cut-off gzip stream or a read error: what was read stays.
 			return im.unusable(n, "read error", "the dump cannot be read past this line: "+err.Error())
@@ -306,6 +325,9 @@ func readLine(r *bufio.Reader, buf []byte) (line []byte, tooLong bool, err error
 	}
 }
 
+// byteOrderMark is the UTF-8 encoding of U+FEFF.
+const byteOrderMark = "\xef\xbb\xbf"
+
 // record maps one record and writes what it becomes.
 func (im *importer) record(n int64, line []byte, retrieved string) error {
 	m, err := Map(line, retrieved)
@@ -326,6 +348,23 @@ func (im *importer) record(n int64, line []byte, retrieved string) error {
 		im.report("skipped", fmt.Sprintf("%s:%d: %s (field skipped)", im.name, n, f))
 	}
 	im.sum.Skipped += int64(len(m.Skipped))
+	if !jsonutf8.Valid(line) {
+		// Map read the record with encoding/json, which puts U+FFFD in
+		// place of each bad byte or unpaired surrogate escape of a string
+		// (and every value the import writes is such a string or a number),
+		// but says nothing: this says where.
+		first, total := jsonutf8.Check(line, 1)
+		msg := fmt.Sprintf("%s:%d: %s", im.name, n, first[0])
+		if total > 1 {
+			msg += fmt.Sprintf(", and %d more", total-1)
+		}
+		im.report("invalid UTF-8", msg+"; replaced with U+FFFD")
+		im.sum.Replaced++
+	}
+	if m.WrongCheckDigit != "" {
+		im.report("wrong check digit", fmt.Sprintf("%s:%d: %s", im.name, n, m.WrongCheckDigit))
+		im.sum.CheckDigits++
+	}
 	if !im.opts.NoDocuments {
 		if err := im.writeDocument(m.Document.ContentHash, line); err != nil {
 			return err
@@ -383,7 +422,7 @@ func reasonKind(reason string) string {
 func (im *importer) unusable(n int64, kind, reason string) error {
 	im.sum.Unusable++
 	im.sum.Reasons[kind]++
-	msg := fmt.Sprintf("%s:%d: %s", im.name, n, reason)
+	msg := strings.ToValidUTF8(fmt.Sprintf("%s:%d: %s", im.name, n, reason), "\uFFFD")
 	if im.opts.Strict {
 		fmt.Fprintln(im.opts.Rejects, msg)
 		return fmt.Errorf("%w: %s", ErrStrict, msg)
@@ -396,12 +435,14 @@ func (im *importer) unusable(n int64, kind, reason string) error {
 	return nil
 }
 
+// report prints msg, one of the first maxReported of its kind, with any
+// byte of the record it quotes that is not UTF-8 shown as U+FFFD.
 func (im *importer) report(kind, msg string) {
 	k := im.printed[kind]
 	im.printed[kind] = k + 1
 	switch {
 	case k < maxReported:
-		fmt.Fprintln(im.opts.Rejects, msg)
+		fmt.Fprintln(im.opts.Rejects, strings.ToValidUTF8(msg, "\uFFFD"))
 	case k == maxReported:
 		fmt.Fprintf(im.opts.Rejects, "%s: further %s lines are counted, not shown\n", im.name, kind)
 	}

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -242,5 +243,91 @@ func TestGenerate(t *testing.T) {
 	}
 	if lines != 3000 {
 		t.Errorf("%d lines", lines)
+	}
+}
+
+// The import reads a dump that begins with a UTF-8 byte order mark as pds
+// ingest reads its input, and warns, line by line, of what it reads in a
+// way the dump did not say: text that is not UTF-8 (each bad byte becomes
+// U+FFFD) and a code with a GTIN's digits but a wrong check digit (it
+// becomes an internal SKU). Warnings are counted, never stop a --strict
+// import, and what is written passes pds ingest --strict.
+func TestImportWarnsOfTextAndCheckDigits(t *testing.T) {
+	tests := []struct {
+		name    string
+		lines   []string
+		warns   []string // each a line of the report, after the dump's name
+		bom     bool
+		utf8    int64
+		digits  int64
+		subject string // of the first product
+		holds   string // somewhere in products.ndjson or claims.ndjson
+	}{
+		{name: "byte order mark at the start",
+			lines: []string{"\xef\xbb\xbf" + `{"code":"3017620422003","brands":"Nutella","last_modified_t":1700000000}`},
+			bom:   true, subject: "gtin:03017620422003"},
+		{name: "byte order mark on a later line is no record",
+			lines: []string{`{"code":"3017620422003","brands":"B","last_modified_t":1700000000}`, "\xef\xbb\xbf" + `{"code":"96385074","brands":"B","last_modified_t":1700000000}`},
+			warns: []string{":2: not a JSON object"}, subject: "gtin:03017620422003"},
+		{name: "brands not UTF-8",
+			lines: []string{"{\"code\":\"3017620422003\",\"brands\":\"Nut\xe9lla\",\"last_modified_t\":1700000000}"},
+			warns: []string{":1: brands: invalid UTF-8 at byte 4 of the string (byte 38 of the line); replaced with U+FFFD"},
+			utf8:  1, subject: "gtin:03017620422003", holds: `"manufacturer":"Nut` + "\uFFFD" + `lla"`},
+		{name: "several bad places, one warning",
+			lines: []string{"{\"code\":\"3017620422003\",\"brands\":\"B\",\"quantity\":\"1\xff0 g\",\"labels_tags\":[\"en:\\ud800\",\"x\xc0\"],\"last_modified_t\":1700000000}"},
+			warns: []string{":1: quantity: invalid UTF-8 at byte 2 of the string (byte 51 of the line), and 2 more; replaced with U+FFFD"},
+			utf8:  1, subject: "gtin:03017620422003", holds: `"value":["en:` + "\uFFFD" + `","x` + "\uFFFD" + `"]`},
+		{name: "wrong check digit",
+			lines:  []string{`{"code":"3017620422004","brands":"B","last_modified_t":1700000000}`},
+			warns:  []string{":1: code 3017620422004 has the digits of a GTIN-13 but a wrong check digit (4, where 3 is due); imported as internal_sku:off-3017620422004"},
+			digits: 1, subject: "internal_sku:off-3017620422004"},
+		{name: "a code that is no GTIN at all is no wrong check digit",
+			lines:   []string{`{"code":"12345","brands":"B","last_modified_t":1700000000}`},
+			subject: "internal_sku:off-12345"},
+	}
+	for _, tt := range tests {
+		for _, strict := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/strict=%v", tt.name, strict), func(t *testing.T) {
+				path := writeDump(t, tt.lines, false)
+				out := filepath.Join(t.TempDir(), "in")
+				var report bytes.Buffer
+				sum, err := openfoodfacts.Import(openfoodfacts.Options{In: path, Out: out, Rejects: &report, Strict: strict && tt.name != "byte order mark on a later line is no record"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var want []string
+				for _, w := range tt.warns {
+					want = append(want, path+w)
+				}
+				if got := strings.Split(strings.TrimSuffix(report.String(), "\n"), "\n"); report.Len() > 0 || len(want) > 0 {
+					if strings.Join(got, "\n") != strings.Join(want, "\n") {
+						t.Errorf("report:\n%s\nwant:\n%s", report.String(), strings.Join(want, "\n"))
+					}
+				}
+				if sum.ByteOrderMark != tt.bom || sum.Replaced != tt.utf8 || sum.CheckDigits != tt.digits {
+					t.Errorf("summary %+v", sum)
+				}
+				products := readLines(t, filepath.Join(out, "products.ndjson"))
+				var p domain.Product
+				if err := json.Unmarshal([]byte(products[0]), &p); err != nil || p.Identifiers[0] != tt.subject {
+					t.Errorf("first product %s (%v), want %s", products[0], err, tt.subject)
+				}
+				written, _ := os.ReadFile(filepath.Join(out, "products.ndjson"))
+				claims, _ := os.ReadFile(filepath.Join(out, "claims.ndjson"))
+				if !strings.Contains(string(written)+string(claims), tt.holds) {
+					t.Errorf("the output does not hold %s:\n%s%s", tt.holds, written, claims)
+				}
+				// The document is the record's bytes, byte order mark left out.
+				var d domain.Document
+				json.Unmarshal([]byte(readLines(t, filepath.Join(out, "documents.ndjson"))[0]), &d)
+				kept, err := os.ReadFile(openfoodfacts.DocumentPath(out, d.ContentHash))
+				if record := strings.TrimPrefix(tt.lines[0], "\xef\xbb\xbf"); err != nil || string(kept) != record {
+					t.Errorf("document %q (%v), want %q", kept, err, record)
+				}
+				if _, err := ingest.Run(context.Background(), ingest.Options{In: out, Out: filepath.Join(t.TempDir(), "snap"), Strict: true, Rejects: io.Discard}); err != nil {
+					t.Fatalf("ingest --strict: %v", err)
+				}
+			})
+		}
 	}
 }

@@ -101,6 +101,10 @@ type Mapped struct {
 	Sources []domain.Source
 	// Skipped lists the fields that could not be used, each "field: reason".
 	Skipped []string
+	// WrongCheckDigit says, when the code has a GTIN's length and digits but
+	// a wrong check digit (and so became an internal SKU), what the digit
+	// should be; "" otherwise.
+	WrongCheckDigit string
 }
 
 // unusable is why a whole record cannot be used.
@@ -152,6 +156,9 @@ func Map(raw []byte, retrievedAt string) (*Mapped, error) {
 		return nil, &unusable{"no last_modified_t"}
 	}
 	m := &Mapped{Subject: subject, SKU: sku}
+	if sku {
+		m.WrongCheckDigit = wrongCheckDigit(code, subject)
+	}
 	mp := mapper{r: &r, m: m, base: base, retrievedAt: retrievedAt, modified: unixTime(r.LastModifiedT.N),
 		key: strings.TrimPrefix(strings.TrimPrefix(subject, gs1.NSGTIN+":"), gs1.NSInternalSKU+":")}
 	mp.indexSources()
@@ -169,6 +176,21 @@ func Map(raw []byte, retrievedAt string) (*Mapped, error) {
 		m.Sources = append(m.Sources, mp.sources[id])
 	}
 	return m, nil
+}
+
+// wrongCheckDigit says what is wrong with a code that has the length and
+// digits of a GTIN-8, -12, -13 or -14 but not its check digit; "" for any
+// other code.
+func wrongCheckDigit(code, subject string) string {
+	n := len(code)
+	if n != 8 && n != 12 && n != 13 && n != 14 {
+		return ""
+	}
+	want, ok := gs1.CheckDigit(code[:n-1])
+	if !ok || want == code[n-1] {
+		return ""
+	}
+	return fmt.Sprintf("code %s has the digits of a GTIN-%d but a wrong check digit (%c, where %c is due); imported as %s", code, n, code[n-1], want, subject)
 }
 
 type mapper struct {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // record is the part of an Open Food Facts product record the importer reads.
@@ -193,9 +194,14 @@ func number(raw json.RawMessage) (v float64, present, ok bool) {
 	return x, true, true
 }
 
+// clip shortens s to at most n bytes and an ellipsis, cutting between two
+// UTF-8 sequences.
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "…"
 }

@@ -37,7 +37,8 @@ func runImportOFF(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "usage: pds %s\n\n", synopsis)
 		fmt.Fprintln(stderr, "Streams an Open Food Facts dump (openfoodfacts-products.jsonl, gzip or not, or - for stdin)")
 		fmt.Fprintln(stderr, "into a new input directory for 'pds ingest', with each record's bytes under documents/.")
-		fmt.Fprintln(stderr, "Unusable records are reported as file:line: reason on stderr. See docs/import-off.md.")
+		fmt.Fprintln(stderr, "Unusable records, skipped fields, text that is not UTF-8 and codes with a wrong check digit")
+		fmt.Fprintln(stderr, "are reported as file:line: reason on stderr. See docs/import-off.md.")
 		fmt.Fprintln(stderr)
 		fs.PrintDefaults()
 	}
@@ -89,6 +90,11 @@ func runImportOFF(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stdout, " (%s)", strings.Join(parts, ", "))
 	}
 	fmt.Fprintf(stdout, "\n  %d fields skipped\n", sum.Skipped)
+	fmt.Fprintf(stdout, "  %d codes with the digits of a GTIN but a wrong check digit, imported as internal SKUs\n", sum.CheckDigits)
+	fmt.Fprintf(stdout, "  %d records with text that is not UTF-8, replaced with U+FFFD\n", sum.Replaced)
+	if sum.ByteOrderMark {
+		fmt.Fprintf(stdout, "  the dump began with a UTF-8 byte order mark, which was skipped\n")
+	}
 	if sum.Documents != "" {
 		fmt.Fprintf(stdout, "  record bytes under %s\n", sum.Documents)
 	}
