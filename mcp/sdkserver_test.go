@@ -16,6 +16,7 @@ import (
 	pdshttp "github.com/productdata/pds/http"
 	"github.com/productdata/pds/internal/fixture"
 	"github.com/productdata/pds/mcp"
+	"github.com/productdata/pds/mcp/stdio"
 	"github.com/productdata/pds/service"
 )
 
@@ -269,7 +270,7 @@ func TestStdioEndOfInput(t *testing.T) {
 	var out bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if err := e.localServer(t, fixture.KeyFull).Run(ctx, mcp.Stdio(strings.NewReader(in), &out)); err != nil && ctx.Err() != nil {
+	if err := e.localServer(t, fixture.KeyFull).Run(ctx, stdio.New(strings.NewReader(in), &out, nil)); err != nil && ctx.Err() != nil {
 		t.Fatalf("run: %v", err)
 	}
 	answers := map[string]map[string]any{}

@@ -11,11 +11,15 @@ targets=(
   "./gs1/ FuzzParseElementString"
   "./ingest/ FuzzParseLine"
   "./ingest/ FuzzFastDecodeMatchesStd"
+  "./ingest/ FuzzViewsAreUTF8JSON"
+  "./jsonutf8/ FuzzFix"
   "./domain/ FuzzAppendJSONMatchesMarshal"
   "./kv/ FuzzPoints"
   "./http/ FuzzREST"
   "./http/ FuzzLaneHead"
   "./mcp/ FuzzMCP"
+  "./mcp/stdio/ FuzzParseLine"
+  "./mcp/stdio/ FuzzSession"
   "./service/ FuzzScanResolve"
 )
 for t in "${targets[@]}"; do

@@ -12,6 +12,7 @@ import (
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/keys"
 	"github.com/productdata/pds/mcp"
+	"github.com/productdata/pds/mcp/stdio"
 	"github.com/productdata/pds/service"
 	"github.com/productdata/pds/snapshots"
 )
@@ -31,6 +32,11 @@ func localCaller(tenant string) domain.Caller {
 // runMCP is 'pds mcp': an MCP server on stdin and stdout for hosts that start
 // one as a subprocess. Logs go to stderr; stdout carries only the protocol.
 func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return serveMCP(ctx, args, os.Stdin, stdout, stderr)
+}
+
+// serveMCP is runMCP reading stdin.
+func serveMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlags("mcp", "mcp --snapshot SNAPSHOT_DIR | --url BASE_URL (key in $"+apiKeyEnv+")", stderr)
 	snapDir := fs.String("snapshot", "", "serve the tools from this snapshot directory, in this process")
 	url := fs.String("url", "", "serve the tools by calling the pds at this base URL (its /v1/mcp), with the key in $"+apiKeyEnv)
@@ -75,7 +81,7 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		defer closeRemote()
 		log.Info("serving MCP on stdio", "url", *url)
 	}
-	err := srv.Run(ctx, mcp.Stdio(os.Stdin, stdout))
+	err := srv.Run(ctx, stdio.New(stdin, stdout, log))
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 		return nil
 	}
