@@ -263,7 +263,7 @@ func stepBack(ctx context.Context, snapshots string, cur Build, refused []string
 			skipped = append(skipped, Skipped{b.ID, "listed in " + filepath.Join(snapshots, RefusedName)})
 			continue
 		}
-		if err := SelfTest(ctx, b.Dir, OpenOptions{CacheBytes: selfTestCache, PublicKey: pub}); err != nil {
+		if err := SelfTest(ctx, b.Dir, rollbackTest(pub)); err != nil {
 			if ctx.Err() != nil {
 				return Build{}, skipped, ctx.Err()
 			}
@@ -301,7 +301,7 @@ func rollTo(ctx context.Context, snapshots string, cur Build, id string, refused
 	}
 	m, err := ReadManifest(dir)
 	if err == nil {
-		err = SelfTest(ctx, dir, OpenOptions{CacheBytes: selfTestCache, PublicKey: pub})
+		err = SelfTest(ctx, dir, rollbackTest(pub))
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -310,6 +310,13 @@ func rollTo(ctx context.Context, snapshots string, cur Build, id string, refused
 		return Build{}, fmt.Errorf("%w: build %s fails the self-test a pull runs: %v; current stays %s", ErrRefused, id, err, cur.ID)
 	}
 	return Build{ID: id, Dir: dir, Manifest: m}, nil
+}
+
+// rollbackTest is how Rollback opens a kept build for its self-test: every
+// file hashed whole, since a build kept on disk may have been damaged since
+// it was pulled, in parts a lazy open would not read.
+func rollbackTest(pub *PublicKey) OpenOptions {
+	return OpenOptions{CacheBytes: selfTestCache, PublicKey: pub, HashAll: true}
 }
 
 func dirExists(dir string) bool {

@@ -180,6 +180,8 @@ func pullBuild(ctx context.Context, o Origin, snapshots, id string, opts PullOpt
 	if !activate {
 		return p, nil
 	}
+	// Every file was hashed as it landed (or whole, for a build pulled
+	// before), so the open may check chunks lazily.
 	if err := SelfTest(ctx, p.Dir, OpenOptions{CacheBytes: selfTestCache, PublicKey: opts.PublicKey}); err != nil {
 		if ctx.Err() != nil {
 			return p, ctx.Err() // verified and kept: the next pull tests it again

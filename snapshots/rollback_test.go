@@ -284,6 +284,32 @@ func TestRollForwardListsNothing(t *testing.T) {
 	serves(t, snaps, ids[1], k)
 }
 
+// TestRollbackRefusesAKeptBuildDamagedOnDisk: a kept build whose file was
+// changed on disk after it was pulled is refused by id and passed over by a
+// step back, wherever in the file the change is.
+func TestRollbackRefusesAKeptBuildDamagedOnDisk(t *testing.T) {
+	ctx := context.Background()
+	k := newKeys(t, t.TempDir())
+	o, _ := fileOrigin(t)
+	snaps := filepath.Join(t.TempDir(), "snapshots")
+	b1 := signedCopy(t, 1, k)
+	publish(t, o, b1)
+	id1 := pullOK(t, o, snaps, k).ID
+	publish(t, o, signedCopy(t, 2, k))
+	id2 := pullOK(t, o, snaps, k).ID
+	flipByte(t, filepath.Join(snaps, id1, filepath.FromSlash(largestFile(t, b1).Path)))
+	opts := snapshots.RollbackOptions{PublicKey: k.pub}
+	if _, err := snapshots.Rollback(ctx, snaps, id1, opts); !errors.Is(err, snapshots.ErrRefused) || !strings.Contains(err.Error(), "fails the self-test") {
+		t.Fatalf("rollback by id to a damaged build: %v", err)
+	}
+	r, err := snapshots.Rollback(ctx, snaps, "", opts)
+	if !errors.Is(err, snapshots.ErrRefused) || len(r.Skipped) != 1 || r.Skipped[0].ID != id1 {
+		t.Fatalf("step back onto a damaged build: %+v %v", r, err)
+	}
+	serves(t, snaps, id2, k)
+	checkRefused(t, snaps)
+}
+
 // TestRollbackChecksTheSignature: with a public key, a kept build signed by
 // another key is refused.
 func TestRollbackChecksTheSignature(t *testing.T) {
