@@ -9,10 +9,14 @@
 //	PREFIX/latest                         the build id, written last
 //
 // A replica's snapshots directory holds whole builds under their ids, a
-// current link to the one served, staging directories of pulls in progress
-// and the list of builds rolled back from. Fetch brings the latest build in
-// (signature, order, free space and every checksum checked, resumable),
-// SelfTest opens it as pds serve does and reads it as serving does,
-// Activate flips current, Prune keeps the last few, Rollback goes back;
-// Follower does all of that on a timer. See docs/deploy.md.
+// current link to the one served, staging directories of pulls in progress,
+// the list of builds rolled back from (refused) and a lock file. Pull brings
+// the latest build in (Fetch: signature, order, free space and every
+// checksum checked, resumable), opens it as pds serve does and reads it as
+// serving does (SelfTest; a build that fails is deleted), flips current
+// (Activate) and keeps the last few (Prune); Follower does that on a timer;
+// Rollback moves current to another kept build that is not refused and
+// passes the same self-test. Pull, Fetch, a follower's poll and Rollback
+// hold the directory's lock (flock on Unix) while they change it. See
+// docs/deploy.md.
 package snapshots

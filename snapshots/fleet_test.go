@@ -122,8 +122,8 @@ func publish(t testing.TB, o snapshots.Origin, dir string) {
 }
 
 func follower(t testing.TB, o snapshots.Origin, snaps string, k keyPair) *snapshots.Follower {
-	return &snapshots.Follower{Origin: o, Snapshots: snaps, Keep: 2, Log: fixture.Logger(t),
-		Pull: snapshots.PullOptions{PublicKey: k.pub}}
+	return &snapshots.Follower{Origin: o, Snapshots: snaps, Log: fixture.Logger(t),
+		Pull: snapshots.PullOptions{PublicKey: k.pub, Keep: 2}}
 }
 
 // serves checks that SNAPSHOTS/current opens as pds serve opens it and
@@ -197,9 +197,9 @@ func TestPublishPullFollowS3(t *testing.T) {
 	}
 	serves(t, snaps, buildID(t, b2), k)
 
-	from, to, err := snapshots.Rollback(snaps, "", k.pub)
-	if err != nil || from.ID != buildID(t, b2) || to.ID != buildID(t, b1) {
-		t.Fatalf("rollback %s -> %s: %v", from.ID, to.ID, err)
+	r, err := snapshots.Rollback(ctx, snaps, "", snapshots.RollbackOptions{PublicKey: k.pub})
+	if err != nil || r.From.ID != buildID(t, b2) || r.To.ID != buildID(t, b1) || !r.Listed {
+		t.Fatalf("rollback %s -> %s (listed %v): %v", r.From.ID, r.To.ID, r.Listed, err)
 	}
 	serves(t, snaps, buildID(t, b1), k)
 	if id, err := f.Poll(ctx); !errors.Is(err, snapshots.ErrRefused) || id != "" || !strings.Contains(err.Error(), "rolled back") {
@@ -616,8 +616,8 @@ func TestUpgradeFromFormat1(t *testing.T) {
 		t.Fatalf("kept builds %v, %v; want both formats listed", builds, err)
 	}
 
-	if _, to, err := snapshots.Rollback(snaps, m1.BuildID, k.pub); err != nil || to.ID != m1.BuildID {
-		t.Fatalf("rollback to the format 1 build: %v %v", to, err)
+	if r, err := snapshots.Rollback(ctx, snaps, m1.BuildID, snapshots.RollbackOptions{PublicKey: k.pub}); err != nil || r.To.ID != m1.BuildID {
+		t.Fatalf("rollback to the format 1 build: %v %v", r.To, err)
 	}
 	serves(t, snaps, m1.BuildID, k)
 

@@ -3,25 +3,25 @@ package snapshots
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
-	"os"
 	"sync/atomic"
 	"time"
 )
 
 // Follower keeps a snapshots directory on the origin's latest build: every
-// poll it fetches a new build (Fetch), opens it with the code pds serve uses
-// and answers a self-test through the service, and only then points
-// current at it (which pds serve --snapshot SNAPSHOTS/current picks up);
-// then it prunes old builds. On any failure current is left alone, the
-// reason is logged and counted.
+// poll it does what Pull does when latest names a new build (fetch, open it
+// with the code pds serve uses and read it as serving does, only then point
+// current at it, which pds serve --snapshot SNAPSHOTS/current picks up, then
+// prune old builds). On any failure current
+// is left alone, the reason is logged and counted. A poll that finds the
+// directory locked by another pull or a rollback does nothing and says so;
+// the next poll tries again.
 type Follower struct {
 	Origin    Origin
 	Snapshots string
-	Pull      PullOptions
-	// Keep is how many builds stay on disk, the current one included.
-	Keep int
+	// Pull configures each pull; Pull.Keep is how many builds stay on
+	// disk, the current one included.
+	Pull PullOptions
 	// Log gets one line per event; Stats counts them.
 	Log   *slog.Logger
 	Stats Stats
@@ -73,7 +73,7 @@ func (f *Follower) Poll(ctx context.Context) (string, error) {
 		f.Log.Debug("latest build was refused before; skipped", "build_id", id, "reason", reason)
 		return "", nil
 	}
-	p, err := Fetch(ctx, f.Origin, f.Snapshots, f.Pull)
+	p, err := pullBuild(ctx, f.Origin, f.Snapshots, id, f.Pull, true)
 	f.Stats.BytesPulled.Add(p.Downloaded)
 	if err != nil {
 		return "", f.fail(p.ID, err)
@@ -81,21 +81,13 @@ func (f *Follower) Poll(ctx context.Context) (string, error) {
 	if p.UpToDate {
 		return "", nil
 	}
-	if err := SelfTest(ctx, p.Dir, OpenOptions{CacheBytes: 8 << 20, PublicKey: f.Pull.PublicKey}); err != nil {
-		os.RemoveAll(p.Dir)
-		return "", f.fail(p.ID, fmt.Errorf("%w: %v", ErrRefused, err))
-	}
-	if err := Activate(f.Snapshots, p.ID); err != nil {
-		return "", f.fail(p.ID, err)
-	}
 	f.Stats.Swaps.Add(1)
 	f.Log.Info("new build is current", "build_id", p.ID, "sequence", p.Manifest.Sequence,
 		"bytes_pulled", p.Downloaded, "bytes_reused", p.Reused, "stats", &f.Stats)
-	removed, err := Prune(f.Snapshots, f.Keep)
-	if err != nil {
-		f.Log.Warn("old builds not pruned", "error", err.Error())
-	} else if len(removed) > 0 {
-		f.Log.Info("old builds removed", "build_ids", removed, "keep", f.Keep)
+	if p.PruneErr != nil {
+		f.Log.Warn("old builds not pruned", "error", p.PruneErr.Error())
+	} else if len(p.Removed) > 0 {
+		f.Log.Info("old builds removed", "build_ids", p.Removed, "keep", max(f.Pull.Keep, MinKeep))
 	}
 	return p.ID, nil
 }

@@ -2,14 +2,17 @@ package snapshots
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
+	"time"
 )
 
 // A snapshots directory (what --snapshots and --into name) holds:
@@ -18,6 +21,7 @@ import (
 //	SNAPSHOTS/current         symbolic link to the one served
 //	SNAPSHOTS/.staging-<id>/  a pull in progress (never served)
 //	SNAPSHOTS/refused         builds rolled back from, one id a line: not pulled again
+//	SNAPSHOTS/.lock           held by a pull, a follower's poll or a rollback (lock.go)
 const (
 	CurrentName = "current"
 	RefusedName = "refused"
@@ -158,52 +162,166 @@ func Prune(snapshots string, keep int) ([]string, error) {
 	return removed, nil
 }
 
-// Rollback points current at build id, or, when id is empty, at the newest
-// kept build older than the current one. The build left, when it is newer
-// than the one rolled back to, is written to SNAPSHOTS/refused so that a
-// follower does not pull it again; a later build is followed as usual.
-// pub, when set, must have signed the build rolled back to. It returns the
-// builds left and entered.
-func Rollback(snapshots, id string, pub *PublicKey) (from, to Build, err error) {
+// RollbackOptions configure Rollback.
+type RollbackOptions struct {
+	// PublicKey, when set, must have signed the build rolled to.
+	PublicKey *PublicKey
+	// LockWait and Progress are as for Pull: how long to wait for another
+	// pull, follow or rollback in the directory, and where to say so.
+	LockWait time.Duration
+	Progress io.Writer
+}
+
+// Rolled is what Rollback did.
+type Rolled struct {
+	From, To Build
+	// Listed is true when From was written to the refused list.
+	Listed bool
+	// Skipped are the kept builds a step back passed over, newest first.
+	Skipped []Skipped
+}
+
+// Skipped is a kept build Rollback did not take, and why.
+type Skipped struct {
+	ID, Reason string
+}
+
+// Rollback points current at another kept build, holding the directory's
+// lock. The build made current is never one listed in SNAPSHOTS/refused and
+// always passes the self-test a pull runs (SelfTest: the signature when
+// opts.PublicKey is set, every checksum, open and answer), so the refused
+// list never names the build served.
+//
+// With id empty it steps back: to the newest kept build older than the
+// current one that is not refused and passes the self-test; the builds
+// passed over are returned in Skipped with their reasons.
+//
+// With an id it goes to that kept build, older or newer than the current
+// one; a refused build or one that fails the self-test is refused, and
+// current stays.
+//
+// Going back to an older build writes the build left to SNAPSHOTS/refused,
+// so that no pull or follower takes it again (a later build is taken as
+// usual). Going forward to a newer build lists nothing: the build left is
+// older, and pulls take only builds newer than the current one anyway.
+func Rollback(ctx context.Context, snapshots, id string, opts RollbackOptions) (r Rolled, err error) {
+	lock, err := lockFolder(ctx, snapshots, false, opts.LockWait, opts.Progress)
+	if err != nil {
+		return r, err
+	}
+	defer lock.unlock(false)
 	cur, ok, err := Current(snapshots)
 	if err != nil {
-		return from, to, err
+		return r, err
 	}
 	if !ok {
-		return from, to, fmt.Errorf("%s has no %s build to roll back from", snapshots, CurrentName)
+		return r, fmt.Errorf("%s has no %s build to roll back from", snapshots, CurrentName)
 	}
+	r.From = cur
+	refused, err := Refused(snapshots)
+	if err != nil {
+		return r, err
+	}
+	if id == "" {
+		r.To, r.Skipped, err = stepBack(ctx, snapshots, cur, refused, opts.PublicKey)
+	} else {
+		r.To, err = rollTo(ctx, snapshots, cur, id, refused, opts.PublicKey)
+	}
+	if err != nil {
+		return r, err
+	}
+	if newer(cur.Manifest, r.To.Manifest) {
+		if r.Listed, err = addRefused(snapshots, cur.ID); err != nil {
+			return r, err
+		}
+	}
+	if err := Activate(snapshots, r.To.ID); err != nil {
+		if r.Listed {
+			if uerr := removeRefused(snapshots, cur.ID); uerr != nil {
+				return r, fmt.Errorf("%v; and build %s stays listed in %s: %v", err, cur.ID, filepath.Join(snapshots, RefusedName), uerr)
+			}
+			r.Listed = false
+		}
+		return r, err
+	}
+	return r, nil
+}
+
+// stepBack finds the newest kept build older than cur that is not refused
+// and passes the self-test.
+func stepBack(ctx context.Context, snapshots string, cur Build, refused []string, pub *PublicKey) (Build, []Skipped, error) {
 	builds, err := Builds(snapshots)
 	if err != nil {
-		return cur, to, err
+		return Build{}, nil, err
 	}
+	var skipped []Skipped
 	for _, b := range builds {
-		if id == "" && newer(cur.Manifest, b.Manifest) || id != "" && b.ID == id {
-			to = b
-			break
+		if !newer(cur.Manifest, b.Manifest) {
+			continue
 		}
-	}
-	switch {
-	case to.ID == "" && id == "":
-		return cur, to, fmt.Errorf("%s keeps no build older than the current %s", snapshots, cur.ID)
-	case to.ID == "":
-		return cur, to, fmt.Errorf("build %s is not kept in %s", id, snapshots)
-	case to.ID == cur.ID:
-		return cur, to, fmt.Errorf("build %s is already the current one", id)
-	}
-	if pub != nil {
-		if err := pub.VerifySignature(to.Dir); err != nil {
-			return cur, to, err
+		if slices.Contains(refused, b.ID) {
+			skipped = append(skipped, Skipped{b.ID, "listed in " + filepath.Join(snapshots, RefusedName)})
+			continue
 		}
-	}
-	if _, err := Verify(to.Dir); err != nil {
-		return cur, to, err
-	}
-	if newer(cur.Manifest, to.Manifest) {
-		if err := addRefused(snapshots, cur.ID); err != nil {
-			return cur, to, err
+		if err := SelfTest(ctx, b.Dir, rollbackTest(pub)); err != nil {
+			if ctx.Err() != nil {
+				return Build{}, skipped, ctx.Err()
+			}
+			skipped = append(skipped, Skipped{b.ID, "fails the self-test: " + err.Error()})
+			continue
 		}
+		return b, skipped, nil
 	}
-	return cur, to, Activate(snapshots, to.ID)
+	if len(skipped) == 0 {
+		return Build{}, nil, fmt.Errorf("%s keeps no build older than the current %s", snapshots, cur.ID)
+	}
+	reasons := make([]string, len(skipped))
+	for i, s := range skipped {
+		reasons[i] = s.ID + ": " + s.Reason
+	}
+	return Build{}, skipped, fmt.Errorf("%w: no build kept in %s older than the current %s can serve (%s); current stays",
+		ErrRefused, snapshots, cur.ID, strings.Join(reasons, "; "))
+}
+
+// rollTo checks kept build id for a rollback to it.
+func rollTo(ctx context.Context, snapshots string, cur Build, id string, refused []string, pub *PublicKey) (Build, error) {
+	if !validBuildID(id) {
+		return Build{}, fmt.Errorf("%q is not a build id", id)
+	}
+	if id == cur.ID {
+		return Build{}, fmt.Errorf("build %s is already the current one", id)
+	}
+	dir := filepath.Join(snapshots, id)
+	if !dirExists(dir) {
+		return Build{}, fmt.Errorf("build %s is not kept in %s", id, snapshots)
+	}
+	if slices.Contains(refused, id) {
+		return Build{}, fmt.Errorf("%w: build %s is listed in %s (it was rolled back from); remove its line from that file to allow it again; current stays %s",
+			ErrRefused, id, filepath.Join(snapshots, RefusedName), cur.ID)
+	}
+	m, err := ReadManifest(dir)
+	if err == nil {
+		err = SelfTest(ctx, dir, rollbackTest(pub))
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return Build{}, ctx.Err()
+		}
+		return Build{}, fmt.Errorf("%w: build %s fails the self-test a pull runs: %v; current stays %s", ErrRefused, id, err, cur.ID)
+	}
+	return Build{ID: id, Dir: dir, Manifest: m}, nil
+}
+
+// rollbackTest is how Rollback opens a kept build for its self-test: every
+// file hashed whole, since a build kept on disk may have been damaged since
+// it was pulled, in parts a lazy open would not read.
+func rollbackTest(pub *PublicKey) OpenOptions {
+	return OpenOptions{CacheBytes: selfTestCache, PublicKey: pub, HashAll: true}
+}
+
+func dirExists(dir string) bool {
+	st, err := os.Stat(dir)
+	return err == nil && st.IsDir()
 }
 
 // Refused lists the build ids in SNAPSHOTS/refused.
@@ -226,20 +344,51 @@ func Refused(snapshots string) ([]string, error) {
 	return ids, sc.Err()
 }
 
-func addRefused(snapshots, id string) error {
+// addRefused appends id to SNAPSHOTS/refused unless it is listed; listed
+// says whether it wrote it.
+func addRefused(snapshots, id string) (listed bool, err error) {
 	ids, err := Refused(snapshots)
 	if err != nil || slices.Contains(ids, id) {
-		return err
+		return false, err
 	}
 	f, err := os.OpenFile(filepath.Join(snapshots, RefusedName), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if _, err := fmt.Fprintln(f, id); err != nil {
 		f.Close()
+		return false, err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return false, err
+	}
+	return true, f.Close()
+}
+
+// removeRefused takes the lines naming id out of SNAPSHOTS/refused, keeping
+// every other line as written.
+func removeRefused(snapshots, id string) error {
+	path := filepath.Join(snapshots, RefusedName)
+	b, err := os.ReadFile(path)
+	if err != nil {
 		return err
 	}
-	return f.Close()
+	var keep []string
+	for _, line := range strings.SplitAfter(string(b), "\n") {
+		if strings.TrimSpace(line) != id {
+			keep = append(keep, line)
+		}
+	}
+	tmp := path + ".tmp"
+	if err := writeSynced(tmp, []byte(strings.Join(keep, ""))); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return syncDir(snapshots)
 }
 
 func syncDir(dir string) error {

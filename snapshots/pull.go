@@ -27,27 +27,43 @@ var ErrNoSpace = errors.New("not enough free disk space")
 // maxManifestBytes bounds what is read of a manifest or signature.
 const maxManifestBytes = 64 << 20
 
-// PullOptions configure Fetch.
+// PullOptions configure Pull and Fetch.
 type PullOptions struct {
 	// PublicKey must have signed the build's manifest. Required.
 	PublicKey *PublicKey
 	// AllowDowngrade takes a build whose sequence is not above the current
 	// one's.
 	AllowDowngrade bool
+	// Keep is how many builds Pull leaves, the current one included (at
+	// least MinKeep).
+	Keep int
+	// LockWait is how long to wait while another pull, follow or rollback
+	// holds the snapshots directory's lock; after it, ErrLocked. Zero fails
+	// at once.
+	LockWait time.Duration
 	// FreeBytes reports the free space of the snapshots directory's file
 	// system (default: statfs). Tests inject a small one.
 	FreeBytes func(dir string) (uint64, error)
-	// Progress, when set, gets a line about once a second while files land.
+	// Progress, when set, gets a line about once a second while files land,
+	// and one if the lock is held by another.
 	Progress io.Writer
 }
 
-// Pulled is what Fetch did.
+// Pulled is what Pull or Fetch did.
 type Pulled struct {
 	Build
 	UpToDate   bool  // the origin's latest build is the current one; nothing fetched
 	Downloaded int64 // bytes transferred from the origin
 	Reused     int64 // bytes found already staged by an interrupted pull
+	// Removed are the old builds Pull pruned; PruneErr says why pruning
+	// stopped, if it did (the new build is current all the same).
+	Removed  []string
+	PruneErr error
 }
+
+// selfTestCache is the block cache of a self-test's store: it reads a few
+// blocks.
+const selfTestCache = 8 << 20
 
 // LatestName is the origin's pointer to the newest published build: a small
 // text object holding its build id.
@@ -82,6 +98,18 @@ func readSmall(ctx context.Context, o Origin, name string, limit int64) ([]byte,
 	return b, nil
 }
 
+// Pull makes the origin's latest build current in snapshots, as 'pds
+// snapshot pull' does. Holding the directory's lock (LockName), it fetches
+// the build (see Fetch), opens it and answers the self-test (SelfTest),
+// points current at it (Activate) and prunes old builds (Prune). A build
+// that fails its self-test is removed, so that no rollback can pick it
+// later. A pull that fails leaves the directory as it was (one that it had
+// to make is removed again), but for the staging directory of an
+// interrupted download, which the next pull resumes, and the lock file.
+func Pull(ctx context.Context, o Origin, snapshots string, opts PullOptions) (Pulled, error) {
+	return pullLatest(ctx, o, snapshots, opts, true)
+}
+
 // Fetch brings the origin's latest build into snapshots/<build_id>, whole
 // and verified, without touching current: it reads the latest pointer, the
 // manifest and its signature (checked with opts.PublicKey), refuses a build
@@ -91,19 +119,46 @@ func readSmall(ctx context.Context, o Origin, name string, limit int64) ([]byte,
 // staging directory into place when every file matches. An interrupted
 // Fetch leaves the staging directory; the next one keeps each whole file
 // whose checksum matches and resumes a partial one from where it stopped.
+// It holds the directory's lock from its first write to its last.
 func Fetch(ctx context.Context, o Origin, snapshots string, opts PullOptions) (Pulled, error) {
-	var p Pulled
+	return pullLatest(ctx, o, snapshots, opts, false)
+}
+
+func pullLatest(ctx context.Context, o Origin, snapshots string, opts PullOptions, activate bool) (Pulled, error) {
+	id, err := Latest(ctx, o)
+	if err != nil {
+		return Pulled{}, err
+	}
+	return pullBuild(ctx, o, snapshots, id, opts, activate)
+}
+
+// pullBuild fetches build id and, with activate, self-tests it, makes it
+// current and prunes. What writes nothing comes first, without the lock:
+// the build is already current, or refused, or not signed by the key; then
+// it looks again under the lock, since another pull may have finished
+// meanwhile.
+func pullBuild(ctx context.Context, o Origin, snapshots, id string, opts PullOptions, activate bool) (p Pulled, err error) {
+	p.ID = id
 	if opts.PublicKey == nil {
 		return p, errors.New("a public key is required to pull (--pubkey)")
 	}
-	id, err := Latest(ctx, o)
+	if cur, ok, err := Current(snapshots); err != nil || ok && cur.ID == id {
+		p.Build, p.UpToDate = cur, err == nil
+		return p, err
+	}
+	if err := checkNotRolledBack(snapshots, id); err != nil {
+		return p, err
+	}
+	mb, sig, m, err := readSigned(ctx, o, id, opts.PublicKey)
 	if err != nil {
 		return p, err
 	}
-	p.ID = id
-	if err := os.MkdirAll(snapshots, 0o755); err != nil {
+	p.Manifest = m
+	lock, err := lockFolder(ctx, snapshots, true, opts.LockWait, opts.Progress)
+	if err != nil {
 		return p, err
 	}
+	defer func() { lock.unlock(err != nil) }()
 	cur, hasCur, err := Current(snapshots)
 	if err != nil {
 		return p, err
@@ -115,30 +170,51 @@ func Fetch(ctx context.Context, o Origin, snapshots string, opts PullOptions) (P
 	if err := checkNotRolledBack(snapshots, id); err != nil {
 		return p, err
 	}
-	mb, sig, m, err := readSigned(ctx, o, id, opts.PublicKey)
-	if err != nil {
-		return p, err
-	}
-	p.Manifest = m
 	if hasCur && !newer(m, cur.Manifest) && !opts.AllowDowngrade {
 		return p, fmt.Errorf("%w: build %s (sequence %d) is not newer than the served build %s (sequence %d); pass --allow-downgrade, or use 'pds snapshot rollback' to go back on purpose",
 			ErrRefused, id, m.Sequence, cur.ID, cur.Manifest.Sequence)
 	}
-	final := filepath.Join(snapshots, id)
-	if _, err := os.Stat(filepath.Join(final, ManifestName)); err == nil {
-		// Pulled before (kept, then left by a rollback, or not activated):
-		// check it again rather than fetching it again.
-		if _, err := VerifySigned(final, opts.PublicKey); err != nil {
-			return p, fmt.Errorf("%w: %v", ErrRefused, err)
-		}
-		p.Dir = final
-		return p, nil
-	}
-	if err := stage(ctx, o, snapshots, mb, sig, m, opts, &p); err != nil {
+	if err := place(ctx, o, snapshots, mb, sig, m, opts, &p); err != nil {
 		return p, err
 	}
-	p.Dir = final
+	if !activate {
+		return p, nil
+	}
+	// Every file was hashed as it landed (or whole, for a build pulled
+	// before), so the open may check chunks lazily.
+	if err := SelfTest(ctx, p.Dir, OpenOptions{CacheBytes: selfTestCache, PublicKey: opts.PublicKey}); err != nil {
+		if ctx.Err() != nil {
+			return p, ctx.Err() // verified and kept: the next pull tests it again
+		}
+		if rerr := os.RemoveAll(p.Dir); rerr != nil {
+			return p, fmt.Errorf("%w: %v; removing the build failed: %v", ErrRefused, err, rerr)
+		}
+		return p, fmt.Errorf("%w: %v; the build was removed", ErrRefused, err)
+	}
+	if err := Activate(snapshots, id); err != nil {
+		return p, err
+	}
+	p.Removed, p.PruneErr = Prune(snapshots, opts.Keep)
 	return p, nil
+}
+
+// place makes snapshots/<id> hold the build: one pulled before (kept, then
+// left by a rollback, or fetched but not activated) is checked again rather
+// than fetched again; otherwise it is staged.
+func place(ctx context.Context, o Origin, snapshots string, mb, sig []byte, m Manifest, opts PullOptions, p *Pulled) error {
+	final := filepath.Join(snapshots, m.BuildID)
+	if _, err := os.Stat(filepath.Join(final, ManifestName)); err == nil {
+		if _, err := VerifySigned(final, opts.PublicKey); err != nil {
+			return fmt.Errorf("%w: %v", ErrRefused, err)
+		}
+		p.Dir = final
+		return nil
+	}
+	if err := stage(ctx, o, snapshots, mb, sig, m, opts, p); err != nil {
+		return err
+	}
+	p.Dir = final
+	return nil
 }
 
 func checkNotRolledBack(snapshots, id string) error {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -20,9 +21,9 @@ var snapshotSynopsis = [][2]string{
 	{"sign", "snapshot sign --key FILE SNAPSHOT_DIR"},
 	{"verify", "snapshot verify --pubkey FILE SNAPSHOT_DIR"},
 	{"publish", "snapshot publish [--pubkey FILE] [--endpoint URL --region R] [--allow-downgrade] SNAPSHOT_DIR ORIGIN"},
-	{"pull", "snapshot pull ORIGIN --into SNAPSHOTS_DIR --pubkey FILE [--keep 3] [--allow-downgrade] [--endpoint URL --region R]"},
+	{"pull", "snapshot pull ORIGIN --into SNAPSHOTS_DIR --pubkey FILE [--keep 3] [--allow-downgrade] [--lock-wait 10m] [--endpoint URL --region R]"},
 	{"follow", "snapshot follow ORIGIN --snapshots SNAPSHOTS_DIR --pubkey FILE [--every 30s] [--keep 3] [--endpoint URL --region R]"},
-	{"rollback", "snapshot rollback [--pubkey FILE] SNAPSHOTS_DIR [BUILD_ID]"},
+	{"rollback", "snapshot rollback [--pubkey FILE] [--lock-wait 10m] SNAPSHOTS_DIR [BUILD_ID]"},
 }
 
 func synopsis(name string) string {
@@ -173,6 +174,7 @@ func runSnapshotPull(ctx context.Context, args []string, stdout, stderr io.Write
 	pubPath := fs.String("pubkey", "", "minisign public key builds must be signed with")
 	keep := fs.Int("keep", 3, "builds to keep, the current one included (at least 2: a server may still read the previous one until it swaps)")
 	allow := fs.Bool("allow-downgrade", false, "take the origin's latest build even when it is older than the current one")
+	lockWait := lockWaitFlag(fs)
 	s3 := originFlags(fs)
 	pos, err := parseWithArgs(fs, args, "ORIGIN", 1, 1, "into", "pubkey")
 	if err != nil {
@@ -187,7 +189,7 @@ func runSnapshotPull(ctx context.Context, args []string, stdout, stderr io.Write
 		return err
 	}
 	start := time.Now()
-	p, err := snapshots.Fetch(ctx, o, *into, snapshots.PullOptions{PublicKey: pub, AllowDowngrade: *allow, Progress: stderr})
+	p, err := snapshots.Pull(ctx, o, *into, snapshots.PullOptions{PublicKey: pub, AllowDowngrade: *allow, Keep: *keep, LockWait: *lockWait, Progress: stderr})
 	if err != nil {
 		return err
 	}
@@ -195,19 +197,18 @@ func runSnapshotPull(ctx context.Context, args []string, stdout, stderr io.Write
 		fmt.Fprintf(stdout, "build %s from %s is already current in %s\n", p.ID, o, *into)
 		return nil
 	}
-	if err := snapshots.SelfTest(ctx, p.Dir, snapshots.OpenOptions{CacheBytes: 8 << 20, PublicKey: pub}); err != nil {
-		return err
-	}
-	if err := snapshots.Activate(*into, p.ID); err != nil {
-		return err
-	}
-	removed, err := snapshots.Prune(*into, *keep)
-	if err != nil {
-		return err
+	if p.PruneErr != nil {
+		return fmt.Errorf("build %s is current in %s, but old builds were not pruned: %v", p.ID, *into, p.PruneErr)
 	}
 	fmt.Fprintf(stdout, "build %s (sequence %d) is current in %s: %d bytes pulled, %d reused from an interrupted pull, in %s; %d old builds removed\n",
-		p.ID, p.Manifest.Sequence, *into, p.Downloaded, p.Reused, time.Since(start).Round(time.Millisecond), len(removed))
+		p.ID, p.Manifest.Sequence, *into, p.Downloaded, p.Reused, time.Since(start).Round(time.Millisecond), len(p.Removed))
 	return nil
+}
+
+// lockWaitFlag is the flag of the commands that wait for a snapshots
+// directory's lock.
+func lockWaitFlag(fs *flag.FlagSet) *time.Duration {
+	return fs.Duration("lock-wait", 10*time.Minute, "how long to wait while another pull, follow or rollback works in the snapshots directory (0: fail at once)")
 }
 
 func runSnapshotFollow(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -239,16 +240,17 @@ func runSnapshotFollow(ctx context.Context, args []string, stdout, stderr io.Wri
 		return err
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
-	f := &snapshots.Follower{Origin: o, Snapshots: *dir, Keep: *keep, Log: log,
-		Pull: snapshots.PullOptions{PublicKey: pub, AllowDowngrade: *allow}}
+	f := &snapshots.Follower{Origin: o, Snapshots: *dir, Log: log,
+		Pull: snapshots.PullOptions{PublicKey: pub, AllowDowngrade: *allow, Keep: *keep}}
 	log.Info("following", "origin", o.String(), "snapshots", *dir, "every", every.String(), "keep", *keep, "key", pub.ID())
 	f.Run(ctx, *every)
 	return nil
 }
 
-func runSnapshotRollback(_ context.Context, args []string, stdout, stderr io.Writer) error {
+func runSnapshotRollback(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("snapshot rollback", synopsis("rollback"), stderr)
-	pubPath := fs.String("pubkey", "", "if set, the build rolled back to must be signed with this key")
+	pubPath := fs.String("pubkey", "", "if set, the build rolled to must be signed with this key")
+	lockWait := lockWaitFlag(fs)
 	pos, err := parseWithArgs(fs, args, "SNAPSHOTS_DIR [BUILD_ID]", 1, 2)
 	if err != nil {
 		return err
@@ -261,13 +263,16 @@ func runSnapshotRollback(_ context.Context, args []string, stdout, stderr io.Wri
 	if len(pos) == 2 {
 		id = pos[1]
 	}
-	from, to, err := snapshots.Rollback(pos[0], id, pub)
+	r, err := snapshots.Rollback(ctx, pos[0], id, snapshots.RollbackOptions{PublicKey: pub, LockWait: *lockWait, Progress: stderr})
+	for _, s := range r.Skipped {
+		fmt.Fprintf(stderr, "skipped build %s: %s\n", s.ID, s.Reason)
+	}
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "current is now build %s (sequence %d), was %s (sequence %d)\n", to.ID, to.Manifest.Sequence, from.ID, from.Manifest.Sequence)
-	if refused, _ := snapshots.Refused(pos[0]); len(refused) > 0 && refused[len(refused)-1] == from.ID {
-		fmt.Fprintf(stdout, "build %s is listed in %s/%s: a follower will not pull it again (remove the line to allow it)\n", from.ID, pos[0], snapshots.RefusedName)
+	fmt.Fprintf(stdout, "current is now build %s (sequence %d), was %s (sequence %d)\n", r.To.ID, r.To.Manifest.Sequence, r.From.ID, r.From.Manifest.Sequence)
+	if r.Listed {
+		fmt.Fprintf(stdout, "build %s is listed in %s: no pull or follower takes it again (remove the line to allow it)\n", r.From.ID, filepath.Join(pos[0], snapshots.RefusedName))
 	}
 	return nil
 }

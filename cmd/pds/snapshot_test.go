@@ -363,3 +363,202 @@ func TestSnapshotFollow(t *testing.T) {
 		}
 	}
 }
+
+// buildFailingSelfTest ingests a build whose signature and checksums hold
+// but whose point index is cut short before the manifest is written and
+// signed, as a faulty build host would ship it: pds serve refuses to open
+// it ("point index: corrupt").
+func buildFailingSelfTest(t *testing.T, seq int, key string) string {
+	t.Helper()
+	dir := buildSigned(t, seq, "")
+	m, err := snapshots.ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(filepath.Join(dir, filepath.FromSlash(snapshots.PointsPath)), 10); err != nil {
+		t.Fatal(err)
+	}
+	if err := snapshots.WriteManifest(dir, m); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, "snapshot", "sign", "--key", key, dir)
+	return dir
+}
+
+func buildIDOf(t *testing.T, dir string) string {
+	t.Helper()
+	m, err := snapshots.ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.BuildID
+}
+
+// TestRollbackAfterAFailedSelfTestServes: build 1 is pulled; build 2 fails
+// its self-test and is removed; build 3 is pulled; with build 2 put back
+// on disk (as an older pds left it), 'snapshot rollback' with no id passes
+// over it, saying why, and goes to build 1; the refused list names only
+// the build rolled back from, and pds serve starts on the result.
+func TestRollbackAfterAFailedSelfTestServes(t *testing.T) {
+	dir := t.TempDir()
+	pub, key := filepath.Join(dir, "pds.pub"), filepath.Join(dir, "pds.key")
+	mustRun(t, "snapshot", "keygen", "--pub", pub, "--key", key)
+	b1, bad, b3 := buildSigned(t, 1, key), buildFailingSelfTest(t, 2, key), buildSigned(t, 3, key)
+	id1, idBad, id3 := buildIDOf(t, b1), buildIDOf(t, bad), buildIDOf(t, b3)
+	origin := "file://" + filepath.Join(dir, "origin")
+	snaps := filepath.Join(dir, "snapshots")
+	pull := []string{"snapshot", "pull", origin, "--into", snaps, "--pubkey", pub}
+
+	mustRun(t, "snapshot", "publish", b1, origin)
+	mustRun(t, pull...)
+	mustRun(t, "snapshot", "publish", bad, origin)
+	code, _, errOut := runCmd(pull...)
+	if code != 1 || !strings.Contains(errOut, "point index") || !strings.Contains(errOut, "the build was removed") {
+		t.Fatalf("pull of a build that fails its self-test: exit %d, %q", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(snaps, idBad)); err == nil {
+		t.Fatal("the build that failed its self-test is still on disk")
+	}
+	mustRun(t, "snapshot", "publish", b3, origin)
+	mustRun(t, pull...)
+
+	if err := os.CopyFS(filepath.Join(snaps, idBad), os.DirFS(bad)); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCmd("snapshot", "rollback", "--pubkey", pub, snaps)
+	if code != 0 || !strings.Contains(out, "current is now build "+id1) || !strings.Contains(errOut, "skipped build "+idBad+": fails the self-test") {
+		t.Fatalf("rollback: exit %d\n%s%s", code, out, errOut)
+	}
+	if refused, _ := os.ReadFile(filepath.Join(snaps, "refused")); string(refused) != id3+"\n" {
+		t.Fatalf("refused holds %q, want only %s", refused, id3)
+	}
+	keysPath, secrets := fixture.Keys(t)
+	base, _ := startServe(t, "--snapshot", filepath.Join(snaps, "current"), "--keys", keysPath, "--pubkey", pub)
+	if code, body := getJSON(t, base+"/v1/products/gtin:09520123456788", secrets[fixture.KeyFull]); code != 200 || body["status"] != "found" {
+		t.Fatalf("identity after the rollback: %d %v", code, body)
+	}
+}
+
+// TestPullWithTheWrongKeyLeavesNoDirectory: a pull refused for its key
+// leaves no --into directory behind.
+func TestPullWithTheWrongKeyLeavesNoDirectory(t *testing.T) {
+	dir := t.TempDir()
+	pub, key := filepath.Join(dir, "pds.pub"), filepath.Join(dir, "pds.key")
+	otherPub, otherKey := filepath.Join(dir, "other.pub"), filepath.Join(dir, "other.key")
+	mustRun(t, "snapshot", "keygen", "--pub", pub, "--key", key)
+	mustRun(t, "snapshot", "keygen", "--pub", otherPub, "--key", otherKey)
+	origin := "file://" + filepath.Join(dir, "origin")
+	mustRun(t, "snapshot", "publish", buildSigned(t, 1, otherKey), origin)
+	snaps := filepath.Join(dir, "snapshots")
+	code, _, errOut := runCmd("snapshot", "pull", origin, "--into", snaps, "--pubkey", pub)
+	if code != 1 || !strings.Contains(errOut, "not by the trusted key") {
+		t.Fatalf("pull with the wrong key: exit %d, %q", code, errOut)
+	}
+	if _, err := os.Lstat(snaps); err == nil {
+		t.Fatal("a failed pull left the --into directory behind")
+	}
+}
+
+// TestConcurrentPullProcesses: three 'pds snapshot pull' processes into one
+// directory at once all succeed: one fetches the build while the others say
+// they wait for the lock, naming it and its holder, and then find the build
+// current. Meanwhile a pull and a rollback that will not wait
+// (--lock-wait 0) fail with that message.
+func TestConcurrentPullProcesses(t *testing.T) {
+	dir := t.TempDir()
+	pub, key := filepath.Join(dir, "pds.pub"), filepath.Join(dir, "pds.key")
+	mustRun(t, "snapshot", "keygen", "--pub", pub, "--key", key)
+	b1 := buildSigned(t, 1, key)
+	root := filepath.Join(dir, "origin")
+	mustRun(t, "snapshot", "publish", b1, "file://"+root)
+	m, err := snapshots.ReadManifest(b1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var big snapshots.File
+	for _, f := range m.Files {
+		if f.Size > big.Size {
+			big = f
+		}
+	}
+	// The origin holds back the largest file until released, so that the
+	// pull fetching it holds the lock while the others come.
+	release := make(chan struct{})
+	files := http.FileServer(http.Dir(root))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/"+m.BuildID+"/"+big.Path {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		files.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+
+	snaps := filepath.Join(dir, "snapshots")
+	args := []string{"snapshot", "pull", srv.URL + "/", "--into", snaps, "--pubkey", pub}
+	type child struct {
+		cmd         *exec.Cmd
+		out, errOut *syncBuffer
+	}
+	var children []child
+	for range 3 {
+		c := child{cmd: exec.Command(os.Args[0], "-test.run=^TestHelperProcess$"), out: &syncBuffer{}, errOut: &syncBuffer{}}
+		c.cmd.Env = append(os.Environ(), "PDS_HELPER_ARGS="+strings.Join(args, "\x1f"))
+		c.cmd.Stdout, c.cmd.Stderr = c.out, c.errOut
+		if err := c.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.cmd.Process.Kill() })
+		children = append(children, c)
+	}
+	lockFile := filepath.Join(snaps, ".lock")
+	heldBy := func(s string) bool {
+		for _, c := range children {
+			if strings.Contains(s, fmt.Sprintf("held by pid %d (", c.cmd.Process.Pid)) {
+				return true
+			}
+		}
+		return false
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		waiting := 0
+		for _, c := range children {
+			if s := c.errOut.String(); strings.Contains(s, "waiting up to 10m0s for "+lockFile+", held by") && heldBy(s) {
+				waiting++
+			}
+		}
+		if waiting == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			for _, c := range children {
+				t.Logf("child %d: %s%s", c.cmd.Process.Pid, c.out.String(), c.errOut.String())
+			}
+			t.Fatalf("%d of 3 pulls say they wait for the lock, want 2", waiting)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, cmd := range [][]string{append(args, "--lock-wait", "0"), {"snapshot", "rollback", "--lock-wait", "0", snaps}} {
+		code, _, errOut := runCmd(cmd...)
+		if code != 1 || !strings.Contains(errOut, "snapshots directory is locked: "+lockFile+" is held by pid") || !heldBy(errOut) {
+			t.Errorf("pds %s while the directory is locked: exit %d, %q", strings.Join(cmd, " "), code, errOut)
+		}
+	}
+	close(release)
+	fetched, current := 0, 0
+	for _, c := range children {
+		if err := c.cmd.Wait(); err != nil {
+			t.Fatalf("a pull failed: %v\n%s%s", err, c.out.String(), c.errOut.String())
+		}
+		fetched += strings.Count(c.out.String(), "is current in")
+		current += strings.Count(c.out.String(), "is already current in")
+	}
+	if fetched != 1 || current != 2 {
+		t.Errorf("%d pulls fetched the build and %d found it current; want 1 and 2", fetched, current)
+	}
+	mustRun(t, "snapshot", "verify", "--pubkey", pub, filepath.Join(snaps, "current"))
+}
