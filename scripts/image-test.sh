@@ -125,6 +125,17 @@ user=$(podman top "$NAME" user | tail -1 | tr -d ' ')
 ro=$(podman inspect -f '{{.HostConfig.ReadonlyRootfs}}' "$NAME")
 [ "$user" = 65532 ] && [ "$ro" = true ] || fail "runs as user $user, read-only root $ro"
 say "served a product read from the image (user $user, read-only root)"
+# A key added on the host reaches the running server: the folder is mounted,
+# not the file, whose replacement a file mount would hide.
+added=$SECONDS
+key2=$("$PDS" keys add --keys "$W/keys/keys.json" --tenant demo2 --scopes products:read 2>/dev/null)
+for _ in $(seq 1 50); do
+  curl -sf -o /dev/null -H "Authorization: Bearer $key2" "http://127.0.0.1:$PORT/v1/products/09520123456788" && break
+  sleep 0.2
+done
+curl -sf -o /dev/null -H "Authorization: Bearer $key2" "http://127.0.0.1:$PORT/v1/products/09520123456788" ||
+  fail "a key added on the host was not taken up by the server"
+say "a key added on the host answered within $(( SECONDS - added )) s"
 
 # 6. SIGTERM: drain, then a clean exit.
 podman stop -t 30 "$NAME" >/dev/null
