@@ -169,8 +169,8 @@ func syncPath(p string) error {
 // the service answers every key holder with; what protects it is the
 // manifest's checksums and signature, not its modes; and the user that
 // serves it (a container's uid 65532, a systemd unit's user) is seldom the
-// one that built it. 'pds snapshot pull' writes the same modes under the
-// usual umask 022.
+// one that built it. Publish sets them on a build, and a pull on the build
+// it fetched.
 const (
 	snapshotDirMode  fs.FileMode = 0o755
 	snapshotFileMode fs.FileMode = 0o644
