@@ -34,7 +34,7 @@ fail() { echo "image-test: FAIL: $*" >&2; exit 1; }
 # The flags this host needs beside the documented command (docs/deploy.md,
 # "Container image", says when and why).
 RUN=()
-tools=(podman openssl)
+tools=(versitygw curl podman openssl)
 capeff=$(awk '/^CapEff/ {print $2}' /proc/self/status)
 if (( (16#$capeff >> 24 & 1) == 0 )); then
   # No CAP_SYS_RESOURCE: podman's default limits (1048576 open files) are
@@ -48,7 +48,7 @@ if [ "$(stat -fc %T /sys/fs/cgroup)" = tmpfs ] && [ -n "$(cat /sys/fs/cgroup/uni
   RUN+=(--runtime runc)
   tools+=(runc)
 fi
-bash scripts/tools.sh "${tools[@]}" >/dev/null
+bash scripts/tools.sh --only "${tools[@]}"
 VGW=$(command -v versitygw || echo "$(go env GOPATH)/bin/versitygw")
 say "podman $(podman --version | awk '{print $3}'); extra run flags here: ${RUN[*]:-none}"
 

@@ -97,7 +97,7 @@ func systemdAnalyze(t *testing.T) string {
 	if p, err := exec.LookPath("systemd-analyze"); err == nil {
 		return p
 	}
-	out, err := exec.Command("bash", filepath.Join(fixture.Root(), "scripts", "tools.sh")).CombinedOutput()
+	out, err := exec.Command("bash", filepath.Join(fixture.Root(), "scripts", "tools.sh"), "--only", "systemd-analyze").CombinedOutput()
 	if p, lerr := exec.LookPath("systemd-analyze"); lerr == nil {
 		return p
 	}
