@@ -83,7 +83,7 @@ bench-search: build ## typo'd manufacturer search vs PostgreSQL pg_trgm
 load: build ## 60 s at twice saturation on identity and resolve with a slow-client attack alongside; figures to BENCHMARKS.md (not in make test)
 	bash scripts/load.sh
 
-image-test: ## build the deploy/Dockerfile image with podman and run it against the sample (not in make test)
+image-test: ## the deploy/Dockerfile image under podman: read-only as 65532, a signed pull over TLS inside it, a request, SIGTERM (CI runs it; not in make test)
 	bash scripts/image-test.sh
 
 bench-off: build ## import + ingest of a synthetic 1M-record Open Food Facts dump: records/s, peak RSS, 3M projection

@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -107,5 +109,45 @@ func TestKilledBuildLeftoversRemoved(t *testing.T) {
 	}
 	if strings.Join(names, " ") != "a b" {
 		t.Fatalf("beside the snapshots: %v, want only a and b", names)
+	}
+}
+
+// TestPublishedSnapshotIsReadableByEveryUser builds under umask 0077, as a
+// systemd unit's UMask=0077 would: every folder of the published snapshot is
+// still 0755 and every file 0644 (Bleve's own folder and files included), so
+// a server running as another user (a container's uid 65532) can open it.
+func TestPublishedSnapshotIsReadableByEveryUser(t *testing.T) {
+	old := syscall.Umask(0o077)
+	t.Cleanup(func() { syscall.Umask(old) })
+	in := fixture.WriteCase(t, fixture.CaseFile("passport"))
+	out := filepath.Join(t.TempDir(), "snap")
+	if _, err := ingest.Run(context.Background(), ingest.Options{In: in, Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	var dirs, files int
+	err := filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		want := fs.FileMode(0o644)
+		if d.IsDir() {
+			want, dirs = 0o755, dirs+1
+		} else {
+			files++
+		}
+		if got := info.Mode().Perm(); got != want {
+			t.Errorf("%s: mode %#o, want %#o", p, got, want)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dirs < 4 || files < 5 {
+		t.Fatalf("walked %d folders and %d files: not a whole snapshot", dirs, files)
 	}
 }

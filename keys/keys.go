@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -123,7 +124,7 @@ func newSecret() (secret, id string, err error) {
 }
 
 // Add creates a key, appends its hash to the keys file at path (created when
-// missing, mode 0600) and returns the key itself.
+// missing, with mode NewFileMode) and returns the key itself.
 func Add(path string, n New, now time.Time) (string, Key, error) {
 	if err := n.Check(); err != nil {
 		return "", Key{}, err
@@ -230,7 +231,9 @@ func (f *file) find(path, id string) (*Key, error) {
 // update changes the keys file at path under an exclusive lock on path.lock:
 // it reads the file (an absent one is empty when missingOK), lets change
 // edit it, and writes the result to a temporary file beside it that is
-// synced, made mode 0600 and renamed over path; then the directory is synced.
+// synced, given the mode, owner and group of the file it replaces
+// (NewFileMode for a new file) and renamed over path; then the directory is
+// synced.
 func update(path string, missingOK bool, change func(*file) error) error {
 	unlock, err := lockFile(path + ".lock")
 	if err != nil {
@@ -268,10 +271,26 @@ func lockFile(name string) (func(), error) {
 	}, nil
 }
 
-// writeAtomic replaces path with b: a synced temporary file renamed into
-// place, then the directory synced so that the rename is durable.
+// NewFileMode is the mode of a new keys file: readable by every user. The
+// file holds the SHA-256 of each key, never a key (a key is 160 random bits,
+// so its hash cannot be turned back into it), and the server that reads it
+// often runs as another user than the one who adds keys (a container's uid
+// 65532, a systemd unit's user). Its tenants, scopes and limits are not
+// secret but need not be shown to every local user: an operator who would
+// rather not makes the file 0640 and gives its group to the server's user,
+// and every change keeps the mode, owner and group the file has.
+const NewFileMode fs.FileMode = 0o644
+
+// writeAtomic replaces path with b: a synced temporary file with the mode,
+// owner and group of the file it replaces (NewFileMode for a new file),
+// renamed into place, then the directory synced so that the rename is
+// durable.
 func writeAtomic(path string, b []byte) error {
 	dir := filepath.Dir(path)
+	mode, owner, err := modeOf(path)
+	if err != nil {
+		return fmt.Errorf("keys file: %w", err)
+	}
 	tmp, err := os.CreateTemp(dir, ".keys-*")
 	if err != nil {
 		return fmt.Errorf("keys file: %w", err)
@@ -279,7 +298,12 @@ func writeAtomic(path string, b []byte) error {
 	defer os.Remove(tmp.Name())
 	_, err = tmp.Write(b)
 	if err == nil {
-		err = tmp.Chmod(0o600)
+		err = tmp.Chmod(mode)
+	}
+	if err == nil && owner != nil {
+		if err = tmp.Chown(int(owner.Uid), int(owner.Gid)); err != nil {
+			err = fmt.Errorf("keeping the owner %d and group %d of %s (change it as its owner or as root): %w", owner.Uid, owner.Gid, path, err)
+		}
 	}
 	if err == nil {
 		err = tmp.Sync()
@@ -302,6 +326,20 @@ func writeAtomic(path string, b []byte) error {
 		return fmt.Errorf("keys file: sync %s: %w", dir, err)
 	}
 	return nil
+}
+
+// modeOf returns the permission bits and the owner of the keys file at path,
+// or NewFileMode and no owner when there is no file yet.
+func modeOf(path string) (fs.FileMode, *syscall.Stat_t, error) {
+	info, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return NewFileMode, nil, nil
+	}
+	if err != nil {
+		return 0, nil, err
+	}
+	st, _ := info.Sys().(*syscall.Stat_t)
+	return info.Mode().Perm(), st, nil
 }
 
 func readFile(path string, missingOK bool) (file, error) {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -99,9 +100,70 @@ func checkAll(t *testing.T, path string, secrets []string) {
 		}
 	}
 	st, err := os.Stat(path)
-	if err != nil || st.Mode().Perm() != 0o600 {
-		t.Errorf("keys file mode %v, %v; want 0600", st.Mode(), err)
+	if err != nil || st.Mode().Perm() != NewFileMode {
+		t.Errorf("keys file mode %v, %v; want %v", st.Mode(), err, NewFileMode)
 	}
+}
+
+// TestChangesKeepTheFilesModeOwnerAndGroup makes the keys file 0640 with
+// another group, as for a server whose user is in that group: adding,
+// rotating and revoking a key keep both, so the server can still read it.
+func TestChangesKeepTheFilesModeOwnerAndGroup(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "keys.json")
+	if _, _, err := Add(path, New{Tenant: "m", Scopes: []string{ScopeRead}}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	gid := otherGroup(t)
+	if err := os.Chown(path, os.Geteuid(), gid); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	var id string
+	for _, step := range []struct {
+		name string
+		do   func() error
+	}{
+		{"add", func() error {
+			_, k, err := Add(path, New{Tenant: "m", Scopes: []string{ScopeRead}}, time.Now())
+			id = k.ID
+			return err
+		}},
+		{"rotate", func() error { _, _, err := Rotate(path, id, time.Hour, time.Now()); return err }},
+		{"revoke", func() error { _, err := Revoke(path, id, time.Now()); return err }},
+	} {
+		if err := step.do(); err != nil {
+			t.Fatalf("%s: %v", step.name, err)
+		}
+		info, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := info.Sys().(*syscall.Stat_t)
+		if info.Mode().Perm() != 0o640 || int(st.Uid) != os.Geteuid() || int(st.Gid) != gid {
+			t.Errorf("after %s: mode %v, owner %d, group %d; want 0640, %d, %d", step.name, info.Mode().Perm(), st.Uid, st.Gid, os.Geteuid(), gid)
+		}
+	}
+}
+
+// otherGroup returns a group other than this process's own that it may give
+// a file to: any group as root, else one of its supplementary groups.
+func otherGroup(t *testing.T) int {
+	if os.Geteuid() == 0 {
+		return 65532
+	}
+	groups, err := os.Getgroups()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range groups {
+		if g != os.Getegid() {
+			return g
+		}
+	}
+	t.Skip("keeping a file's group needs root or a supplementary group to show it")
+	return 0
 }
 
 func TestRevokeRotate(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/productdata/pds/ingest"
@@ -628,4 +630,49 @@ func TestUpgradeFromFormat1(t *testing.T) {
 		t.Fatalf("follow a format 1 build published over a format 2 latest: %q %v", id, err)
 	}
 	serves(t, snaps, m3.BuildID, k)
+}
+
+// TestPulledBuildIsReadableByEveryUser pulls under umask 0077: every folder
+// of the pulled build is still 0755 and every file 0644, as ingest writes
+// them, so a server running as another user can open it.
+func TestPulledBuildIsReadableByEveryUser(t *testing.T) {
+	k := newKeys(t, t.TempDir())
+	b1 := signedCopy(t, 1, k)
+	o, err := snapshots.OpenOrigin("file://"+t.TempDir(), snapshots.S3Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	publish(t, o, b1)
+	old := syscall.Umask(0o077)
+	t.Cleanup(func() { syscall.Umask(old) })
+	snaps := filepath.Join(t.TempDir(), "snapshots")
+	if _, err := follower(t, o, snaps, k).Poll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var files int
+	err = filepath.WalkDir(filepath.Join(snaps, buildID(t, b1)), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		want := fs.FileMode(0o644)
+		if d.IsDir() {
+			want = 0o755
+		} else {
+			files++
+		}
+		if got := info.Mode().Perm(); got != want {
+			t.Errorf("%s: mode %#o, want %#o", p, got, want)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 5 {
+		t.Fatalf("walked %d files: not a whole build", files)
+	}
 }

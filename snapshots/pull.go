@@ -276,6 +276,9 @@ func stage(ctx context.Context, o Origin, snapshots string, mb, sig []byte, m Ma
 	if err := writeSynced(filepath.Join(staging, SignatureName), sig); err != nil {
 		return err
 	}
+	if err := setModes(staging); err != nil {
+		return err
+	}
 	if err := syncDir(staging); err != nil {
 		return err
 	}

@@ -95,9 +95,14 @@ func GenerateKey(pubPath, secPath string) (*PublicKey, error) {
 	return &PublicKey{key: pub, path: pubPath}, nil
 }
 
+// writeNew writes a new file with mode, whatever the umask.
 func writeNew(path string, b []byte, mode fs.FileMode) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
+		return err
+	}
+	if err := f.Chmod(mode); err != nil {
+		f.Close()
 		return err
 	}
 	if _, err := f.Write(b); err != nil {
@@ -109,7 +114,8 @@ func writeNew(path string, b []byte, mode fs.FileMode) error {
 
 // Sign signs dir/manifest.json with k and writes dir/manifest.json.minisig.
 // The signature is minisign's prehashed form (what minisign 0.10 and later
-// write); its trusted comment names the build and its sequence.
+// write); its trusted comment names the build and its sequence. The
+// signature file is 0644 whatever the umask, as the snapshot's other files.
 func Sign(dir string, k *PrivateKey) error {
 	b, err := os.ReadFile(filepath.Join(dir, ManifestName))
 	if err != nil {
@@ -127,6 +133,9 @@ func Sign(dir string, k *PrivateKey) error {
 	sig := r.SignWithComments(k.key, trusted, "signature from pds secret key "+k.ID())
 	tmp := filepath.Join(dir, "."+SignatureName+".tmp")
 	if err := os.WriteFile(tmp, sig, 0o644); err != nil {
+		return fmt.Errorf("sign: %v", err)
+	}
+	if err := os.Chmod(tmp, 0o644); err != nil {
 		return fmt.Errorf("sign: %v", err)
 	}
 	return os.Rename(tmp, filepath.Join(dir, SignatureName))

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/productdata/pds/snapshots"
@@ -80,5 +81,34 @@ func TestSignature(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "data"), []byte("PAYLOAD"), 0o644)
 	if _, err := snapshots.VerifySigned(dir, pub); err == nil || !strings.Contains(err.Error(), "does not match its checksum") {
 		t.Fatalf("changed file: %v", err)
+	}
+}
+
+// TestSignatureFileModes writes a key pair and a signature under umask 077:
+// the public key and the signature are still 0644 (a server running as
+// another user reads them), the secret key 0600.
+func TestSignatureFileModes(t *testing.T) {
+	old := syscall.Umask(0o077)
+	t.Cleanup(func() { syscall.Umask(old) })
+	keys, dir := t.TempDir(), t.TempDir()
+	pubPath, secPath := filepath.Join(keys, "a.pub"), filepath.Join(keys, "a.key")
+	if _, err := snapshots.GenerateKey(pubPath, secPath); err != nil {
+		t.Fatal(err)
+	}
+	sec, err := snapshots.ReadPrivateKey(secPath, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "data"), []byte("payload"), 0o644)
+	if err := snapshots.WriteManifest(dir, snapshots.Manifest{BuildID: "B1", Sequence: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := snapshots.Sign(dir, sec); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]os.FileMode{pubPath: 0o644, secPath: 0o600, filepath.Join(dir, snapshots.SignatureName): 0o644} {
+		if st, err := os.Stat(path); err != nil || st.Mode().Perm() != want {
+			t.Errorf("%s: %v, %v; want mode %#o", filepath.Base(path), st.Mode().Perm(), err, want)
+		}
 	}
 }

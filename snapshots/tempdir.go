@@ -162,3 +162,32 @@ func syncPath(p string) error {
 	}
 	return nil
 }
+
+// The modes of a published snapshot: folders 0755 and files 0644, whatever
+// the umask and whatever the libraries created them with (Bleve makes its
+// folder 0700 and its files 0600). A snapshot holds no secret, only the data
+// the service answers every key holder with; what protects it is the
+// manifest's checksums and signature, not its modes; and the user that
+// serves it (a container's uid 65532, a systemd unit's user) is seldom the
+// one that built it. Publish sets them on a build, and a pull on the build
+// it fetched.
+const (
+	snapshotDirMode  fs.FileMode = 0o755
+	snapshotFileMode fs.FileMode = 0o644
+)
+
+// setModes gives every folder and regular file under dir the snapshot modes.
+func setModes(dir string) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.IsDir():
+			return os.Chmod(p, snapshotDirMode)
+		case d.Type().IsRegular():
+			return os.Chmod(p, snapshotFileMode)
+		}
+		return nil
+	})
+}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/keys"
 )
 
 // syncBuffer is a goroutine-safe buffer for a running command's output.
@@ -107,8 +108,8 @@ func TestKeysAdd(t *testing.T) {
 		t.Fatal("the keys file holds the key itself")
 	}
 	st, _ := os.Stat(path)
-	if st.Mode().Perm() != 0o600 {
-		t.Errorf("keys file mode %v", st.Mode().Perm())
+	if st.Mode().Perm() != keys.NewFileMode {
+		t.Errorf("keys file mode %v, want %v", st.Mode().Perm(), keys.NewFileMode)
 	}
 	var f struct {
 		Keys []map[string]any `json:"keys"`
