@@ -206,7 +206,7 @@ out=$(mktemp)
   echo
   echo "Server peak RSS during the GET runs: ${RSS_SERVE} MiB, with a block cache of ${CACHE_USED} MiB (\`--cache-mb ${CACHE_MB:-0}\`; 0, the default, sizes it from the store: its size on disk, 256 MiB to 1 GiB; at 200,000 products the views of the 20,000 products read take about 330 MB decompressed). Each path set was warmed for ${WARM:-5s}, its paths in order, just before it was measured."
   echo
-  echo "Against #14's goals (this run; medians of the rounds' ratios):"
+  echo "Against the goals (this run; medians of the rounds' ratios):"
   echo
   echo "| figure | now | must reach | aim | met? |"
   echo "|---|---:|---:|---:|---|"

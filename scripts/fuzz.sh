@@ -21,6 +21,7 @@ targets=(
   "./mcp/stdio/ FuzzParseLine"
   "./mcp/stdio/ FuzzSession"
   "./service/ FuzzScanResolve"
+  "./resolver/ FuzzResolve"
 )
 for t in "${targets[@]}"; do
   read -r pkg name <<<"$t"

@@ -84,9 +84,9 @@ func (s *serve) parse(args []string, stderr io.Writer) error {
 	fs.DurationVar(&s.limits.ReadTimeout, "read-timeout", s.limits.ReadTimeout, "time to read a whole request")
 	fs.DurationVar(&s.limits.WriteTimeout, "write-timeout", s.limits.WriteTimeout, "time to answer a request")
 	fs.DurationVar(&s.limits.IdleTimeout, "idle-timeout", s.limits.IdleTimeout, "time a keep-alive connection may stay idle")
-	fs.BoolVar(&s.netHTTPOnly, "net-http-only", false, "answer every request with net/http, without the fast lane for plain GETs (see the README)")
+	fs.BoolVar(&s.netHTTPOnly, "net-http-only", false, "answer every request with net/http, without the fast lane for plain GETs (see docs/design.md)")
 	fs.BoolVar(&s.hashAll, "hash-all", false, "hash every file of the snapshot whole before serving it, instead of checking each 64 KiB as it is first read (see docs/snapshots.md)")
-	fs.BoolVar(&s.noPoints, "no-point-index", false, "read identity views from the store, not from the snapshot's point index (slower; maps no file; see the README)")
+	fs.BoolVar(&s.noPoints, "no-point-index", false, "read identity views from the store, not from the snapshot's point index (slower; maps no file; see docs/design.md)")
 	s.res.define(fs)
 	if err := parseFlags(fs, args, "snapshot", "keys", "addr"); err != nil {
 		return err
