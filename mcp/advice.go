@@ -17,7 +17,8 @@ func advice(toolName string, e *domain.Error) string {
 		if toolName == "get_source" {
 			return "source_id must be a UUID: take it from a claim's source_ref, a document's source_id or meta.coverage, and call get_source again."
 		}
-		return "The identifier is not valid in any namespace it could be in: call validate_identifier with it to see what is wrong " +
+		return "The identifier is not valid in any namespace it could be in: when detail names the subject a product is stored under " +
+			"(such as internal_sku:off-2000000001273), call again with that subject; otherwise call validate_identifier with it to see what is wrong " +
 			"(check digit, length, characters), then call again with the corrected value or a subject string such as gtin:09520123456788. Do not retry it unchanged."
 	case domain.CodeUnsupportedNamespace:
 		return "Use namespace auto, gtin, gln, sscc or internal_sku (or leave namespace out) and call validate_identifier again."

@@ -66,8 +66,9 @@ func sourceUUID(name string) string {
 }
 
 // SKUPrefix is put before a code that is no valid GTIN to make it an internal
-// SKU (internal SKUs hold no ':').
-const SKUPrefix = "off-"
+// SKU (internal SKUs hold no ':'). It is domain's, so that a lookup of the
+// code can name the product (see domain.CodeSKUPrefixes).
+const SKUPrefix = domain.OFFSKUPrefix
 
 // Subject maps an OFF code to a subject string: a valid GTIN-8, -12, -13 or
 // -14 becomes a 14-digit GTIN; any other code that an internal SKU can hold
