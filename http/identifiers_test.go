@@ -190,3 +190,38 @@ func hasWarning(m map[string]any, code string) bool {
 	}
 	return false
 }
+
+// A '+' in a path is a plus sign, as RFC 3986 has it; only a query string
+// is form-encoded, where '+' is a space. So 09520+12345+6788 (the spaced
+// GTIN form-encoded) is INVALID_IDENTIFIER saying how to send a space, the
+// same value with %20 finds the product, a '+' inside a Digital Link
+// URI's batch stays a '+', and in search's query '+' and %20 are the same.
+func TestPlusInAPathIsAPlusSign(t *testing.T) {
+	e := newEnv(t)
+	for _, view := range []string{"", "/dpp", "/evidence"} {
+		r := e.do(t, "GET", "/v1/products/09520+12345+6788"+view, fixture.KeyFull, "")
+		detail, _ := r.json["detail"].(string)
+		if r.status != 400 || r.json["code"] != "INVALID_IDENTIFIER" || !strings.Contains(detail, `"09520+12345+6788"`) ||
+			!strings.Contains(detail, "write a space as %20") {
+			t.Errorf("GET 09520+12345+6788%s: %d %s", view, r.status, r.body)
+		}
+		r = e.do(t, "GET", "/v1/products/09520%2012345%206788"+view, fixture.KeyFull, "")
+		if r.json["status"] != "found" || fixture.Get(r.json, "data.interpreted_as") != demoSub {
+			t.Errorf("GET 09520%%2012345%%206788%s: %d %.300s", view, r.status, r.body)
+		}
+	}
+	r := e.do(t, "GET", "/v1/products/x+y", fixture.KeyFull, "")
+	if detail, _ := r.json["detail"].(string); r.status != 400 || !strings.Contains(detail, `found '+'`) {
+		t.Errorf("GET x+y: %d %s", r.status, r.body)
+	}
+	uri := url.PathEscape("https://id.gs1.org/01/09520123456788/10/AB") + "+12"
+	r = e.do(t, "GET", "/v1/products/"+uri, fixture.KeyFull, "")
+	if r.json["status"] != "found" || !strings.Contains(string(r.body), "(10) AB+12 set aside") {
+		t.Errorf("GET %s: %d %.400s", uri, r.status, r.body)
+	}
+	plus := e.do(t, "GET", "/v1/products/search?manufacturer=demo+foods", fixture.KeyFull, "")
+	space := e.do(t, "GET", "/v1/products/search?manufacturer=demo%20foods", fixture.KeyFull, "")
+	if plus.status != 200 || len(items(plus)) == 0 || mustJSON(t, items(plus)) != mustJSON(t, items(space)) {
+		t.Errorf("search demo+foods %d %.300s, demo%%20foods %.300s", plus.status, plus.body, space.body)
+	}
+}
