@@ -29,7 +29,7 @@ func advice(toolName string, e *domain.Error) string {
 	case domain.CodeUnsupportedFilter:
 		return "Leave out brand, category and market: only manufacturer, trust_level_min, has_passport and updated_since can be searched. Call search_products again without them."
 	case domain.CodeInvalidFilter:
-		return "Correct the argument named in detail (search_products takes manufacturer, trust_level_min L0 to L5, has_passport, updated_since as RFC 3339, sort, cursor and limit 1 to 100) and call again."
+		return "Correct the argument named in detail (search_products takes manufacturer, trust_level_min L0 to L5, has_passport, updated_since as an RFC 3339 date-time or date, sort, cursor and limit 1 to 100) and call again."
 	case domain.CodeInvalidSort:
 		return "Use sort updated_at, or give a manufacturer to sort by relevance, and call search_products again."
 	case domain.CodeInvalidCursor:
