@@ -26,12 +26,11 @@ var identifierForms = []struct {
 	{"bare GTIN-14", demo, ""},
 }
 
-// TestFinding12_2_IdentifierForms: identifiers in the forms people hold find
+// TestIdentifierFormsFindTheProduct: identifiers in the forms people hold find
 // their product at every product path (the URI percent-encoded as one
 // segment), the answer echoes the subject looked up in data.interpreted_as,
-// and what was stripped is a warning. On main these were read as internal
-// SKUs, refused, or (a URI in the path) not routed.
-func TestFinding12_2_IdentifierForms(t *testing.T) {
+// and what was stripped is a warning.
+func TestIdentifierFormsFindTheProduct(t *testing.T) {
 	e := newEnv(t)
 	for _, f := range identifierForms {
 		for _, view := range []string{"", "/dpp", "/evidence"} {
@@ -106,10 +105,10 @@ func TestFinding12_2_IdentifierForms(t *testing.T) {
 	})
 }
 
-// TestFinding12_3_AbsenceEchoesSubject: every absence says what was looked
+// TestAbsenceEchoesSubject: every absence says what was looked
 // up (data.input, data.interpreted_as), and the passport tells a known
-// product without a passport from no product. On main data was null.
-func TestFinding12_3_AbsenceEchoesSubject(t *testing.T) {
+// product without a passport from no product.
+func TestAbsenceEchoesSubject(t *testing.T) {
 	e := newEnv(t)
 	cases := []struct {
 		name, path, status, interpreted string
@@ -159,10 +158,10 @@ func TestFinding12_3_AbsenceEchoesSubject(t *testing.T) {
 	})
 }
 
-// TestFinding12_4_ValidateCandidates: validating 13 digits under auto gives
+// TestValidateCandidatesCarryTheirOwnVerdicts: validating 13 digits under auto gives
 // each candidate its own format and validation, and says which reading is
-// the likely one and why. On main candidates had neither.
-func TestFinding12_4_ValidateCandidates(t *testing.T) {
+// the likely one and why.
+func TestValidateCandidatesCarryTheirOwnVerdicts(t *testing.T) {
 	e := newEnv(t)
 	r := e.do(t, "POST", "/v1/identifiers/validate", fixture.KeyFull, `{"value":"4006381333931"}`)
 	checkEnvelope(t, r)

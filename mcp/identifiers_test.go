@@ -31,10 +31,10 @@ func warned(m map[string]any, code string) bool {
 	return false
 }
 
-// TestFinding12_2_IdentifierForms: the product tools and resolve_identifiers
+// TestIdentifierFormsFindTheProduct: the product tools and resolve_identifiers
 // read identifiers in the forms people hold, echo the subject looked up and
-// say what was stripped. On main these were read as internal SKUs or refused.
-func TestFinding12_2_IdentifierForms(t *testing.T) {
+// say what was stripped.
+func TestIdentifierFormsFindTheProduct(t *testing.T) {
 	e := newEnv(t)
 	forms := []struct{ in, warning string }{
 		{"952-0123-456788", "SEPARATORS_REMOVED"},
@@ -66,10 +66,10 @@ func TestFinding12_2_IdentifierForms(t *testing.T) {
 	}
 }
 
-// TestFinding12_3_AbsenceEchoesSubject: absences over MCP say what was looked
+// TestAbsenceEchoesSubject: absences over MCP say what was looked
 // up, and get_passport tells a known product without a passport from no
-// product. On main data was null.
-func TestFinding12_3_AbsenceEchoesSubject(t *testing.T) {
+// product.
+func TestAbsenceEchoesSubject(t *testing.T) {
 	e := newEnv(t)
 	cases := []struct {
 		tool, in, interpreted string
@@ -95,9 +95,9 @@ func TestFinding12_3_AbsenceEchoesSubject(t *testing.T) {
 	}
 }
 
-// TestFinding12_4_ValidateCandidates: validate_identifier on 13 digits gives
+// TestValidateCandidatesCarryTheirOwnVerdicts: validate_identifier on 13 digits gives
 // each candidate its own format and validation and names the likely one.
-func TestFinding12_4_ValidateCandidates(t *testing.T) {
+func TestValidateCandidatesCarryTheirOwnVerdicts(t *testing.T) {
 	e := newEnv(t)
 	sc := callTool(t, e, "validate_identifier", map[string]any{"value": "4006381333931"})
 	if sc["status"] != "ambiguous" || fixture.Get(sc, "data.likely.subject") != "gtin:04006381333931" {
