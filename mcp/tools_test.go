@@ -246,7 +246,7 @@ func TestTools(t *testing.T) {
 					delete(rest.json, "request_id")
 					if problem["code"] == "FORBIDDEN" {
 						// Each transport names the call in its own terms: REST
-						// its method and path, MCP the tool (finding 12.7e).
+						// its method and path, MCP the tool.
 						if d, _ := problem["detail"].(string); !strings.Contains(d, c.tool) {
 							t.Errorf("MCP 403 does not name the tool %s: %s", c.tool, d)
 						}
