@@ -12,14 +12,22 @@ DEMO_KEY := $(VAR)/demo.key
 TOOLS := .tools
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(TOOLS)/staticcheck-$(STATICCHECK_VERSION)
+# What `pds version` says, set with the linker so that a build without the Go
+# toolchain's VCS stamp (-buildvcs=false, a tree without .git) still names its
+# commit. PDS_VERSION is the release tag of HEAD, else devel; override either.
+PDS_VERSION ?= $(shell git describe --tags --exact-match 2>/dev/null || echo devel)
+PDS_COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
+MODIFIED = $(shell test -n "$$(git status --porcelain --untracked-files=no 2>/dev/null)" && echo true)
+BUILDINFO := github.com/productdata/pds/buildinfo
+LDFLAGS = -X $(BUILDINFO).version=$(PDS_VERSION) -X $(BUILDINFO).commit=$(PDS_COMMIT) -X $(BUILDINFO).modified=$(MODIFIED)
 
 .PHONY: help build tools fleet run test lint fmt load image-test bench bench-go bench-http bench-ingest bench-resolve bench-search bench-serve bench-off compare-ingest compare-get fuzz conformance sample clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
-build: ## build bin/pds
-	$(GO) build -o $(BIN) ./cmd/pds
+build: ## build bin/pds (its version and commit set by the linker)
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/pds
 
 $(SAMPLE_SNAP)/manifest.json: $(wildcard $(SAMPLE_IN)/*.ndjson) | build
 	@rm -rf $(SAMPLE_SNAP)

@@ -1,5 +1,12 @@
-// Package buildinfo says which build of pds is running: the module version
-// and the VCS commit the Go toolchain recorded (debug.ReadBuildInfo).
+// Package buildinfo says which build of pds is running: its version and the
+// VCS commit it was built from.
+//
+// `make build` sets both with the linker (-ldflags -X, see the Makefile), so
+// a build says its commit even where the Go toolchain records none (a build
+// with -buildvcs=false, or from a copy of the tree without its .git). A plain
+// `go build` still works: the version and commit are then what the toolchain
+// recorded (debug.ReadBuildInfo), "devel" with no commit when it recorded
+// none.
 package buildinfo
 
 import (
@@ -7,35 +14,67 @@ import (
 	"sync"
 )
 
-// Version returns the module version ("devel" for a build from a work tree
-// without a tagged version), with the commit and "+dirty" when recorded:
+// Set by the Makefile with -ldflags "-X github.com/productdata/pds/buildinfo.version=…";
+// empty in a build without them.
+var (
+	version  string // a release tag, or "devel"
+	commit   string // the full commit hash
+	modified string // "true" when the work tree had changes
+)
+
+// Version returns the version ("devel" for a build from a work tree without
+// a tagged version), with the commit and "modified" when known:
 // "devel (3a897ec1f2c4, modified)".
 var Version = sync.OnceValue(func() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "devel"
-	}
-	v := bi.Main.Version
-	if v == "" || v == "(devel)" {
-		v = "devel"
-	}
-	var rev, modified string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			modified = s.Value
+	bi, _ := debug.ReadBuildInfo()
+	return describe(stamp{version: version, commit: commit, modified: modified == "true"}, bi)
+})
+
+// stamp is what is known of a build.
+type stamp struct {
+	version, commit string
+	modified        bool
+}
+
+// describe writes the version of a build: the linker's stamp where it has a
+// commit, else what the toolchain recorded in bi (which may be nil).
+func describe(ld stamp, bi *debug.BuildInfo) string {
+	s := ld
+	if s.commit == "" {
+		s = recorded(bi)
+		if ld.version != "" {
+			s.version = ld.version
 		}
 	}
+	if s.version == "" || s.version == "(devel)" {
+		s.version = "devel"
+	}
+	rev := s.commit
 	if len(rev) > 12 {
 		rev = rev[:12]
 	}
 	switch {
-	case rev != "" && modified == "true":
-		v += " (" + rev + ", modified)"
+	case rev != "" && s.modified:
+		return s.version + " (" + rev + ", modified)"
 	case rev != "":
-		v += " (" + rev + ")"
+		return s.version + " (" + rev + ")"
 	}
-	return v
-})
+	return s.version
+}
+
+// recorded is the stamp the Go toolchain put into the binary.
+func recorded(bi *debug.BuildInfo) stamp {
+	if bi == nil {
+		return stamp{}
+	}
+	s := stamp{version: bi.Main.Version}
+	for _, kv := range bi.Settings {
+		switch kv.Key {
+		case "vcs.revision":
+			s.commit = kv.Value
+		case "vcs.modified":
+			s.modified = kv.Value == "true"
+		}
+	}
+	return s
+}

@@ -10,7 +10,7 @@ import (
 
 // Marshal writes <, > and & as themselves and is otherwise json.Marshal,
 // raw values included (a json.RawMessage is compacted without escaping).
-func TestFinding12_7g_MarshalNoHTMLEscape(t *testing.T) {
+func TestMarshalNoHTMLEscape(t *testing.T) {
 	v := map[string]any{
 		"name": "Scott & Kowalski <Foods>",
 		"raw":  json.RawMessage(`{"a": "x & y",  "b": [1, 2]}`),

@@ -48,3 +48,15 @@ type Absence struct {
 	HasProduct    bool   `json:"has_product"`
 	Subject       string `json:"subject,omitempty"`
 }
+
+// OFFSKUPrefix is what pds import off puts before an Open Food Facts code
+// that is no valid GTIN (a wrong check digit, say) to keep the product as an
+// internal SKU: code 2000000001273 is stored as
+// internal_sku:off-2000000001273.
+const OFFSKUPrefix = "off-"
+
+// CodeSKUPrefixes are the prefixes under which a product code that fails
+// its GS1 syntax may be stored as an internal SKU: none (the code as it is)
+// and OFFSKUPrefix. A product lookup whose value fails syntax names such a
+// stored product in its INVALID_IDENTIFIER detail.
+var CodeSKUPrefixes = []string{"", OFFSKUPrefix}

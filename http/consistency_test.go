@@ -12,7 +12,7 @@ import (
 	"github.com/productdata/pds/internal/fixture"
 )
 
-// consistencyInput is a small input whose values show issue #12 finding 7:
+// consistencyInput is a small input whose values test how answers are written:
 // a manufacturer with & and <>, a product with neither brand nor
 // manufacturer GLN, a claim with a unit and one without method or
 // confidence, a source that does not say whether it is enabled and a
@@ -53,7 +53,7 @@ func newConsistencyEnv(t *testing.T) *env {
 // like brand, a document's url, a claim's method); a member whose type does
 // not allow null is left out when empty (a claim's confidence); a source's
 // enabled is always said.
-func TestFinding12_7a_NullOrOmittedOneRule(t *testing.T) {
+func TestNullOrOmittedOneRule(t *testing.T) {
 	e := newConsistencyEnv(t)
 	plain := e.do(t, "GET", "/v1/products/04006381333931", fixture.KeyFull, "")
 	for _, m := range []string{`"brand":null`, `"manufacturer_gln":null`} {
@@ -84,7 +84,7 @@ func TestFinding12_7a_NullOrOmittedOneRule(t *testing.T) {
 // A passport keeps a claim's unit: net_content 1 l is attributes.net_content
 // 1 (predicate to value, as decisions section 6 has it) with units.net_content
 // "l"; a value without unit has no entry in units.
-func TestFinding12_7b_AttributesKeepUnits(t *testing.T) {
+func TestPassportAttributesKeepUnits(t *testing.T) {
 	e := newConsistencyEnv(t)
 	r := e.do(t, "GET", "/v1/products/09520123456788/dpp", fixture.KeyFull, "")
 	if got := fixture.Get(r.json, "data.attributes.net_content"); got != float64(1) {
@@ -100,7 +100,7 @@ func TestFinding12_7b_AttributesKeepUnits(t *testing.T) {
 
 // REST bodies refuse a member the operation does not take, as MCP tool
 // arguments do and search does with an unknown parameter, naming it.
-func TestFinding12_7c_UnknownMembersRefused(t *testing.T) {
+func TestUnknownMembersRefused(t *testing.T) {
 	e := newEnv(t)
 	cases := []struct{ path, body, member string }{
 		{"/v1/identifiers/validate", `{"value":"09520123456788","id":1}`, "'id'"},
@@ -128,7 +128,7 @@ func TestFinding12_7c_UnknownMembersRefused(t *testing.T) {
 // OPTIONS and HEAD: every path answers OPTIONS with 204 and an Allow it keeps
 // (a method Allow lists never answers 405), HEAD like GET without a body;
 // /v1/mcp takes POST only and its Allow says so.
-func TestFinding12_7d_OptionsAndHead(t *testing.T) {
+func TestOptionsAndHeadOnEveryPath(t *testing.T) {
 	e := newEnv(t)
 	paths := []string{"/v1/whoami", "/v1/products/" + demo, "/v1/products/" + demo + "/dpp", "/v1/products/" + demo + "/evidence",
 		"/v1/products/search", "/v1/products/resolve", "/v1/identifiers/validate", "/v1/digital-links/resolve", "/v1/sources/" + srcReg,
@@ -153,7 +153,7 @@ func TestFinding12_7d_OptionsAndHead(t *testing.T) {
 }
 
 // A REST 403 names the REST call, never an MCP tool.
-func TestFinding12_7e_ForbiddenNamesTheRESTCall(t *testing.T) {
+func TestForbiddenNamesTheRESTCall(t *testing.T) {
 	e := newEnv(t)
 	tools := []string{"validate_identifier", "resolve_identifiers", "get_product", "get_passport", "get_evidence", "search_products",
 		"parse_digital_link", "get_source", "whoami"}
@@ -180,7 +180,7 @@ func TestFinding12_7e_ForbiddenNamesTheRESTCall(t *testing.T) {
 // JSON is written without HTML escaping: & < > appear as themselves in
 // precomputed views (identity, passport, evidence, sources), in envelopes
 // encoded per request (validate, search) and in problems.
-func TestFinding12_7g_NoHTMLEscaping(t *testing.T) {
+func TestNoHTMLEscaping(t *testing.T) {
 	e := newConsistencyEnv(t)
 	cases := []struct{ method, path, body, want string }{
 		{"GET", "/v1/products/09520123456788", "", `"manufacturer":"Scott & Kowalski <Foods>","manufacturer_gln":"9520123400002","brand":"S&K"`},
@@ -204,7 +204,7 @@ func TestFinding12_7g_NoHTMLEscaping(t *testing.T) {
 // Search scores: without a manufacturer nothing is scored and score is null
 // (not 0 for every item); with one, the manufacturer's one-typo name scores
 // as a near match (above 0.9).
-func TestFinding12_7h_SearchScores(t *testing.T) {
+func TestSearchScoresNullWithoutManufacturer(t *testing.T) {
 	e := newConsistencyEnv(t)
 	r := e.do(t, "GET", "/v1/products/search", fixture.KeyFull, "")
 	its := items(r)

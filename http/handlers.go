@@ -2,11 +2,13 @@ package http
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/julienschmidt/httprouter"
 	"github.com/productdata/pds/domain"
@@ -44,8 +46,24 @@ func (s *Server) getProduct(r *http.Request, ps httprouter.Params, c domain.Call
 	case "resolve":
 		return nil, httpwire.MethodNotAllowed("POST, OPTIONS", "resolve takes POST with a JSON body {\"identifiers\": [...]}")
 	default:
-		return s.svc.Identity(r.Context(), c, service.ProductArgs{Identifier: &id})
+		res, err := s.svc.Identity(r.Context(), c, service.ProductArgs{Identifier: &id})
+		return res, plusHint(id, err)
 	}
+}
+
+// plusHint adds to the INVALID_IDENTIFIER of a path identifier holding '+'
+// that the '+' was read as itself. In a path a '+' is a plus sign (RFC 3986:
+// a sub-delimiter with no special meaning); reading it as a space is the
+// form encoding of query strings, so a value encoded that way
+// (09520+12345+6788) fails, and the detail says how to send a space.
+func plusHint(id string, err error) error {
+	var de *domain.Error
+	if err == nil || !strings.Contains(id, "+") || !errors.As(err, &de) || de.Code != domain.CodeInvalidIdentifier {
+		return err
+	}
+	hinted := *de
+	hinted.Detail += "; a '+' in a URL path is a plus sign, not a space: write a space as %20"
+	return &hinted
 }
 
 func (s *Server) postProduct(r *http.Request, ps httprouter.Params, c domain.Caller) (*service.Result, error) {
@@ -67,7 +85,8 @@ func (s *Server) postProduct(r *http.Request, ps httprouter.Params, c domain.Cal
 func product(op func(context.Context, domain.Caller, service.ProductArgs) (*service.Result, error)) handler {
 	return func(r *http.Request, ps httprouter.Params, c domain.Caller) (*service.Result, error) {
 		id := ps.ByName("identifier")
-		return op(r.Context(), c, service.ProductArgs{Identifier: &id})
+		res, err := op(r.Context(), c, service.ProductArgs{Identifier: &id})
+		return res, plusHint(id, err)
 	}
 }
 

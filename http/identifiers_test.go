@@ -26,12 +26,11 @@ var identifierForms = []struct {
 	{"bare GTIN-14", demo, ""},
 }
 
-// TestFinding12_2_IdentifierForms: identifiers in the forms people hold find
+// TestIdentifierFormsFindTheProduct: identifiers in the forms people hold find
 // their product at every product path (the URI percent-encoded as one
 // segment), the answer echoes the subject looked up in data.interpreted_as,
-// and what was stripped is a warning. On main these were read as internal
-// SKUs, refused, or (a URI in the path) not routed.
-func TestFinding12_2_IdentifierForms(t *testing.T) {
+// and what was stripped is a warning.
+func TestIdentifierFormsFindTheProduct(t *testing.T) {
 	e := newEnv(t)
 	for _, f := range identifierForms {
 		for _, view := range []string{"", "/dpp", "/evidence"} {
@@ -106,10 +105,10 @@ func TestFinding12_2_IdentifierForms(t *testing.T) {
 	})
 }
 
-// TestFinding12_3_AbsenceEchoesSubject: every absence says what was looked
+// TestAbsenceEchoesSubject: every absence says what was looked
 // up (data.input, data.interpreted_as), and the passport tells a known
-// product without a passport from no product. On main data was null.
-func TestFinding12_3_AbsenceEchoesSubject(t *testing.T) {
+// product without a passport from no product.
+func TestAbsenceEchoesSubject(t *testing.T) {
 	e := newEnv(t)
 	cases := []struct {
 		name, path, status, interpreted string
@@ -159,10 +158,10 @@ func TestFinding12_3_AbsenceEchoesSubject(t *testing.T) {
 	})
 }
 
-// TestFinding12_4_ValidateCandidates: validating 13 digits under auto gives
+// TestValidateCandidatesCarryTheirOwnVerdicts: validating 13 digits under auto gives
 // each candidate its own format and validation, and says which reading is
-// the likely one and why. On main candidates had neither.
-func TestFinding12_4_ValidateCandidates(t *testing.T) {
+// the likely one and why.
+func TestValidateCandidatesCarryTheirOwnVerdicts(t *testing.T) {
 	e := newEnv(t)
 	r := e.do(t, "POST", "/v1/identifiers/validate", fixture.KeyFull, `{"value":"4006381333931"}`)
 	checkEnvelope(t, r)
@@ -189,4 +188,39 @@ func hasWarning(m map[string]any, code string) bool {
 		}
 	}
 	return false
+}
+
+// A '+' in a path is a plus sign, as RFC 3986 has it; only a query string
+// is form-encoded, where '+' is a space. So 09520+12345+6788 (the spaced
+// GTIN form-encoded) is INVALID_IDENTIFIER saying how to send a space, the
+// same value with %20 finds the product, a '+' inside a Digital Link
+// URI's batch stays a '+', and in search's query '+' and %20 are the same.
+func TestPlusInAPathIsAPlusSign(t *testing.T) {
+	e := newEnv(t)
+	for _, view := range []string{"", "/dpp", "/evidence"} {
+		r := e.do(t, "GET", "/v1/products/09520+12345+6788"+view, fixture.KeyFull, "")
+		detail, _ := r.json["detail"].(string)
+		if r.status != 400 || r.json["code"] != "INVALID_IDENTIFIER" || !strings.Contains(detail, `"09520+12345+6788"`) ||
+			!strings.Contains(detail, "write a space as %20") {
+			t.Errorf("GET 09520+12345+6788%s: %d %s", view, r.status, r.body)
+		}
+		r = e.do(t, "GET", "/v1/products/09520%2012345%206788"+view, fixture.KeyFull, "")
+		if r.json["status"] != "found" || fixture.Get(r.json, "data.interpreted_as") != demoSub {
+			t.Errorf("GET 09520%%2012345%%206788%s: %d %.300s", view, r.status, r.body)
+		}
+	}
+	r := e.do(t, "GET", "/v1/products/x+y", fixture.KeyFull, "")
+	if detail, _ := r.json["detail"].(string); r.status != 400 || !strings.Contains(detail, `found '+'`) {
+		t.Errorf("GET x+y: %d %s", r.status, r.body)
+	}
+	uri := url.PathEscape("https://id.gs1.org/01/09520123456788/10/AB") + "+12"
+	r = e.do(t, "GET", "/v1/products/"+uri, fixture.KeyFull, "")
+	if r.json["status"] != "found" || !strings.Contains(string(r.body), "(10) AB+12 set aside") {
+		t.Errorf("GET %s: %d %.400s", uri, r.status, r.body)
+	}
+	plus := e.do(t, "GET", "/v1/products/search?manufacturer=demo+foods", fixture.KeyFull, "")
+	space := e.do(t, "GET", "/v1/products/search?manufacturer=demo%20foods", fixture.KeyFull, "")
+	if plus.status != 200 || len(items(plus)) == 0 || mustJSON(t, items(plus)) != mustJSON(t, items(space)) {
+		t.Errorf("search demo+foods %d %.300s, demo%%20foods %.300s", plus.status, plus.body, space.body)
+	}
 }

@@ -137,8 +137,8 @@ func NewWithOptions(svc *service.Service, log *slog.Logger, mcp http.Handler, o 
 	s.get("/v1/products/:identifier/dpp", s.op(keys.ScopeRead, "get_passport", product(svc.Passport)))
 	s.get("/v1/products/:identifier/evidence", s.op(keys.ScopeRead, "get_evidence", product(svc.Evidence)))
 	s.get("/v1/sources/:source_id", s.op(keys.ScopeSources, "get_source", s.source))
-	s.get("/v1/openapi.json", s.keyed(s.openapiJSON))
-	s.get("/v1/openapi.yaml", s.keyed(s.openapiYAML))
+	s.get("/v1/openapi.json", s.openapiJSON)
+	s.get("/v1/openapi.yaml", s.openapiYAML)
 	s.probes()
 	if mcp != nil {
 		s.routes = append(s.routes, "POST /v1/mcp")
@@ -490,20 +490,11 @@ func (s *Server) countRefusal(c domain.Caller, err error) {
 	}
 }
 
-// keyed serves h to any valid key, whatever its scopes.
-func (s *Server) keyed(h http.HandlerFunc) httprouter.Handle {
-	return func(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-		c, err := s.svc.Authenticate(r.Header.Get("Authorization"))
-		if err != nil {
-			s.writeError(w, r, err)
-			return
-		}
-		service.NoteCaller(r.Context(), c)
-		h(w, r)
-	}
-}
-
-func (s *Server) openapiJSON(w http.ResponseWriter, r *http.Request) {
+// openapiJSON serves the OpenAPI document as JSON. Like the probes it
+// needs no key: OpenAPI tooling (generators, validators, API explorers)
+// fetches it without credentials, and it says only what the published
+// document says.
+func (s *Server) openapiJSON(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 	b, err := openapi.JSON()
 	if err != nil {
 		s.writeError(w, r, domain.Internal(err))
@@ -513,7 +504,8 @@ func (s *Server) openapiJSON(w http.ResponseWriter, r *http.Request) {
 	w.Write(b)
 }
 
-func (s *Server) openapiYAML(w http.ResponseWriter, r *http.Request) {
+// openapiYAML serves the OpenAPI document as written (no key needed).
+func (s *Server) openapiYAML(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 	w.Header().Set("Content-Type", "application/yaml")
 	w.Write(openapi.YAML)
 }

@@ -14,7 +14,7 @@ import (
 // Every Problem's type is an absolute URI naming docs/problems.md with the
 // code's anchor, the page has that section (GitHub's anchor of a heading is
 // its text in lower case), and docs_url is set to the same page.
-func TestFinding12_7i_ProblemTypesPointAtDocs(t *testing.T) {
+func TestProblemTypesPointAtDocs(t *testing.T) {
 	page, err := os.ReadFile(filepath.Join("..", "docs", "problems.md"))
 	if err != nil {
 		t.Fatal(err)

@@ -11,7 +11,7 @@ import (
 // that merely starts with what was typed; each band keeps its place: exact
 // 1, the name with typos above 0.9, a prefix in (0.5, 0.9), the rest at
 // most 0.5.
-func TestFinding12_7h_TypoOfWholeNameAbovePrefix(t *testing.T) {
+func TestTypoOfWholeNameAbovePrefix(t *testing.T) {
 	names := []string{"Bosch GmbH", "Boshart Industries", "Evergreen Snacks SAS", "Evergren Snackbar Holdings", "Siemens AG", "Siemens Healthineers AG"}
 	var docs []Doc
 	for i, n := range names {

@@ -17,7 +17,8 @@ func advice(toolName string, e *domain.Error) string {
 		if toolName == "get_source" {
 			return "source_id must be a UUID: take it from a claim's source_ref, a document's source_id or meta.coverage, and call get_source again."
 		}
-		return "The identifier is not valid in any namespace it could be in: call validate_identifier with it to see what is wrong " +
+		return "The identifier is not valid in any namespace it could be in: when detail names the subject a product is stored under " +
+			"(such as internal_sku:off-2000000001273), call again with that subject; otherwise call validate_identifier with it to see what is wrong " +
 			"(check digit, length, characters), then call again with the corrected value or a subject string such as gtin:09520123456788. Do not retry it unchanged."
 	case domain.CodeUnsupportedNamespace:
 		return "Use namespace auto, gtin, gln, sscc or internal_sku (or leave namespace out) and call validate_identifier again."
@@ -28,7 +29,7 @@ func advice(toolName string, e *domain.Error) string {
 	case domain.CodeUnsupportedFilter:
 		return "Leave out brand, category and market: only manufacturer, trust_level_min, has_passport and updated_since can be searched. Call search_products again without them."
 	case domain.CodeInvalidFilter:
-		return "Correct the argument named in detail (search_products takes manufacturer, trust_level_min L0 to L5, has_passport, updated_since as RFC 3339, sort, cursor and limit 1 to 100) and call again."
+		return "Correct the argument named in detail (search_products takes manufacturer, trust_level_min L0 to L5, has_passport, updated_since as an RFC 3339 date-time or date, sort, cursor and limit 1 to 100) and call again."
 	case domain.CodeInvalidSort:
 		return "Use sort updated_at, or give a manufacturer to sort by relevance, and call search_products again."
 	case domain.CodeInvalidCursor:

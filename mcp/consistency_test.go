@@ -10,7 +10,7 @@ import (
 // A failed tool call speaks pds's words, never the Go decoder's: an unknown
 // argument is named with the members the tool takes, as REST names an
 // unknown body member.
-func TestFinding12_7f_ToolErrorsWithoutDecoderText(t *testing.T) {
+func TestToolErrorsWithoutDecoderText(t *testing.T) {
 	e := newEnv(t)
 	cases := []struct {
 		tool string

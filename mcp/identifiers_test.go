@@ -1,6 +1,10 @@
 package mcp_test
 
 import (
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/productdata/pds/internal/fixture"
@@ -27,10 +31,10 @@ func warned(m map[string]any, code string) bool {
 	return false
 }
 
-// TestFinding12_2_IdentifierForms: the product tools and resolve_identifiers
+// TestIdentifierFormsFindTheProduct: the product tools and resolve_identifiers
 // read identifiers in the forms people hold, echo the subject looked up and
-// say what was stripped. On main these were read as internal SKUs or refused.
-func TestFinding12_2_IdentifierForms(t *testing.T) {
+// say what was stripped.
+func TestIdentifierFormsFindTheProduct(t *testing.T) {
 	e := newEnv(t)
 	forms := []struct{ in, warning string }{
 		{"952-0123-456788", "SEPARATORS_REMOVED"},
@@ -62,10 +66,10 @@ func TestFinding12_2_IdentifierForms(t *testing.T) {
 	}
 }
 
-// TestFinding12_3_AbsenceEchoesSubject: absences over MCP say what was looked
+// TestAbsenceEchoesSubject: absences over MCP say what was looked
 // up, and get_passport tells a known product without a passport from no
-// product. On main data was null.
-func TestFinding12_3_AbsenceEchoesSubject(t *testing.T) {
+// product.
+func TestAbsenceEchoesSubject(t *testing.T) {
 	e := newEnv(t)
 	cases := []struct {
 		tool, in, interpreted string
@@ -91,9 +95,9 @@ func TestFinding12_3_AbsenceEchoesSubject(t *testing.T) {
 	}
 }
 
-// TestFinding12_4_ValidateCandidates: validate_identifier on 13 digits gives
+// TestValidateCandidatesCarryTheirOwnVerdicts: validate_identifier on 13 digits gives
 // each candidate its own format and validation and names the likely one.
-func TestFinding12_4_ValidateCandidates(t *testing.T) {
+func TestValidateCandidatesCarryTheirOwnVerdicts(t *testing.T) {
 	e := newEnv(t)
 	sc := callTool(t, e, "validate_identifier", map[string]any{"value": "4006381333931"})
 	if sc["status"] != "ambiguous" || fixture.Get(sc, "data.likely.subject") != "gtin:04006381333931" {
@@ -103,6 +107,77 @@ func TestFinding12_4_ValidateCandidates(t *testing.T) {
 		c := c.(map[string]any)
 		if c["format"] == nil || fixture.Get(c, "validation.technical") != "pass" {
 			t.Errorf("candidate %v", c)
+		}
+	}
+}
+
+// offInput holds products as pds import off stores codes that fail their
+// check digit: 2000000001273 (check digit 2, not 3) as a public internal
+// SKU, 2000000001280 (9, not 0) as one only tenant acme may see.
+var offInput = map[string]string{
+	"sources.ndjson": `{"id":"22222222-0000-4000-8000-000000000001","kind":"partner_feed","origin":"https://world.openfoodfacts.org","trust_tier":1,"licence_name":"ODbL-1.0","may_redistribute_verbatim":true,"may_redistribute_derived":true,"covers":{"namespaces":["gtin","internal_sku"]}}
+`,
+	"products.ndjson": `{"identifiers":["internal_sku:off-2000000001273"],"manufacturer":"Bad Digit Foods","trust_level":"L1","status":"active","updated_at":"2026-01-01T00:00:00Z"}
+{"identifiers":["internal_sku:off-2000000001280"],"manufacturer":"Acme Private Label","trust_level":"L1","status":"active","updated_at":"2026-01-01T00:00:00Z","tenant":"acme"}
+`,
+}
+
+// A code that fails its check digit is INVALID_IDENTIFIER (it fails syntax
+// in every namespace it could be in), but when the caller may see a product
+// stored under it as an internal SKU, over REST and MCP alike the error names
+// that subject, and asking for it finds the product.
+func TestInvalidCodeNamesItsStoredSKU(t *testing.T) {
+	in := t.TempDir()
+	for name, body := range offInput {
+		if err := os.WriteFile(filepath.Join(in, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	svc, secrets := fixture.Service(t, fixture.Build(t, in))
+	e := serve(t, svc, secrets)
+	const hint = "stored under this code as "
+	cases := []struct {
+		in, key, sku string // sku: the subject the error names, "" for none
+	}{
+		{"2000000001273", fixture.KeyFull, "internal_sku:off-2000000001273"},
+		{" gtin:2000000001273 ", fixture.KeyFull, "internal_sku:off-2000000001273"},
+		{"2000000001280", fixture.KeyAcme, "internal_sku:off-2000000001280"},
+		{"2000000001280", fixture.KeyFull, ""}, // acme's product: another tenant hears nothing of it
+		{"2000000001297", fixture.KeyFull, ""}, // nothing stored
+	}
+	for _, c := range cases {
+		check := func(transport, detail string) {
+			t.Helper()
+			if c.sku == "" && strings.Contains(detail, hint) || c.sku != "" && !strings.Contains(detail, hint+c.sku) {
+				t.Errorf("%s %q (%s): detail %q, want the SKU %q named", transport, c.in, c.key, detail, c.sku)
+			}
+		}
+		for _, suffix := range []string{"", "/dpp", "/evidence"} {
+			r := e.do(t, "GET", "/v1/products/"+url.PathEscape(c.in)+suffix, c.key, "", nil)
+			checkProblem(t, r, "INVALID_IDENTIFIER")
+			detail, _ := r.json["detail"].(string)
+			check("REST"+suffix, detail)
+		}
+		r := e.do(t, "POST", "/v1/products/resolve", c.key, `{"identifiers":["`+c.in+`"]}`, nil)
+		if got := fixture.Get(r.json, "data.items.0.status"); got != "invalid" {
+			t.Fatalf("resolve %q: %d %s", c.in, r.status, r.body)
+		}
+		detail, _ := fixture.Get(r.json, "data.items.0.error.detail").(string)
+		check("REST resolve", detail)
+		for _, tool := range []string{"get_product", "get_passport", "get_evidence"} {
+			params := callParams(tool, map[string]any{"identifier": c.in})
+			m := e.do(t, "POST", "/v1/mcp", c.key, rpc(1, "tools/call", params), headers("tools/call", tool, nil))
+			text, _ := fixture.Get(m.json, "result.content.0.text").(string)
+			if fixture.Get(m.json, "result.isError") != true || !strings.Contains(text, "INVALID_IDENTIFIER") {
+				t.Fatalf("MCP %s %q: %s", tool, c.in, m.body)
+			}
+			check("MCP "+tool, text)
+		}
+		if c.sku != "" {
+			r := e.do(t, "GET", "/v1/products/"+c.sku, c.key, "", nil)
+			if r.json["status"] != "found" || fixture.Get(r.json, "data.subject") != c.sku {
+				t.Errorf("GET %s: %d %s", c.sku, r.status, r.body)
+			}
 		}
 	}
 }

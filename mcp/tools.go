@@ -13,6 +13,11 @@ import (
 	"github.com/productdata/pds/service"
 )
 
+// sincePattern is search_products' updated_since: an RFC 3339 date-time or
+// full-date (the service reads a date as its midnight UTC). A pattern rather
+// than JSON Schema's format, which has no single name for "either".
+const sincePattern = `^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$`
+
 // listTTL is how long a client may cache server/discover and tools/list: the
 // tools change only with the binary.
 const listTTL = time.Hour
@@ -218,10 +223,11 @@ func newTools(svc *service.Service) []*tool {
 				"manufacturer":    obj{"type": "string", "minLength": 1, "maxLength": 200, "description": "Manufacturer name to match, fuzzily (1 to 200 characters)."},
 				"trust_level_min": obj{"type": "string", "enum": domain.TrustLevels, "description": "Lowest acceptable trust level, L0 (lowest) to L5."},
 				"has_passport":    boolean("true: only products with a persisted passport; false: only products without one."),
-				"updated_since":   obj{"type": "string", "format": "date-time", "description": "Only products updated at or after this RFC 3339 date-time, such as 2025-01-31T00:00:00Z."},
-				"sort":            obj{"type": "string", "enum": []string{"relevance", "updated_at"}, "description": "relevance (needs manufacturer; its default) or updated_at (newest first; the default without manufacturer)."},
-				"cursor":          obj{"type": "string", "minLength": 1, "description": "meta.next_cursor from the previous page, with the same other arguments; leave it out for the first page."},
-				"limit":           obj{"type": "integer", "minimum": 1, "maximum": service.MaxSearchLimit, "default": service.DefaultSearchLimit, "description": "Page size, 1 to 100 (default 20)."},
+				"updated_since": obj{"type": "string", "pattern": sincePattern,
+					"description": "Only products updated at or after this RFC 3339 date-time, such as 2025-01-31T00:00:00Z, or date, such as 2025-01-31 (its midnight UTC)."},
+				"sort":   obj{"type": "string", "enum": []string{"relevance", "updated_at"}, "description": "relevance (needs manufacturer; its default) or updated_at (newest first; the default without manufacturer)."},
+				"cursor": obj{"type": "string", "minLength": 1, "description": "meta.next_cursor from the previous page, with the same other arguments; leave it out for the first page."},
+				"limit":  obj{"type": "integer", "minimum": 1, "maximum": service.MaxSearchLimit, "default": service.DefaultSearchLimit, "description": "Page size, 1 to 100 (default 20)."},
 			}),
 			OutputSchema: envelope("found: at least one match. not_found: nothing matched.",
 				object("One page of matches.", []string{"items"}, obj{

@@ -156,6 +156,8 @@ func toolCases() []toolCase {
 		{name: "limit over 100", tool: "search_products", args: map[string]any{"limit": 101}, want: "INVALID_FILTER"},
 		{name: "trust level out of range", tool: "search_products", args: map[string]any{"trust_level_min": "L9"}, want: "INVALID_FILTER"},
 		{name: "bad date", tool: "search_products", args: map[string]any{"updated_since": "yesterday"}, want: "INVALID_FILTER"},
+		{name: "date only", tool: "search_products", args: map[string]any{"updated_since": "2025-01-04"}, want: "found"},
+		{name: "no such date", tool: "search_products", args: map[string]any{"updated_since": "2025-02-30"}, want: "INVALID_FILTER"},
 		{name: "empty cursor", tool: "search_products", args: map[string]any{"cursor": ""}, want: "INVALID_CURSOR"},
 		{name: "limit not an integer", tool: "search_products", args: map[string]any{"limit": 2.5}, want: "INVALID_REQUEST", mcpOnly: true},
 		{name: "limit a string", tool: "search_products", args: map[string]any{"limit": "20"}, want: "INVALID_REQUEST", mcpOnly: true},
@@ -244,7 +246,7 @@ func TestTools(t *testing.T) {
 					delete(rest.json, "request_id")
 					if problem["code"] == "FORBIDDEN" {
 						// Each transport names the call in its own terms: REST
-						// its method and path, MCP the tool (finding 12.7e).
+						// its method and path, MCP the tool.
 						if d, _ := problem["detail"].(string); !strings.Contains(d, c.tool) {
 							t.Errorf("MCP 403 does not name the tool %s: %s", c.tool, d)
 						}

@@ -42,7 +42,7 @@ type Options struct {
 	// NoDocuments skips writing each record's bytes under documents/.
 	NoDocuments bool
 	// RetrievedAt is when the dump was fetched (default: the file's
-	// modification time; now for stdin).
+	// modification time; now for stdin): every document's retrieved_at.
 	RetrievedAt time.Time
 	// Rejects gets one line per unusable record, per skipped field, per
 	// record whose text is not all UTF-8 and per code with a wrong check

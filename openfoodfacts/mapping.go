@@ -66,8 +66,9 @@ func sourceUUID(name string) string {
 }
 
 // SKUPrefix is put before a code that is no valid GTIN to make it an internal
-// SKU (internal SKUs hold no ':').
-const SKUPrefix = "off-"
+// SKU (internal SKUs hold no ':'). It is domain's, so that a lookup of the
+// code can name the product (see domain.CodeSKUPrefixes).
+const SKUPrefix = domain.OFFSKUPrefix
 
 // Subject maps an OFF code to a subject string: a valid GTIN-8, -12, -13 or
 // -14 becomes a 14-digit GTIN; any other code that an internal SKU can hold
@@ -113,8 +114,9 @@ type unusable struct{ reason string }
 func (u *unusable) Error() string { return u.reason }
 
 // Map maps one record (its exact bytes in the dump) to pds input records.
-// retrievedAt is when the dump was fetched (RFC 3339). An error means the
-// record cannot be used at all; its text is the reason.
+// retrievedAt is when the dump was fetched (RFC 3339): the document's
+// retrieved_at; the claims' is the record's last_modified_t. An error means
+// the record cannot be used at all; its text is the reason.
 func Map(raw []byte, retrievedAt string) (*Mapped, error) {
 	var r record
 	trimmed := bytes.TrimSpace(raw)
@@ -384,7 +386,11 @@ func (mp *mapper) claim(predicate string, value any, unit *string, pointer strin
 	c.Subject = mp.m.Subject
 	c.Predicate = predicate
 	c.Object = domain.ClaimObject{Value: v, Unit: unit}
-	c.RetrievedAt = mp.retrievedAt
+	// The dump holds the record as it was at last_modified_t, so its values
+	// are as retrieved then; with the verdicts, also evaluated then, the
+	// passport's updated_at (their latest time) is the record's, as the
+	// identity's is. The document keeps the dump's time (retrievedAt).
+	c.RetrievedAt = mp.modified
 	c.EvidenceRefs = []string{c.ID + ":ev"}
 	mp.m.Claims = append(mp.m.Claims, c)
 	mp.m.Evidence = append(mp.m.Evidence, domain.Evidence{ID: c.ID + ":ev", ClaimID: c.ID, DocumentID: mp.m.Document.ID,

@@ -209,6 +209,34 @@ func TestMapOrigins(t *testing.T) {
 	}
 }
 
+// A record's claims are as retrieved at its last_modified_t, as its product
+// was updated and its verdicts evaluated (so the passport built from them is
+// updated when the record was); only the document, the record's bytes, is
+// as retrieved with the dump.
+func TestMapTimesAreTheRecords(t *testing.T) {
+	line := `{"code":"3017620422003","last_modified_t":1700000000,"nutriments":{"sugars_100g":56.3},"quantity":"400 g",` +
+		`"sources":[{"id":"openfood-ch","import_t":1600000000,"fields":["quantity"]}],"data_quality_errors_tags":[]}`
+	const dump, record = "2026-11-23T00:00:00Z", "2023-11-14T22:13:20Z"
+	m, err := Map([]byte(line), dump)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Product.UpdatedAt != record || m.Document.RetrievedAt != dump {
+		t.Errorf("product updated_at %s, document retrieved_at %s; want %s and %s", m.Product.UpdatedAt, m.Document.RetrievedAt, record, dump)
+	}
+	if len(m.Claims) != 2 || len(m.Verdicts) != 1 {
+		t.Fatalf("%d claims, %d verdicts", len(m.Claims), len(m.Verdicts))
+	}
+	for _, c := range m.Claims {
+		if c.RetrievedAt != record {
+			t.Errorf("claim %s retrieved_at %s, want the record's %s", c.ID, c.RetrievedAt, record)
+		}
+	}
+	if v := m.Verdicts[0]; v.EvaluatedAt != record {
+		t.Errorf("verdict evaluated_at %s, want %s", v.EvaluatedAt, record)
+	}
+}
+
 func TestPointer(t *testing.T) {
 	if got := Pointer("nutriments", "a/b~c"); got != "/nutriments/a~1b~0c" {
 		t.Errorf("Pointer = %s", got)

@@ -193,6 +193,11 @@ func checkProduct(t *testing.T, s server, in string, p map[string]any) {
 	if dpp["status"] != "found" || (len(claims) == 0 && get(p, "nutriments") != nil && len(get(p, "nutriments").(map[string]any)) > 0) {
 		t.Fatalf("passport: %v", dpp)
 	}
+	// The passport was last updated when the record was, as identity says,
+	// not when the dump was fetched.
+	if got := get(dpp, "data.updated_at"); got != get(id, "data.updated_at") {
+		t.Errorf("passport updated_at %v, identity %v (the record's last_modified_t)", got, get(id, "data.updated_at"))
+	}
 	for _, c := range claims {
 		c := c.(map[string]any)
 		pred := c["predicate"].(string)

@@ -2,7 +2,7 @@
 # Installs what the TypeScript SDK test of pds mcp needs, when missing:
 #   node and npm  from Debian (nodejs, npm) when node is not on PATH
 #   @modelcontextprotocol/sdk  the TypeScript MCP SDK, 1.x, from npm into .tools/mcp-ts
-# make tools runs it; so does cmd/pds's TestFinding12_9_StdioHosts when
+# make tools runs it; so does cmd/pds's TestStdioHostsCallEveryTool when
 # .tools/mcp-ts is missing. Prints the SDK directory on success.
 set -euo pipefail
 cd "$(dirname "$0")/.."

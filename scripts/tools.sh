@@ -4,7 +4,7 @@
 #   versitygw  an S3-compatible server (the fleet tests' object store), built
 #              from the Go module proxy into $(go env GOPATH)/bin (a few minutes, once)
 #   minisign   the signature tool an operator checks snapshots with (Debian package)
-#   curl       what the README and docs examples call (cmd/pds TestFinding12_1_DocsExamplesRun runs them)
+#   curl       what the README and docs examples call (cmd/pds TestDocsExamplesRun runs them)
 #   systemd-analyze  (Debian's systemd) checks the units in deploy/ (cmd/pds TestSystemdUnits)
 #   node, npm and the TypeScript MCP SDK 1.x (scripts/mcp-ts-client.sh): the
 #              host-side client the pds mcp test runs, into .tools/mcp-ts

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"strings"
 
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/gs1"
@@ -129,7 +130,7 @@ func (s *Service) product(ctx context.Context, c domain.Caller, view View, a Pro
 	}
 	readings, err := gs1.Interpret(identifier)
 	if err != nil {
-		return nil, fromGS1(err, domain.CodeInvalidIdentifier)
+		return nil, s.invalidIdentifier(identifier, c.Tenant, err)
 	}
 	snap, err := s.snapshot()
 	if err != nil {
@@ -273,6 +274,63 @@ func (l lookup) absence(input string) (*Result, error) {
 		}
 	}
 	return bodyResult(b, l.coverage)
+}
+
+// invalidIdentifier is the error of an identifier that fails syntax (err,
+// from gs1.Interpret). When the caller can see a product stored under the
+// value as an internal SKU (see storedSKU), the detail names it: the value is
+// still invalid, but the caller learns what to ask for.
+func (s *Service) invalidIdentifier(input, tenant string, err error) error {
+	de := fromGS1(err, domain.CodeInvalidIdentifier).(*domain.Error)
+	if de.Code != domain.CodeInvalidIdentifier {
+		return de
+	}
+	snap, serr := s.snapshot()
+	if serr != nil {
+		return de // the caller hears about its identifier first
+	}
+	defer snap.release()
+	sku, ok, serr := snap.storedSKU(input, tenant)
+	if serr != nil || !ok {
+		return de
+	}
+	return &domain.Error{Code: de.Code, Detail: de.Detail + skuHint(sku)}
+}
+
+// skuHint is what an INVALID_IDENTIFIER detail adds when a product is
+// stored under the value as the internal SKU sku.
+func skuHint(sku string) string {
+	return "; a product is stored under this code as " + sku + ": ask for that subject"
+}
+
+// storedSKU finds a product stored as an internal SKU under a value that
+// fails GS1 syntax: the value as it is or behind one of
+// domain.CodeSKUPrefixes (pds import off keeps a code with a wrong check
+// digit as internal_sku:off-<code>). The value is the input without white
+// space around it and without a gtin, gln or sscc namespace; sku is the
+// subject to ask for, when the caller may see its product.
+func (snap *Snapshot) storedSKU(input, tenant string) (sku string, ok bool, err error) {
+	v := strings.TrimSpace(input)
+	if ns, rest, found := cut(v); found {
+		if ns != gs1.NSGTIN && ns != gs1.NSGLN && ns != gs1.NSSSCC {
+			return "", false, nil
+		}
+		v = rest
+	}
+	for _, prefix := range domain.CodeSKUPrefixes {
+		sub, perr := gs1.ParseSubject(gs1.NSInternalSKU + ":" + prefix + v)
+		if perr != nil {
+			continue
+		}
+		a, found, err := snap.Alias(sub.String())
+		if err != nil {
+			return "", false, err
+		}
+		if found && a.VisibleTo(tenant) {
+			return sub.String(), true, nil
+		}
+	}
+	return "", false, nil
 }
 
 type errMissingView string

@@ -68,6 +68,9 @@ func (s *Service) Resolve(ctx context.Context, c domain.Caller, a ResolveArgs) (
 	b := &batch{snap: snap, r: r, tenant: c.Tenant, items: identifyAll(ids, bufs), cov: newCoverageUnion(snap, c.Tenant), bufs: bufs}
 	b.arena, b.keys = bufs.arena[:0], bufs.keys[:0]
 	defer func() { bufs.arena, bufs.keys = b.arena[:0], b.keys[:0] }()
+	if err := b.hintSKUs(); err != nil {
+		return nil, err
+	}
 	if err := b.readDirect(); err != nil {
 		return nil, err
 	}
@@ -144,6 +147,26 @@ func identifyAll(ids []string, bufs *batchBufs) []item {
 		it.readings = rs
 	}
 	return items
+}
+
+// hintSKUs adds to the error of each invalid item the internal SKU a product
+// is stored under for its value, when there is one the caller may see (as
+// a single lookup's INVALID_IDENTIFIER detail does).
+func (b *batch) hintSKUs() error {
+	for i := range b.items {
+		it := &b.items[i]
+		if it.status != "invalid" {
+			continue
+		}
+		sku, ok, err := b.snap.storedSKU(it.input, b.tenant)
+		if err != nil {
+			return err
+		}
+		if ok {
+			it.errDetail += skuHint(sku)
+		}
+	}
+	return nil
 }
 
 // batch is a Resolve call in progress: its items and what it has read.

@@ -20,6 +20,17 @@ import (
 	"github.com/productdata/pds/keys"
 )
 
+// parseSince reads updated_since: an RFC 3339 date-time, or an RFC 3339
+// full-date (2026-01-01), which is its midnight UTC. A date has no zone, and
+// updated_at is written in UTC, so UTC is the reading that gives the same
+// day boundaries as the values it is compared with.
+func parseSince(v string) (time.Time, error) {
+	if len(v) == len(time.DateOnly) {
+		return time.Parse(time.DateOnly, v)
+	}
+	return time.Parse(time.RFC3339Nano, v)
+}
+
 // Search limits.
 const (
 	DefaultSearchLimit = 20
@@ -231,9 +242,10 @@ func parseSearch(a SearchArgs, tenant string) (index.Query, string, error) {
 	}
 	q.HasPassport = a.HasPassport
 	if v := a.UpdatedSince; v != nil {
-		t, err := time.Parse(time.RFC3339Nano, *v)
+		t, err := parseSince(*v)
 		if err != nil {
-			return q, "", domain.Errorf(domain.CodeInvalidFilter, "updated_since must be an RFC 3339 date-time such as 2025-01-31T00:00:00Z (got %q)", clip(*v))
+			return q, "", domain.Errorf(domain.CodeInvalidFilter, "updated_since must be an RFC 3339 date-time such as 2025-01-31T00:00:00Z, "+
+				"or a date such as 2025-01-31 (its midnight UTC) (got %q)", clip(*v))
 		}
 		q.UpdatedSince = t
 	}

@@ -1,7 +1,7 @@
 package main
 
-// The shell examples of README.md and docs/*.md, run as a user would run them
-// (issue #12, finding 1). The test sits in cmd/pds because it needs what
+// The shell examples of README.md and docs/*.md, run as a user would run them.
+// The test sits in cmd/pds because it needs what
 // 'make run' wires together: it ingests the bundled sample, adds a demo key
 // with the same scopes and serves it with this package's own ingest, keys and
 // serve commands, and it puts this test binary on PATH as 'pds' (and
@@ -185,11 +185,11 @@ func freeAddr(t *testing.T) string {
 	return l.Addr().String()
 }
 
-// TestFinding12_1_DocsExamplesRun runs every shell example of README.md and docs/*.md
+// TestDocsExamplesRun runs every shell example of README.md and docs/*.md
 // against a server started as 'make run' starts it (see the top of this
 // file for the convention), and fails naming the file:line of any example
 // that answers outside 2xx or exits non-zero unexpectedly.
-func TestFinding12_1_DocsExamplesRun(t *testing.T) {
+func TestDocsExamplesRun(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Fatal("the docs examples run with bash, which is not installed")
 	}

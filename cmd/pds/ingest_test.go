@@ -15,9 +15,9 @@ func product(sku, extra string) string {
 	return `{"identifiers":["internal_sku:` + sku + `"],"manufacturer":"M","trust_level":"L1","status":"active","updated_at":"2025-01-01T00:00:00Z"` + extra + "}\n"
 }
 
-// Finding 8 of issue #12: what pds ingest says about input it cannot read as
+// What pds ingest says about input it cannot read as
 // is, each checked on the command's own output.
-func TestFinding12_8_IngestRoughEdges(t *testing.T) {
+func TestIngestReportsInputItCannotRead(t *testing.T) {
 	const party = `{"id":"aaaaaaaa-0000-4000-8000-000000000001","name":"P"}` + "\n"
 	gz := func(s string) string {
 		var buf bytes.Buffer

@@ -43,13 +43,13 @@ func pdsCommand(args ...string) *exec.Cmd {
 	return cmd
 }
 
-// TestFinding12_9_StdioHosts (issue #12, finding 9): hosts of today start
+// TestStdioHostsCallEveryTool: hosts of today start
 // pds mcp as a subprocess and talk MCP over its stdin and stdout. The Go
 // SDK's CommandTransport and the TypeScript SDK 1.x client (as Claude
 // Desktop and VS Code use it) each negotiate a revision before 2026-07-28,
 // list the nine tools and call every one; the TypeScript client validates
 // each structuredContent against the tool's outputSchema.
-func TestFinding12_9_StdioHosts(t *testing.T) {
+func TestStdioHostsCallEveryTool(t *testing.T) {
 	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
 
 	t.Run("go-sdk/snapshot", func(t *testing.T) {

@@ -15,10 +15,10 @@ import (
 	"github.com/productdata/pds/snapshots"
 )
 
-// Finding 5 of #12: each evidence link carries its source in short (id, kind
+// Each evidence link carries its source in short (id, kind
 // and licence terms), each full Source is once in the envelope's sources, and
 // covers is served nowhere.
-func TestFinding12_5_SlimEvidenceSources(t *testing.T) {
+func TestEvidenceLinksCarryAShortSource(t *testing.T) {
 	e := newEnv(t)
 	r := e.do(t, "GET", "/v1/products/"+demo+"/evidence", fixture.KeyFull, "")
 	if r.status != 200 || r.json["status"] != "found" {
@@ -68,10 +68,10 @@ func TestFinding12_5_SlimEvidenceSources(t *testing.T) {
 	}
 }
 
-// Finding 5 of #12: answers are compressed with gzip or zstd when the client
+// Answers are compressed with gzip or zstd when the client
 // asks, from MinCompressSize bytes on, with Vary: Accept-Encoding, and not
 // compressed when it does not ask.
-func TestFinding12_5_Compression(t *testing.T) {
+func TestLargeAnswersCompressedWhenAsked(t *testing.T) {
 	e := newEnv(t)
 	evidence := "/v1/products/" + demo + "/evidence"
 	plain := rawGet(t, e, evidence, "")
@@ -121,10 +121,10 @@ func TestFinding12_5_Compression(t *testing.T) {
 	}
 }
 
-// Finding 6 of #12: every answer read from a snapshot names it in
+// Every answer read from a snapshot names it in
 // meta.snapshot and in headers; product reads carry an ETag made of the
 // build id and the answer, and If-None-Match answers 304.
-func TestFinding12_6_SnapshotAndETag(t *testing.T) {
+func TestAnswersNameTheirSnapshotAndETag(t *testing.T) {
 	e := newEnv(t)
 	m, err := snapshots.ReadManifest(e.snap)
 	if err != nil {
