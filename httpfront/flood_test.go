@@ -44,9 +44,11 @@ func floodSizes(t *testing.T) (keepAlive, silent, maxConns int) {
 // listener, keep-alive ones with a valid key or silent ones, and meanwhile
 // sends requests as a new client from another address, one connection each:
 // the new client's first request is served, and none sent after the first
-// second is refused. With the default share per address, the share stops
-// the flood; with no limit per address, the cap is reached and idle
-// connections, least recently used first, make room.
+// second is refused. With the default limits, the share per address stops
+// the flood. With no limit per address, and timeouts longer than the test
+// (so that the flood's connections stay until something closes them on a
+// slow machine too), the cap is reached and idle connections, least
+// recently used first, make room.
 func TestFloodLeavesRoomForNewClients(t *testing.T) {
 	keepAlive, silent, maxConns := floodSizes(t)
 	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
@@ -65,6 +67,9 @@ func TestFloodLeavesRoomForNewClients(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			lim := httpfront.DefaultLimits
 			lim.MaxConns, lim.AddrShare = maxConns, tc.share
+			if tc.share == 1 {
+				lim.ReadHeaderTimeout, lim.IdleTimeout = time.Hour, time.Hour
+			}
 			m := metrics.New(nil)
 			l := &httpfront.Listener{Addr: "127.0.0.1:0", Limits: lim, Metrics: m, Log: fixture.Logger(t),
 				Handler: pdshttp.NewWithOptions(svc, fixture.Logger(t), nil, pdshttp.Options{Metrics: m})}

@@ -123,6 +123,15 @@ func TestListenerAnswersMatchHandler(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Content-Length counts the per-request members, whose lengths
+		// vary: it is checked against the body, then kept as present or
+		// not.
+		if cl := res.Header.Get("Content-Length"); cl != "" {
+			if n, _ := strconv.Atoi(cl); method == "GET" && n != len(body) {
+				t.Fatalf("%s %s: Content-Length %d, body of %d bytes", method, url, n, len(body))
+			}
+			res.Header.Set("Content-Length", "n")
+		}
 		res.Header.Del("X-Request-Id")
 		res.Header.Del("Date")
 		return res.StatusCode, res.Header, perRequest.ReplaceAll(body, nil)
@@ -137,7 +146,7 @@ func TestListenerAnswersMatchHandler(t *testing.T) {
 				if st != wst || !reflect.DeepEqual(h, wh) || !bytes.Equal(body, wbody) {
 					t.Fatalf("%s %s: the Listener sent %d %v\n%s\nthe handler alone %d %v\n%s", method, p, st, h, body, wst, wh, wbody)
 				}
-				if n, _ := strconv.Atoi(h.Get("Content-Length")); method == "GET" && n > 4<<10 {
+				if method == "GET" && len(body) > 4<<10 {
 					large++
 				}
 			}
