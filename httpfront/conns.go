@@ -280,6 +280,8 @@ type Conn struct {
 	headBy time.Time
 }
 
+// SetReadDeadline sets the read deadline, kept to headBy once after a
+// handover.
 func (c *Conn) SetReadDeadline(t time.Time) error {
 	if !c.headBy.IsZero() {
 		if t.IsZero() || t.After(c.headBy) {
@@ -290,6 +292,7 @@ func (c *Conn) SetReadDeadline(t time.Time) error {
 	return c.Conn.SetReadDeadline(t)
 }
 
+// Read returns what the lane read and left first, then reads the socket.
 func (c *Conn) Read(p []byte) (int, error) {
 	if len(c.pending) > 0 {
 		n := copy(p, c.pending)
@@ -299,6 +302,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 	return c.Conn.Read(p)
 }
 
+// Close closes the socket and counts the connection out.
 func (c *Conn) Close() error {
 	c.once.Do(func() {
 		if c.t != nil {
@@ -308,6 +312,7 @@ func (c *Conn) Close() error {
 	return c.Conn.Close()
 }
 
+// Write writes p, or keeps it while gathering.
 func (c *Conn) Write(p []byte) (int, error) {
 	if c.werr != nil {
 		return 0, c.werr
