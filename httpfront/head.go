@@ -51,8 +51,8 @@ func parseHead(b []byte, h *laneHead) (int, headVerdict) {
 		return 0, incomplete(rest)
 	}
 	target, proto, ok := bytes.Cut(line, []byte(" "))
-	if !ok || string(proto) != "HTTP/1.1" {
-		return 0, headNotPlain
+	if !ok || string(proto) != "HTTP/1.1" || !validFieldValue(target) || bytes.IndexByte(target, '\t') >= 0 {
+		return 0, headNotPlain // a control byte in the target (net/url refuses one): net/http's 400
 	}
 	if bytes.HasPrefix(target, []byte("/v1/mcp")) {
 		return 0, headNotPlain // streams (server-sent events): net/http's
