@@ -125,7 +125,7 @@ floods share1 "$((PORT + 2))" "$((ADMIN + 2))"
 {
   echo "### make load: a new client during a connection flood from one address"
   echo
-  echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores ($(lscpu | sed -n 's/^Model name: *//p')); load average when the run ended: $(cut -d' ' -f1-3 /proc/loadavg)."
+  echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(machine); load average when the run ended: $(cut -d' ' -f1-3 /proc/loadavg)."
   echo "Command: \`make load\` (bench/flood against \`pds serve\` with \`--max-conns 4096 --read-header-timeout 5s --idle-timeout 30s\`, its defaults, and \`--max-conns-share\` 0.25, the default, or 1). The flood comes from 127.0.0.2 and holds its connections, opening a new one for each the server closes or refuses; the new client, on 127.0.0.3, sends \`GET /v1/whoami\` with a key every 50 ms for 5 s, one connection each."
   echo
   echo "| flood | \`--max-conns-share\` | new client first served after | its requests | refused | refused after the first second | flood connections answered 200 | flood connections reopened | refused past the address's share | refused at the cap | idle closed at the cap |"
