@@ -88,7 +88,7 @@ bench-serve: build ## pds serve on the 1M snapshot: start to /readyz 200 (verifi
 bench-search: build ## typo'd manufacturer search vs PostgreSQL pg_trgm
 	bash scripts/bench-search.sh
 
-load: build ## 60 s at twice saturation on identity and resolve with a slow-client attack alongside; figures to BENCHMARKS.md (not in make test)
+load: build ## 60 s at twice saturation on identity and resolve with a slow-client attack alongside, then two connection floods; figures to BENCHMARKS.md (not in make test)
 	bash scripts/load.sh
 
 image-test: ## the deploy/Dockerfile image under podman: read-only as 65532, a signed pull over TLS inside it, a request, SIGTERM (CI runs it; not in make test)

@@ -43,7 +43,9 @@ func TestImports(t *testing.T) {
 		{pkgs: []string{"cmd/pds"}, transitive: []string{"testing", mod + "internal/fixture"},
 			why: "test code stays out of the binary that ships: test helpers belong in _test.go files and internal/fixture, which only tests import"},
 		{pkgs: []string{"cmd/pds"}, direct: []string{"net/http"},
-			why: "cmd wires packages together and never speaks HTTP itself: the http package owns the server, its timeouts and limits, and since that package is also named http a mistake would hide behind an alias"},
+			why: "cmd wires packages together and never speaks HTTP itself: httpfront owns the server, its connections, timeouts and limits, and the http package the handler; since that package is also named http a mistake would hide behind an alias"},
+		{pkgs: []string{"httpfront"}, transitive: append([]string{mod + "http", mod + "mcp", mod + "service", mod + "keys", mod + "quota", mod + "kv", mod + "index"}, engines...),
+			why: "httpfront serves any http.Handler and answers nothing itself: every answer on both paths is the handler's, so its lane cannot grow a shortcut around authentication, limits, logs and metrics, and a request gets the same answer with or without the lane"},
 	}
 	for _, r := range rules {
 		for _, pkg := range r.pkgs {

@@ -3,15 +3,19 @@ package http
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/productdata/pds/httpfront"
 )
 
 // countingListener counts the writes made to its connections, each a
@@ -44,8 +48,8 @@ func (c countingConn) Write(p []byte) (int, error) {
 	return c.Conn.Write(p)
 }
 
-// serveCounted serves handler the way Listener does (countedListener, the
-// connection in the request's context) over a counting listener.
+// serveCounted serves handler through httpfront's Listener with net/http
+// alone (the path sendWhole gathers on) over a counting listener.
 func serveCounted(t *testing.T, handler http.Handler) (addr string, writes *atomic.Int64, fail *atomic.Bool) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -53,10 +57,9 @@ func serveCounted(t *testing.T, handler http.Handler) (addr string, writes *atom
 		t.Fatal(err)
 	}
 	writes, fail = new(atomic.Int64), new(atomic.Bool)
-	cl := &countedListener{Listener: countingListener{Listener: ln, writes: writes, fail: fail}}
-	srv := &http.Server{Handler: handler, ConnContext: connContext, ReadHeaderTimeout: 5 * time.Second}
-	go srv.Serve(cl)
-	t.Cleanup(func() { srv.Close() })
+	l := &httpfront.Listener{Handler: handler, Limits: httpfront.DefaultLimits, Log: slog.New(slog.DiscardHandler), NetHTTPOnly: true}
+	l.Serve(countingListener{Listener: ln, writes: writes, fail: fail})
+	t.Cleanup(func() { l.Close(context.Background()) })
 	return ln.Addr().String(), writes, fail
 }
 

@@ -1,9 +1,8 @@
 // Package http is the REST transport of pds: routes, authentication, request
-// ids, access logs and the one place that turns an error into problem+json;
-// and the Listener, with its connection cap and the fast lane that answers
-// plain GETs without net/http's per-request machinery (fastlane.go).
+// ids, access logs and the one place that turns an error into problem+json.
 // Handlers decode the request, call the service operation and write its
-// envelope; no operation is implemented here.
+// envelope; no operation is implemented here. The listener that serves it
+// (connections, their limits, and the lane for plain GETs) is httpfront's.
 package http
 
 import (
@@ -25,6 +24,7 @@ import (
 	"github.com/klauspost/compress/gzhttp"
 	"github.com/productdata/pds/buildinfo"
 	"github.com/productdata/pds/domain"
+	"github.com/productdata/pds/httpfront"
 	"github.com/productdata/pds/httpwire"
 	"github.com/productdata/pds/keys"
 	"github.com/productdata/pds/metrics"
@@ -534,7 +534,7 @@ func (s *Server) livez(w http.ResponseWriter, r *http.Request, _ httprouter.Para
 // fewer a request.
 func sendWhole(w http.ResponseWriter, r *http.Request, b []byte) {
 	rec, _ := w.(*recorder)
-	cc, _ := r.Context().Value(connKey{}).(*countedConn)
+	cc := httpfront.ConnOf(r.Context())
 	var flusher http.Flusher
 	if rec != nil {
 		flusher, _ = rec.ResponseWriter.(http.Flusher)
@@ -544,8 +544,8 @@ func sendWhole(w http.ResponseWriter, r *http.Request, b []byte) {
 		w.Write(b)
 		return
 	}
-	cc.gather()
-	defer cc.send()
+	cc.Gather()
+	defer cc.Send()
 	w.WriteHeader(http.StatusOK)
 	w.Write(b)
 	flusher.Flush() // the headers (Content-Length is set) and the body, into the gathering connection

@@ -36,6 +36,7 @@ type Metrics struct {
 	duration *prometheus.HistogramVec
 	inFlight prometheus.Gauge
 	shed     *prometheus.CounterVec
+	idleShut prometheus.Counter
 
 	snapshotInfo    *prometheus.GaugeVec
 	snapshotCreated prometheus.Gauge
@@ -69,8 +70,11 @@ func New(usage func() []TenantUsage) *Metrics {
 		Name: "pds_http_requests_in_flight", Help: "Requests being answered now.",
 	})
 	m.shed = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "pds_http_shed_total", Help: "Requests and connections refused because a limit was reached, by what was limited (requests, connections).",
+		Name: "pds_http_shed_total", Help: "Requests and connections refused because a limit was reached, by what was limited (requests, connections, connections_per_address).",
 	}, []string{"limit"})
+	m.idleShut = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "pds_http_idle_connections_closed_total", Help: "Idle connections closed, least recently used first, to admit a new one at the connection cap.",
+	})
 	m.snapshotInfo = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "pds_snapshot_info", Help: "The snapshot being served (value 1): build id, creation time and format version.",
 	}, []string{"build_id", "created_at", "format_version"})
@@ -92,7 +96,7 @@ func New(usage func() []TenantUsage) *Metrics {
 	m.mcpCalls = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "pds_mcp_tool_calls_total", Help: "MCP tool calls, by tool and outcome (ok, error, unknown_tool).",
 	}, []string{"tool", "outcome"})
-	m.reg.MustRegister(m.requests, m.duration, m.inFlight, m.shed, m.snapshotInfo, m.snapshotCreated,
+	m.reg.MustRegister(m.requests, m.duration, m.inFlight, m.shed, m.idleShut, m.snapshotInfo, m.snapshotCreated,
 		m.swaps, m.swapRefusals, m.keyReloads, m.refusals, m.mcpCalls,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if usage != nil {
@@ -175,9 +179,12 @@ func (m *Metrics) Start() { m.inFlight.Inc() }
 // Done counts a request in flight as answered.
 func (m *Metrics) Done() { m.inFlight.Dec() }
 
-// Shed counts a refusal because limit ("requests" or "connections") was
-// reached.
+// Shed counts a refusal because limit ("requests", "connections" or
+// "connections_per_address") was reached.
 func (m *Metrics) Shed(limit string) { m.shed.WithLabelValues(limit).Inc() }
+
+// IdleClosed counts an idle connection closed to admit a new one.
+func (m *Metrics) IdleClosed() { m.idleShut.Inc() }
 
 // Tenant returns the label for tenant: its name for the first MaxTenants
 // tenants seen, OtherTenant after that.

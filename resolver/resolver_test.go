@@ -15,6 +15,7 @@ import (
 	"time"
 
 	pdshttp "github.com/productdata/pds/http"
+	"github.com/productdata/pds/httpfront"
 	"github.com/productdata/pds/ingest"
 	"github.com/productdata/pds/internal/fixture"
 	"github.com/productdata/pds/keys"
@@ -73,8 +74,8 @@ func TestMain(m *testing.M) {
 		svc = service.New(snap, ks, nil, log)
 		defer svc.Close()
 		h := resolver.New(svc, resolver.Options{APILinks: true, Version: "test"})
-		ln := &pdshttp.Listener{Addr: "127.0.0.1:0", Handler: pdshttp.NewWithOptions(svc, log, nil, pdshttp.Options{Resolver: h}),
-			Limits: pdshttp.DefaultLimits, Log: log}
+		ln := &httpfront.Listener{Addr: "127.0.0.1:0", Handler: pdshttp.NewWithOptions(svc, log, nil, pdshttp.Options{Resolver: h}),
+			Limits: httpfront.DefaultLimits, Log: log}
 		if err := ln.Open(); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	pdshttp "github.com/productdata/pds/http"
+	"github.com/productdata/pds/httpfront"
 	"github.com/productdata/pds/quota"
 	"github.com/productdata/pds/resolver"
 )
@@ -36,8 +37,8 @@ func newMeter(t *testing.T) *quota.Meter {
 func serve(t *testing.T, h *resolver.Handler) string {
 	t.Helper()
 	log := slog.New(slog.DiscardHandler)
-	ln := &pdshttp.Listener{Addr: "127.0.0.1:0", Handler: pdshttp.NewWithOptions(svc, log, nil, pdshttp.Options{Resolver: h, ResolverOnly: true}),
-		Limits: pdshttp.DefaultLimits, Log: log}
+	ln := &httpfront.Listener{Addr: "127.0.0.1:0", Handler: pdshttp.NewWithOptions(svc, log, nil, pdshttp.Options{Resolver: h, ResolverOnly: true}),
+		Limits: httpfront.DefaultLimits, Log: log}
 	if err := ln.Open(); err != nil {
 		t.Fatal(err)
 	}

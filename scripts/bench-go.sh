@@ -12,6 +12,7 @@ BENCHES=(
   "./kv/ IdentityRead"
   "./service/ ViewGet|Resolve1000"
   "./http/ GET"
+  "./httpfront/ WireGET"
   "./ingest/ Ingest10k"
   "./index/ IndexBuild10k"
 )

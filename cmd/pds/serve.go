@@ -13,6 +13,7 @@ import (
 	"time"
 
 	pdshttp "github.com/productdata/pds/http"
+	"github.com/productdata/pds/httpfront"
 	"github.com/productdata/pds/keys"
 	"github.com/productdata/pds/mcp"
 	"github.com/productdata/pds/metrics"
@@ -30,7 +31,7 @@ type serve struct {
 	pubKey                                                           *snapshots.PublicKey
 	cacheMB, maxInFlight                                             int
 	watch, drain, shutdownTimeout                                    time.Duration
-	limits                                                           pdshttp.Limits
+	limits                                                           httpfront.Limits
 	netHTTPOnly, noPoints, hashAll                                   bool
 	res                                                              resolverFlags
 
@@ -40,10 +41,10 @@ type serve struct {
 	svc     *service.Service
 	metrics *metrics.Metrics
 	handler *pdshttp.Server
-	ln      *pdshttp.Listener
+	ln      *httpfront.Listener
 	// rhandler and rln serve the resolver on --resolver-addr, when set.
 	rhandler *pdshttp.Server
-	rln      *pdshttp.Listener
+	rln      *httpfront.Listener
 
 	checks  chan struct{}     // asks the verifier to look at the pointer; holds at most one request
 	refused string            // fingerprint of the last refused snapshot (verifier goroutine only)
@@ -51,7 +52,7 @@ type serve struct {
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	s := &serve{limits: pdshttp.DefaultLimits}
+	s := &serve{limits: httpfront.DefaultLimits}
 	if err := s.parse(args, stderr); err != nil {
 		return err
 	}
@@ -78,13 +79,14 @@ func (s *serve) parse(args []string, stderr io.Writer) error {
 	fs.StringVar(&s.usagePath, "usage", "", "file that keeps quota usage across restarts (default: the keys file + \".usage\")")
 	fs.DurationVar(&s.drain, "drain", 0, "on SIGTERM or SIGINT, answer /readyz 503 for this long before closing the listener (let a load balancer notice)")
 	fs.DurationVar(&s.shutdownTimeout, "shutdown-timeout", 20*time.Second, "then wait this long for requests in flight to finish")
-	fs.IntVar(&s.limits.MaxConns, "max-conns", s.limits.MaxConns, "open connections at most; one more is answered 503 and closed")
+	fs.IntVar(&s.limits.MaxConns, "max-conns", s.limits.MaxConns, "open connections at most; at the cap the idle one least recently used is closed for a new one, or with none idle the new one is answered 503 (see docs/serving.md)")
+	fs.Float64Var(&s.limits.AddrShare, "max-conns-share", s.limits.AddrShare, "share of --max-conns one client address (IPv4 address, IPv6 /64) may hold, above 0 and at most 1 (1: no limit per address; see docs/serving.md)")
 	fs.IntVar(&s.maxInFlight, "max-in-flight", pdshttp.DefaultMaxInFlight, "requests answered at once at most; more are answered 503 with Retry-After")
-	fs.DurationVar(&s.limits.ReadHeaderTimeout, "read-header-timeout", s.limits.ReadHeaderTimeout, "time to read a request's headers")
+	fs.DurationVar(&s.limits.ReadHeaderTimeout, "read-header-timeout", s.limits.ReadHeaderTimeout, "time to read a request's headers; a new connection has it from its start, to send its first byte and head")
 	fs.DurationVar(&s.limits.ReadTimeout, "read-timeout", s.limits.ReadTimeout, "time to read a whole request")
 	fs.DurationVar(&s.limits.WriteTimeout, "write-timeout", s.limits.WriteTimeout, "time to answer a request")
-	fs.DurationVar(&s.limits.IdleTimeout, "idle-timeout", s.limits.IdleTimeout, "time a keep-alive connection may stay idle")
-	fs.BoolVar(&s.netHTTPOnly, "net-http-only", false, "answer every request with net/http, without the fast lane for plain GETs (see docs/design.md)")
+	fs.DurationVar(&s.limits.IdleTimeout, "idle-timeout", s.limits.IdleTimeout, "time a keep-alive connection may stay idle after an answer")
+	fs.BoolVar(&s.netHTTPOnly, "net-http-only", false, "answer every request with net/http, without the lane for plain GETs (see docs/design.md)")
 	fs.BoolVar(&s.hashAll, "hash-all", false, "hash every file of the snapshot whole before serving it, instead of checking each 64 KiB as it is first read (see docs/snapshots.md)")
 	fs.BoolVar(&s.noPoints, "no-point-index", false, "read identity views from the store, not from the snapshot's point index (slower; maps no file; see docs/design.md)")
 	s.res.define(fs)
@@ -93,6 +95,9 @@ func (s *serve) parse(args []string, stderr io.Writer) error {
 	}
 	if err := s.res.check(); err != nil {
 		return err
+	}
+	if !(s.limits.AddrShare > 0 && s.limits.AddrShare <= 1) {
+		return fmt.Errorf("%w: --max-conns-share %v: want a share above 0 and at most 1", errUsage, s.limits.AddrShare)
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(s.logLevel)); err != nil {
@@ -152,7 +157,7 @@ func (s *serve) Open(stderr io.Writer) error {
 		opts.Resolver = res // on the API's listener
 	}
 	s.handler = pdshttp.NewWithOptions(s.svc, s.log, mcp.NewWithMetrics(s.svc, s.log, allowed, s.metrics), opts)
-	s.ln = &pdshttp.Listener{Addr: s.addr, AdminAddr: s.adminAddr, Handler: s.handler, Metrics: s.metrics, Limits: s.limits, Log: s.log,
+	s.ln = &httpfront.Listener{Addr: s.addr, AdminAddr: s.adminAddr, Handler: s.handler, Metrics: s.metrics, Limits: s.limits, Log: s.log,
 		NetHTTPOnly: s.netHTTPOnly}
 	if err := s.ln.Open(); err != nil {
 		s.ln = nil
@@ -162,7 +167,7 @@ func (s *serve) Open(stderr io.Writer) error {
 	switch {
 	case res != nil && s.res.addr != "":
 		s.rhandler = pdshttp.NewWithOptions(s.svc, s.log, nil, pdshttp.Options{Metrics: s.metrics, MaxInFlight: s.maxInFlight, Resolver: res, ResolverOnly: true})
-		s.rln = &pdshttp.Listener{Addr: s.res.addr, Handler: s.rhandler, Metrics: s.metrics, Limits: s.limits, Log: s.log, NetHTTPOnly: s.netHTTPOnly}
+		s.rln = &httpfront.Listener{Addr: s.res.addr, Handler: s.rhandler, Metrics: s.metrics, Limits: s.limits, Log: s.log, NetHTTPOnly: s.netHTTPOnly}
 		if err := s.rln.Open(); err != nil {
 			s.rln = nil
 			return fmt.Errorf("--resolver-addr: %w", err)

@@ -1,8 +1,7 @@
-package http
+package httpfront
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -17,68 +16,7 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"golang.org/x/net/http/httpguts"
 )
-
-// FuzzLaneHead checks the fast lane's parser against net/http's: every head
-// the lane takes as plain, net/http's server reads too, to the same length,
-// into the same request; the seeds are in testdata/fuzz/FuzzLaneHead.
-func FuzzLaneHead(f *testing.F) {
-	for _, s := range []string{
-		"GET /v1/products/09520123456788 HTTP/1.1\r\nHost: pds\r\nAuthorization: Bearer k\r\n\r\n",
-		"HEAD /v1/products/x/dpp?a=b HTTP/1.1\r\nhost: pds:8080\r\naccept-encoding: gzip\r\nPragma: no-cache\r\n\r\nGET / HTTP/1.1\r\n",
-		"GET /v1/products/https%3A%2F%2Fid.gs1.org%2F01%2F1 HTTP/1.1\r\nHost: [::1]:80\r\nConnection: close\r\nX-A:\r\nX-A: \t2 \r\n\r\n",
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		var h laneHead
-		n, verdict := parseHead(b, &h)
-		if verdict != headComplete {
-			return
-		}
-		var fl fastLane
-		got, ok := fl.request(&http.Request{}, &h, http.Header{}, "")
-		br := bufio.NewReaderSize(bytes.NewReader(b), len(b)+16)
-		want, err := http.ReadRequest(br)
-		if !ok {
-			if err == nil {
-				t.Fatalf("%q: the lane refused the target that net/http took", b[:n])
-			}
-			return // handed over: net/http answers 400
-		}
-		if err != nil {
-			t.Fatalf("the lane takes %q; net/http refuses it: %v", b[:n], err)
-		}
-		if used := len(b) - br.Buffered(); used != n {
-			t.Fatalf("%q: the lane read %d bytes, net/http %d", b, n, used)
-		}
-		// What net/http's server refuses beyond ReadRequest (which takes
-		// the Host out of the header; a missing one is "the no Host" case of
-		// TestLaneAnswersMatchNetHTTP).
-		if !httpguts.ValidHostHeader(want.Host) {
-			t.Fatalf("the lane takes %q; net/http's server refuses its Host %q", b[:n], want.Host)
-		}
-		for k, vv := range want.Header {
-			if !httpguts.ValidHeaderFieldName(k) {
-				t.Fatalf("the lane takes %q; net/http's server refuses the name %q", b[:n], k)
-			}
-			for _, v := range vv {
-				if !httpguts.ValidHeaderFieldValue(v) {
-					t.Fatalf("the lane takes %q; net/http's server refuses the value %q", b[:n], v)
-				}
-			}
-		}
-		if got.Method != want.Method || got.RequestURI != want.RequestURI || !reflect.DeepEqual(got.URL, want.URL) ||
-			got.Host != want.Host || !reflect.DeepEqual(got.Header, want.Header) || got.Close != want.Close ||
-			want.ContentLength != 0 || want.Body != http.NoBody || got.Proto != want.Proto {
-			t.Fatalf("%q:\nthe lane: %s %s %+v host %q close %v %v\nnet/http: %s %s %+v host %q close %v %v (body %d)", b[:n],
-				got.Method, got.RequestURI, got.URL, got.Host, got.Close, got.Header,
-				want.Method, want.RequestURI, want.URL, want.Host, want.Close, want.Header, want.ContentLength)
-		}
-	})
-}
 
 // TestPlainPathMatchesParseRequestURI: every target plainPath takes,
 // url.ParseRequestURI parses into a URL with that Path and nothing else,
@@ -102,28 +40,29 @@ func TestPlainPathMatchesParseRequestURI(t *testing.T) {
 	}
 }
 
-// serveBoth serves h through a fast lane wired as Listener.Open wires it,
+// serveBoth serves h through a lane wired as Listener.Open wires it,
 // and through net/http alone; it returns the lane, its listener and both
 // addresses.
-func serveBoth(t *testing.T, h http.Handler, lim Limits) (fl *fastLane, ln net.Listener, lane, plain string) {
+func serveBoth(t *testing.T, h http.Handler, lim Limits) (la *lane, ln net.Listener, laneAddr, plain string) {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cl := &countedListener{Listener: l}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: lim.ReadHeaderTimeout, IdleTimeout: lim.IdleTimeout}
-	fl = newFastLane(h, srv, lim, slog.New(slog.DiscardHandler))
-	go fl.acceptLoop(cl)
-	go srv.Serve(laneListener{Listener: cl, fl: fl})
+	tab := newTable(lim.MaxConns, lim.AddrShare, nil)
+	cl := &countedListener{Listener: l, t: tab}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: lim.ReadHeaderTimeout, IdleTimeout: lim.IdleTimeout, ConnState: tab.connState}
+	la = newLane(h, srv, tab, lim, slog.New(slog.DiscardHandler))
+	go la.acceptLoop(cl)
+	go srv.Serve(laneListener{Listener: cl, la: la})
 	ps := httptest.NewServer(h)
 	t.Cleanup(func() {
 		ps.Close()
 		cl.Close()
-		fl.drain(context.Background())
+		la.drain(context.Background())
 		srv.Close()
 	})
-	return fl, cl, l.Addr().String(), strings.TrimPrefix(ps.URL, "http://")
+	return la, cl, l.Addr().String(), strings.TrimPrefix(ps.URL, "http://")
 }
 
 // answers sends raw on a new connection to addr and sums up n answers:
@@ -188,9 +127,9 @@ func TestLaneKeepsNetHTTPWriterRules(t *testing.T) {
 	two := strings.Repeat("GET /a HTTP/1.1\r\nHost: x\r\n\r\n", 2)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			fl, _, lane, plain := serveBoth(t, tc.h, DefaultLimits)
+			la, _, lane, plain := serveBoth(t, tc.h, DefaultLimits)
 			got, want := answers(t, lane, two, 2), answers(t, plain, two, 2)
-			if fl.served.Load() == 0 {
+			if la.served.Load() == 0 {
 				t.Fatal("the lane answered nothing")
 			}
 			if !reflect.DeepEqual(got, want) {
@@ -206,7 +145,7 @@ func TestLaneKeepsNetHTTPWriterRules(t *testing.T) {
 func TestLaneHeadsInPieces(t *testing.T) {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, r.Method) })
 	lim := DefaultLimits
-	fl, _, lane, _ := serveBoth(t, h, lim)
+	la, _, lane, _ := serveBoth(t, h, lim)
 	for _, pieces := range [][]string{
 		{"GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HT", "TP/1.1\r\nHo", "st: x\r\n\r\n"},
 		{"GET /a HTTP/1.1\r\nHost: x\r\n\r\nPOST /b HT", "TP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n", "hi"},
@@ -237,7 +176,7 @@ func TestLaneHeadsInPieces(t *testing.T) {
 		}
 		c.Close()
 	}
-	if n := fl.served.Load(); n != 3 {
+	if n := la.served.Load(); n != 3 {
 		t.Errorf("the lane answered %d requests, want 3 (two GETs of the first connection, one of the second)", n)
 	}
 }
@@ -259,7 +198,7 @@ func TestHandedOverHeaderDeadline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &countedConn{Conn: sc, l: &countedListener{}}
+	c := &Conn{Conn: sc}
 	defer c.Close()
 	c.headBy = time.Now().Add(50 * time.Millisecond)
 	c.SetReadDeadline(time.Now().Add(time.Hour)) // net/http's header timeout, from its own start
@@ -287,7 +226,7 @@ func TestLaneDrainBusy(t *testing.T) {
 		<-release
 		io.WriteString(w, "late")
 	})
-	fl, cl, lane, _ := serveBoth(t, h, DefaultLimits)
+	la, cl, lane, _ := serveBoth(t, h, DefaultLimits)
 	c, err := net.Dial("tcp", lane)
 	if err != nil {
 		t.Fatal(err)
@@ -298,7 +237,7 @@ func TestLaneDrainBusy(t *testing.T) {
 	<-entered
 	cl.Close()
 	drained := make(chan error, 1)
-	go func() { drained <- fl.drain(context.Background()) }()
+	go func() { drained <- la.drain(context.Background()) }()
 	select {
 	case <-drained:
 		t.Fatal("drain returned with a request in flight")

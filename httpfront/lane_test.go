@@ -1,4 +1,4 @@
-package http_test
+package httpfront_test
 
 import (
 	"bufio"
@@ -15,20 +15,21 @@ import (
 	"time"
 
 	pdshttp "github.com/productdata/pds/http"
+	"github.com/productdata/pds/httpfront"
 	"github.com/productdata/pds/internal/fixture"
 	"github.com/productdata/pds/metrics"
 )
 
 // laneListeners opens two Listeners on one 40-product snapshot: one with
-// the fast lane, one with net/http alone. It returns them, a product's
+// the lane, one with net/http alone. It returns them, a product's
 // identifier and the full key.
-func laneListeners(t *testing.T, lim pdshttp.Limits) (lane, plain *pdshttp.Listener, id, key string) {
+func laneListeners(t *testing.T, lim httpfront.Limits) (lane, plain *httpfront.Listener, id, key string) {
 	t.Helper()
 	svc, keys, ids := fortyProducts(t)
 	id = ids[0]
-	open := func(netHTTPOnly bool) *pdshttp.Listener {
+	open := func(netHTTPOnly bool) *httpfront.Listener {
 		m := metrics.New(nil)
-		l := &pdshttp.Listener{Addr: "127.0.0.1:0", Limits: lim, Metrics: m, Log: fixture.Logger(t), NetHTTPOnly: netHTTPOnly,
+		l := &httpfront.Listener{Addr: "127.0.0.1:0", Limits: lim, Metrics: m, Log: fixture.Logger(t), NetHTTPOnly: netHTTPOnly,
 			Handler: pdshttp.NewWithOptions(svc, fixture.Logger(t), nil, pdshttp.Options{Metrics: m})}
 		if err := l.Open(); err != nil {
 			t.Fatal(err)
@@ -53,7 +54,7 @@ var perRequestBody = regexp.MustCompile(`"request_id":"req_[0-9A-Z]+"|"duration_
 // from one request to the next (Date, X-Request-Id) are dropped, and a
 // Content-Length, checked against the body, is kept as present or not; a
 // gzip body is decompressed.
-func exchange(t *testing.T, l *pdshttp.Listener, raw string, methods ...string) []answer {
+func exchange(t *testing.T, l *httpfront.Listener, raw string, methods ...string) []answer {
 	t.Helper()
 	c, err := net.Dial("tcp", strings.TrimPrefix(l.URL(), "http://"))
 	if err != nil {
@@ -110,11 +111,11 @@ func exchange(t *testing.T, l *pdshttp.Listener, raw string, methods ...string) 
 }
 
 // TestLaneAnswersMatchNetHTTP sends the same raw requests to a Listener with
-// the fast lane and to one with net/http alone, and compares the answers.
+// the lane and to one with net/http alone, and compares the answers.
 // The plain ones must have been answered by the lane, the others by
 // net/http, on the same connection where they follow a plain one.
 func TestLaneAnswersMatchNetHTTP(t *testing.T) {
-	lane, plain, id, key := laneListeners(t, pdshttp.DefaultLimits)
+	lane, plain, id, key := laneListeners(t, httpfront.DefaultLimits)
 	auth := "Authorization: Bearer " + key + "\r\n"
 	get := func(path string, more ...string) string {
 		return "GET " + path + " HTTP/1.1\r\nHost: pds.test\r\n" + auth + strings.Join(more, "") + "\r\n"
@@ -167,9 +168,9 @@ func TestLaneAnswersMatchNetHTTP(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			before := pdshttp.LaneServed(lane)
+			before := httpfront.LaneServed(lane)
 			got := exchange(t, lane, tc.raw, tc.methods...)
-			if n := pdshttp.LaneServed(lane) - before; n != tc.lane {
+			if n := httpfront.LaneServed(lane) - before; n != tc.lane {
 				t.Errorf("the lane answered %d requests, want %d", n, tc.lane)
 			}
 			want := exchange(t, plain, tc.raw, tc.methods...)
@@ -181,7 +182,7 @@ func TestLaneAnswersMatchNetHTTP(t *testing.T) {
 			}
 		})
 	}
-	if pdshttp.LaneServed(plain) != 0 {
+	if httpfront.LaneServed(plain) != 0 {
 		t.Fatal("the net/http-only listener has a lane")
 	}
 }
@@ -202,7 +203,7 @@ func headersEqual(a, b http.Header) bool {
 // an idle connection after the idle timeout, and Close closes an idle lane
 // connection at once instead of waiting for its timeout.
 func TestLaneTimeouts(t *testing.T) {
-	lim := pdshttp.DefaultLimits
+	lim := httpfront.DefaultLimits
 	lim.ReadHeaderTimeout = 200 * time.Millisecond // the idle timeout stays 30 s
 	lane, _, _, _ := laneListeners(t, lim)
 	addr := strings.TrimPrefix(lane.URL(), "http://")
@@ -241,7 +242,7 @@ func TestLaneTimeouts(t *testing.T) {
 		}
 	})
 	t.Run("Close", func(t *testing.T) {
-		lim := pdshttp.DefaultLimits // a 30 s idle timeout
+		lim := httpfront.DefaultLimits // a 30 s idle timeout
 		lane, _, _, _ := laneListeners(t, lim)
 		c, err := net.Dial("tcp", strings.TrimPrefix(lane.URL(), "http://"))
 		if err != nil {
