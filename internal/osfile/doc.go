@@ -5,6 +5,8 @@
 //   - Lock, TryLock, Unlock and Release: an exclusive lock on an open file,
 //     flock(2) on Unix and LockFileEx on Windows. Both are dropped by the
 //     system when the holder exits, however it exits.
+//   - Owner: the user and group ids that own a file, on Unix; Windows files
+//     have none (an access list instead), and keeping them is left out there.
 //   - StampOf: the device, inode and change time of a file, which notice a
 //     file replaced or rewritten where its size and modification time do
 //     not change. Linux and macOS have them; elsewhere the stamp is zero and

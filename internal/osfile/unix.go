@@ -47,6 +47,15 @@ func Release(f *os.File, name string) {
 	f.Close()
 }
 
+// Owner returns the user and group that own the file fi describes.
+func Owner(fi os.FileInfo) (uid, gid int, ok bool) {
+	sys, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, 0, false
+	}
+	return int(sys.Uid), int(sys.Gid), true
+}
+
 // SyncPath flushes the file or folder at p to stable storage.
 func SyncPath(p string) error {
 	f, err := os.Open(p)

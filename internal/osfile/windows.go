@@ -81,6 +81,10 @@ func FreeBytes(dir string) (uint64, error) {
 	return free, nil
 }
 
+// Owner reports no owner: Windows files have an access list, not a user and
+// group id, and os.Chown does not apply to them.
+func Owner(os.FileInfo) (uid, gid int, ok bool) { return 0, 0, false }
+
 // StampOf returns the zero Stamp: the file information Windows gives with a
 // directory listing or a stat has no file index or change time.
 func StampOf(os.FileInfo) Stamp { return Stamp{} }
