@@ -240,9 +240,9 @@ func checksumIn(ctx context.Context, root *os.Root, lf File) (bool, error) {
 
 // Fingerprint names the present state of the snapshot at dir without
 // reading its data: the build id, the SHA-256 of manifest.json, and the
-// device, inode, size and modification and change times of every listed
-// file (device, inode and change time where the platform gives them; see
-// osfile.StampOf). Two calls give the same fingerprint exactly when nothing listed
+// stamp of every listed file (its size, mode and modification time, and
+// where the platform gives them its device, inode and change time: see
+// stampOf). Two calls give the same fingerprint exactly when nothing listed
 // was replaced or written in between (short of a change that keeps every
 // one of those), so a server can remember a refused snapshot by its
 // fingerprint and not verify it again until something changes, and a
@@ -269,9 +269,7 @@ func Fingerprint(dir string) (string, error) {
 			fmt.Fprint(h, "\x00missing")
 			continue
 		}
-		fmt.Fprintf(h, "\x00%d\x00%d\x00%o", st.Size(), st.ModTime().UnixNano(), st.Mode())
-		s := osfile.StampOf(st) // zero where the platform has no inode or change time
-		fmt.Fprintf(h, "\x00%d\x00%d\x00%d", s.Dev, s.Ino, s.Ctime)
+		fmt.Fprintf(h, "\x00%+v", stampOf(st))
 	}
 	return m.BuildID + "/" + hex.EncodeToString(h.Sum(nil)), nil
 }
