@@ -9,8 +9,16 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// allBytes locks the whole file, whatever its length.
-const allBytes = ^uint32(0)
+// A lock is one byte at offset 1<<62, far past the end of any lock file.
+// Windows locks are mandatory: a locked range cannot be read by another
+// handle, and locking past the end (which Windows allows) leaves what the
+// holder writes at the start of the file readable by those who wait (the
+// snapshots directory's lock names its holder that way).
+const (
+	lockOffsetLow  = 0
+	lockOffsetHigh = 1 << 30 // the high 32 bits of 1<<62
+	lockLength     = 1
+)
 
 // Lock takes an exclusive LockFileEx lock on f, waiting while another handle
 // (in this process or another) holds it.
@@ -29,12 +37,14 @@ func TryLock(f *os.File) (ok bool, err error) {
 }
 
 func lockFileEx(f *os.File, flags uint32) error {
-	return windows.LockFileEx(windows.Handle(f.Fd()), flags, 0, allBytes, allBytes, new(windows.Overlapped))
+	ol := &windows.Overlapped{Offset: lockOffsetLow, OffsetHigh: lockOffsetHigh}
+	return windows.LockFileEx(windows.Handle(f.Fd()), flags, 0, lockLength, 0, ol)
 }
 
 // Unlock releases the lock on f.
 func Unlock(f *os.File) error {
-	return windows.UnlockFileEx(windows.Handle(f.Fd()), 0, allBytes, allBytes, new(windows.Overlapped))
+	ol := &windows.Overlapped{Offset: lockOffsetLow, OffsetHigh: lockOffsetHigh}
+	return windows.UnlockFileEx(windows.Handle(f.Fd()), 0, lockLength, 0, ol)
 }
 
 // Release lets go of the lock f on the lock file name and then removes it.
