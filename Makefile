@@ -21,13 +21,24 @@ MODIFIED = $(shell test -n "$$(git status --porcelain --untracked-files=no 2>/de
 BUILDINFO := github.com/productdata/pds/buildinfo
 LDFLAGS = -X $(BUILDINFO).version=$(PDS_VERSION) -X $(BUILDINFO).commit=$(PDS_COMMIT) -X $(BUILDINFO).modified=$(MODIFIED)
 
-.PHONY: help build tools fleet run test lint fmt load image-test bench bench-go bench-http bench-ingest bench-resolve bench-search bench-serve bench-off compare-ingest compare-get fuzz conformance sample clean
+.PHONY: help build cross tools fleet run test lint fmt load image-test bench bench-go bench-http bench-ingest bench-resolve bench-search bench-serve bench-off compare-ingest compare-get fuzz conformance sample clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
 build: ## build bin/pds (its version and commit set by the linker)
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/pds
+
+# The platforms pds builds for; docs/platforms.md says what each supports.
+CROSS := linux/amd64 linux/arm64 darwin/arm64 darwin/amd64 windows/amd64
+
+cross: ## build bin/cross/OS-ARCH/pds[.exe] for every platform (CGO_ENABLED=0) and go vet every package, tests included, for each
+	@set -e; for t in $(CROSS); do \
+		os=$${t%/*}; arch=$${t#*/}; ext=; if [ $$os = windows ]; then ext=.exe; fi; \
+		echo "cross: $$os/$$arch"; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -o bin/cross/$$os-$$arch/pds$$ext ./cmd/pds; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) vet ./...; \
+	done
 
 $(SAMPLE_SNAP)/manifest.json: $(wildcard $(SAMPLE_IN)/*.ndjson) | build
 	@rm -rf $(SAMPLE_SNAP)

@@ -3,7 +3,6 @@ package httpfront_test
 import (
 	"context"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -20,22 +19,13 @@ import (
 func floodSizes(t *testing.T) (keepAlive, silent, maxConns int) {
 	t.Helper()
 	keepAlive, silent, maxConns = 10000, 5000, httpfront.DefaultLimits.MaxConns
-	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-		t.Fatal(err)
-	}
-	if lim.Cur < lim.Max { // Go raises it at start on Linux; say so here for other systems
-		lim.Cur = lim.Max
-		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-			t.Fatal(err)
-		}
-	}
+	limit := openFilesLimit(t)
 	const spare = 512 // the test's own files, the flood's workers, refused connections being answered
 	need := uint64(keepAlive + maxConns + spare)
-	if lim.Cur < need {
-		scale := float64(lim.Cur-spare) / float64(keepAlive+maxConns)
+	if limit < need {
+		scale := float64(limit-spare) / float64(keepAlive+maxConns)
 		keepAlive, silent, maxConns = int(scale*float64(keepAlive)), int(scale*float64(silent)), int(scale*float64(maxConns))
-		t.Logf("RLIMIT_NOFILE is %d: flood of %d keep-alive and %d silent connections against a cap of %d", lim.Cur, keepAlive, silent, maxConns)
+		t.Logf("RLIMIT_NOFILE is %d: flood of %d keep-alive and %d silent connections against a cap of %d", limit, keepAlive, silent, maxConns)
 	}
 	return keepAlive, silent, maxConns
 }

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -117,8 +116,7 @@ func TestKilledBuildLeftoversRemoved(t *testing.T) {
 // still 0755 and every file 0644 (Bleve's own folder and files included), so
 // a server running as another user (a container's uid 65532) can open it.
 func TestPublishedSnapshotIsReadableByEveryUser(t *testing.T) {
-	old := syscall.Umask(0o077)
-	t.Cleanup(func() { syscall.Umask(old) })
+	fixture.Umask(t, 0o077)
 	in := fixture.WriteCase(t, fixture.CaseFile("passport"))
 	out := filepath.Join(t.TempDir(), "snap")
 	if _, err := ingest.Run(context.Background(), ingest.Options{In: in, Out: out}); err != nil {

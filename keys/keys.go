@@ -2,7 +2,7 @@
 // creation, listing, revocation and rotation, the in-memory set the server
 // authenticates against, and a watcher that notices when the file changes.
 //
-// Every change to the keys file is made under an exclusive flock on a side
+// Every change to the keys file is made under an exclusive lock on a side
 // file (FILE.lock), so that parallel 'pds keys' commands never lose one
 // another's changes, and is written to a temporary file, synced and renamed
 // into place, so that a reader (the server) sees the old file or the new one,
@@ -22,8 +22,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/productdata/pds/internal/osfile"
 )
 
 // Scopes a key may hold.
@@ -254,19 +255,20 @@ func update(path string, missingOK bool, change func(*file) error) error {
 	return writeAtomic(path, append(b, '\n'))
 }
 
-// lockFile takes an exclusive flock on name (created when missing) and
-// returns its release. The kernel releases it when the process dies.
+// lockFile takes an exclusive lock (flock on Unix, LockFileEx on Windows)
+// on name (created when missing) and returns its release. The system
+// releases it when the process dies.
 func lockFile(name string) (func(), error) {
 	lf, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("keys file lock: %w", err)
 	}
-	if err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX); err != nil {
+	if err := osfile.Lock(lf); err != nil {
 		lf.Close()
 		return nil, fmt.Errorf("keys file lock %s: %w", name, err)
 	}
 	return func() {
-		syscall.Flock(int(lf.Fd()), syscall.LOCK_UN)
+		osfile.Unlock(lf)
 		lf.Close()
 	}, nil
 }
@@ -287,7 +289,7 @@ const NewFileMode fs.FileMode = 0o644
 // durable.
 func writeAtomic(path string, b []byte) error {
 	dir := filepath.Dir(path)
-	mode, owner, err := modeOf(path)
+	mode, uid, gid, owned, err := modeOf(path)
 	if err != nil {
 		return fmt.Errorf("keys file: %w", err)
 	}
@@ -300,9 +302,9 @@ func writeAtomic(path string, b []byte) error {
 	if err == nil {
 		err = tmp.Chmod(mode)
 	}
-	if err == nil && owner != nil {
-		if err = tmp.Chown(int(owner.Uid), int(owner.Gid)); err != nil {
-			err = fmt.Errorf("keeping the owner %d and group %d of %s (change it as its owner or as root): %w", owner.Uid, owner.Gid, path, err)
+	if err == nil && owned {
+		if err = tmp.Chown(uid, gid); err != nil {
+			err = fmt.Errorf("keeping the owner %d and group %d of %s (change it as its owner or as root): %w", uid, gid, path, err)
 		}
 	}
 	if err == nil {
@@ -317,29 +319,25 @@ func writeAtomic(path string, b []byte) error {
 	if err != nil {
 		return fmt.Errorf("keys file: %w", err)
 	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("keys file: %w", err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
+	if err := osfile.SyncPath(dir); err != nil {
 		return fmt.Errorf("keys file: sync %s: %w", dir, err)
 	}
 	return nil
 }
 
-// modeOf returns the permission bits and the owner of the keys file at path,
-// or NewFileMode and no owner when there is no file yet.
-func modeOf(path string) (fs.FileMode, *syscall.Stat_t, error) {
+// modeOf returns the permission bits and the owner and group of the keys
+// file at path, or NewFileMode and owned false when there is no file yet or
+// the platform has no owner ids (Windows).
+func modeOf(path string) (mode fs.FileMode, uid, gid int, owned bool, err error) {
 	info, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return NewFileMode, nil, nil
+		return NewFileMode, 0, 0, false, nil
 	}
 	if err != nil {
-		return 0, nil, err
+		return 0, 0, 0, false, err
 	}
-	st, _ := info.Sys().(*syscall.Stat_t)
-	return info.Mode().Perm(), st, nil
+	uid, gid, owned = osfile.Owner(info)
+	return info.Mode().Perm(), uid, gid, owned, nil
 }
 
 func readFile(path string, missingOK bool) (file, error) {

@@ -9,9 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/productdata/pds/internal/osfile"
 )
 
 // TestMain lets the test binary act as one 'pds keys add' process for
@@ -140,9 +141,9 @@ func TestChangesKeepTheFilesModeOwnerAndGroup(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		st := info.Sys().(*syscall.Stat_t)
-		if info.Mode().Perm() != 0o640 || int(st.Uid) != os.Geteuid() || int(st.Gid) != gid {
-			t.Errorf("after %s: mode %v, owner %d, group %d; want 0640, %d, %d", step.name, info.Mode().Perm(), st.Uid, st.Gid, os.Geteuid(), gid)
+		uid, g, _ := osfile.Owner(info)
+		if info.Mode().Perm() != 0o640 || uid != os.Geteuid() || g != gid {
+			t.Errorf("after %s: mode %v, owner %d, group %d; want 0640, %d, %d", step.name, info.Mode().Perm(), uid, g, os.Geteuid(), gid)
 		}
 	}
 }
@@ -256,9 +257,24 @@ func TestRevokeRotate(t *testing.T) {
 	}
 }
 
+// The watcher notices a keys file created, replaced, written in place and
+// removed, and nothing else: with device, inode and change time (Linux,
+// macOS) and with only size, mode and modification time (the stamp other
+// platforms have).
 func TestWatcher(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "keys.json")
-	w := NewWatcher(path)
+	for _, c := range []struct {
+		name  string
+		stamp func(os.FileInfo) osfile.Stamp
+	}{
+		{"this platform", osfile.StampOf},
+		{"no inode or change time", func(os.FileInfo) osfile.Stamp { return osfile.Stamp{} }},
+	} {
+		t.Run(c.name, func(t *testing.T) { testWatcher(t, newWatcher(filepath.Join(t.TempDir(), "keys.json"), c.stamp)) })
+	}
+}
+
+func testWatcher(t *testing.T, w *Watcher) {
+	path := w.path
 	if w.Changed() {
 		t.Fatal("an absent file that stays absent changed")
 	}
@@ -279,6 +295,7 @@ func TestWatcher(t *testing.T) {
 			os.WriteFile(path, b, 0o600)
 			os.Chtimes(path, time.Now(), time.Now().Add(time.Hour))
 		}, true},
+		{"mode changed", func() { os.Chmod(path, 0o640) }, true},
 		{"removed", func() { os.Remove(path) }, true},
 	}
 	for _, s := range steps {

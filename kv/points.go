@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"slices"
-	"syscall"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/productdata/pds/domain"
@@ -208,13 +207,13 @@ func openPoints(path string, guard PointsGuard) (p *points, err error) {
 	if size < pointsHeaderSize || uint64(size) > uint64(^uint(0)>>1) {
 		return nil, fmt.Errorf("%w: %s: size %d", errPointsCorrupt, path, size)
 	}
-	m, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
+	m, err := mapFile(f, int(size))
 	if err != nil {
 		return nil, fmt.Errorf("kv: point index: map %s: %w", path, err)
 	}
 	p, err = readPoints(m, guard)
 	if err != nil {
-		syscall.Munmap(m)
+		unmapFile(m)
 		return nil, fmt.Errorf("%w: %s: %v", errPointsCorrupt, path, err)
 	}
 	p.file, p.guard = f, guard
@@ -361,7 +360,7 @@ func (p *points) unchanged() error {
 }
 
 func (p *points) close() error {
-	err := syscall.Munmap(p.mapped)
+	err := unmapFile(p.mapped)
 	if p.file != nil {
 		p.file.Close()
 	}

@@ -30,10 +30,11 @@ func writePoints(t testing.TB, path string, keys, values [][]byte) {
 	}
 }
 
-// Every key written reads back its value, whatever the number of entries
-// (no bucket bits, several entries a bucket, about one); keys not written,
-// including ones that differ from a written key in their last byte, are
-// absent.
+// Every key written reads back its value, from the mapped index and from one
+// read into memory (the way in where mmap is missing), whatever the number
+// of entries (no bucket bits, several entries a bucket, about one); keys not
+// written, including ones that differ from a written key in their last byte,
+// are absent.
 func TestPointsReadBack(t *testing.T) {
 	for _, n := range []int{0, 1, 2, 3, 100, 5000} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
@@ -50,27 +51,58 @@ func TestPointsReadBack(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer p.close()
-			if p.count != uint64(n) || 1<<p.bits < n {
-				t.Errorf("count %d, bits %d for %d entries", p.count, p.bits, n)
-			}
-			for i, k := range keys {
-				v, ok, err := p.get(k, []byte("pre"))
-				if err != nil || !ok || string(v) != "pre"+string(values[i]) {
-					t.Fatalf("key %q: %v %v, %d bytes", k, ok, err, len(v))
-				}
-			}
-			for i := range n + 10 {
-				for _, k := range [][]byte{
-					AppendViewKey(nil, TagIdentity, fmt.Sprintf("gtin:%014d", i*7+1), ""),
-					AppendViewKey(nil, TagIdentity, fmt.Sprintf("gtin:%014d", i*7), "t1"),
-					AppendViewKey(nil, TagPassport, fmt.Sprintf("gtin:%014d", i*7), ""),
-				} {
-					if v, ok, err := p.get(k, nil); ok || err != nil || len(v) != 0 {
-						t.Fatalf("absent key %q: %v %v %q", k, ok, err, v)
-					}
-				}
-			}
+			checkPointsReadBack(t, p, keys, values)
+			checkPointsReadBack(t, openPointsInMemory(t, path), keys, values)
 		})
+	}
+}
+
+// openPointsInMemory opens the point index at path the way a platform
+// without mmap does: read into memory by readWhole.
+func openPointsInMemory(t *testing.T, path string) *points {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := readWhole(f, int(st.Size()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := readPoints(b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func checkPointsReadBack(t *testing.T, p *points, keys, values [][]byte) {
+	t.Helper()
+	n := len(keys)
+	if p.count != uint64(n) || 1<<p.bits < n {
+		t.Errorf("count %d, bits %d for %d entries", p.count, p.bits, n)
+	}
+	for i, k := range keys {
+		v, ok, err := p.get(k, []byte("pre"))
+		if err != nil || !ok || string(v) != "pre"+string(values[i]) {
+			t.Fatalf("key %q: %v %v, %d bytes", k, ok, err, len(v))
+		}
+	}
+	for i := range n + 10 {
+		for _, k := range [][]byte{
+			AppendViewKey(nil, TagIdentity, fmt.Sprintf("gtin:%014d", i*7+1), ""),
+			AppendViewKey(nil, TagIdentity, fmt.Sprintf("gtin:%014d", i*7), "t1"),
+			AppendViewKey(nil, TagPassport, fmt.Sprintf("gtin:%014d", i*7), ""),
+		} {
+			if v, ok, err := p.get(k, nil); ok || err != nil || len(v) != 0 {
+				t.Fatalf("absent key %q: %v %v %q", k, ok, err, v)
+			}
+		}
 	}
 }
 

@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/productdata/pds/ingest"
@@ -643,8 +642,7 @@ func TestPulledBuildIsReadableByEveryUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	publish(t, o, b1)
-	old := syscall.Umask(0o077)
-	t.Cleanup(func() { syscall.Umask(old) })
+	fixture.Umask(t, 0o077)
 	snaps := filepath.Join(t.TempDir(), "snapshots")
 	if _, err := follower(t, o, snaps, k).Poll(context.Background()); err != nil {
 		t.Fatal(err)

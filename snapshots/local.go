@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/productdata/pds/internal/osfile"
 )
 
 // A snapshots directory (what --snapshots and --into name) holds:
@@ -391,11 +393,8 @@ func removeRefused(snapshots, id string) error {
 	return syncDir(snapshots)
 }
 
+// syncDir makes the names in dir durable (where the platform can: see
+// osfile.SyncPath).
 func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return osfile.SyncPath(dir)
 }

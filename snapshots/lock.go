@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/productdata/pds/internal/osfile"
 )
 
 // LockName is the lock file in a snapshots directory. Pull, a follower's
@@ -69,8 +71,8 @@ func lockFolder(ctx context.Context, dir string, create bool, wait time.Duration
 		}
 		holder, known := holderOf(l.path)
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("%w: %s is held by %s; another 'pds snapshot pull', 'follow' or 'rollback' is at work in %s%s",
-				ErrLocked, l.path, holder, dir, staleHint)
+			return nil, fmt.Errorf("%w: %s is held by %s; another 'pds snapshot pull', 'follow' or 'rollback' is at work in %s",
+				ErrLocked, l.path, holder, dir)
 		}
 		if tries++; !told && progress != nil && (known || tries > 5) {
 			fmt.Fprintf(progress, "waiting up to %s for %s, held by %s\n", wait.Round(time.Second), l.path, holder)
@@ -112,6 +114,59 @@ func (l *folderLock) unlock(failed bool) {
 	if remove {
 		os.Remove(l.dir) // fails, harmlessly, if a waiter has made its lock file in it again
 	}
+}
+
+// tryLock takes the lock at path without waiting; ok is false when another
+// open file (in this process or another) holds it. The lock is osfile's
+// (flock on Unix, LockFileEx on Windows), which the system releases when its
+// holder exits, however it exits, so it is never left stale and the file
+// itself stays between holders.
+func tryLock(path string) (f *os.File, ok bool, err error) {
+	for {
+		f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+		if errors.Is(err, os.ErrPermission) {
+			// Made by another user (a rollback run as root, say): a
+			// read-only descriptor locks as well; only the holder's
+			// note for waiters goes unwritten.
+			f, err = os.Open(path)
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		ok, err = osfile.TryLock(f)
+		if err != nil || !ok {
+			f.Close()
+			return nil, false, err
+		}
+		// The holder before may have removed the file (unlock with remove)
+		// after this open: a lock on a removed file locks nothing.
+		held, herr := f.Stat()
+		named, nerr := os.Stat(path)
+		if herr == nil && nerr == nil && os.SameFile(held, named) {
+			return f, true, nil
+		}
+		f.Close()
+		if herr != nil {
+			return nil, false, herr
+		}
+		if nerr != nil && !errors.Is(nerr, os.ErrNotExist) {
+			return nil, false, nerr
+		}
+		// Open what is at path now (a missing directory is the caller's
+		// to handle).
+	}
+}
+
+// unlockFile releases the lock; with remove, the lock file goes too, in the
+// order osfile.Release gives, which keeps anyone from holding a lock on a
+// removed file.
+func unlockFile(f *os.File, path string, remove bool) {
+	if remove {
+		osfile.Release(f, path)
+		return
+	}
+	osfile.Unlock(f)
+	f.Close()
 }
 
 func onlyLockFile(dir string) bool {

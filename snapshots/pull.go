@@ -10,8 +10,9 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
+
+	"github.com/productdata/pds/internal/osfile"
 )
 
 // ErrRefused is wrapped by every reason a build is not taken that pulling
@@ -303,7 +304,7 @@ func removeStaleStaging(snapshots, keep string) {
 // a margin of 1% of the build and at least 16 MiB for the file system.
 func checkSpace(staging string, m Manifest, free func(string) (uint64, error)) error {
 	if free == nil {
-		free = statfsFree
+		free = osfile.FreeBytes
 	}
 	var need, total int64
 	for _, f := range m.Files {
@@ -315,6 +316,9 @@ func checkSpace(staging string, m Manifest, free func(string) (uint64, error)) e
 	}
 	margin := max(total/100, 16<<20)
 	avail, err := free(staging)
+	if errors.Is(err, errors.ErrUnsupported) {
+		return nil // a platform that does not tell: the fetch finds out
+	}
 	if err != nil {
 		return fmt.Errorf("free space of %s: %v", staging, err)
 	}
@@ -323,14 +327,6 @@ func checkSpace(staging string, m Manifest, free func(string) (uint64, error)) e
 			ErrNoSpace, m.BuildID, need, margin, filepath.Dir(staging), avail)
 	}
 	return nil
-}
-
-func statfsFree(dir string) (uint64, error) {
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(dir, &st); err != nil {
-		return 0, err
-	}
-	return st.Bavail * uint64(st.Bsize), nil
 }
 
 // fetchFiles fetches every file of m into staging, reporting progress.

@@ -3,6 +3,8 @@ package snapshots
 import (
 	"fmt"
 	"os"
+
+	"github.com/productdata/pds/internal/osfile"
 )
 
 // stamp is what a look at a file tells of it without reading it: a file
@@ -13,6 +15,15 @@ type stamp struct {
 	size         int64
 	mtime, ctime int64 // Unix nanoseconds
 	mode         os.FileMode
+}
+
+// stampOf is st's stamp. Device, inode and change time come from
+// osfile.StampOf, which has them on Linux and macOS; elsewhere (Windows)
+// they are zero and size, mode and modification time must do
+// (docs/platforms.md).
+func stampOf(st os.FileInfo) stamp {
+	o := osfile.StampOf(st)
+	return stamp{dev: o.Dev, ino: o.Ino, size: st.Size(), mtime: st.ModTime().UnixNano(), ctime: o.Ctime, mode: st.Mode()}
 }
 
 // diff says how b differs from a, for a message.

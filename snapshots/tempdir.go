@@ -7,11 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"syscall"
+
+	"github.com/productdata/pds/internal/osfile"
 )
 
 // A build writes into a hidden temporary folder beside --out,
-// ".NAME.tmp-BUILDID", and owns it through an exclusive flock on the file
+// ".NAME.tmp-BUILDID", and owns it through an exclusive lock (flock on Unix,
+// LockFileEx on Windows; see internal/osfile) on the file
 // ".NAME.tmp-BUILDID.lock" beside it, held for the whole build. The kernel
 // drops the lock when the process ends however it ends (even SIGKILL), so a
 // temporary whose lock can be taken belongs to no live build: it is what a
@@ -53,19 +55,15 @@ func (t *tempDir) release() {
 // makes sure the file it holds is still the one at name (another process may
 // have removed it in between), retrying when it is not.
 func lockExclusive(name string, wait bool) (*os.File, error) {
-	how := syscall.LOCK_EX
-	if !wait {
-		how |= syscall.LOCK_NB
-	}
 	for {
 		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
 		if err != nil {
 			return nil, err
 		}
-		if err := syscall.Flock(int(f.Fd()), how); err != nil {
+		if err := take(f, wait); err != nil {
 			f.Close()
-			if errors.Is(err, syscall.EWOULDBLOCK) {
-				return nil, errLocked
+			if errors.Is(err, errLocked) {
+				return nil, err
 			}
 			return nil, fmt.Errorf("lock %s: %w", name, err)
 		}
@@ -80,10 +78,23 @@ func lockExclusive(name string, wait bool) (*os.File, error) {
 
 var errLocked = errors.New("locked by a live process")
 
-// unlock removes the lock file while still holding it, then lets it go.
+// take locks f, waiting for the lock with wait; without, it returns
+// errLocked when another process holds it.
+func take(f *os.File, wait bool) error {
+	if wait {
+		return osfile.Lock(f)
+	}
+	ok, err := osfile.TryLock(f)
+	if err == nil && !ok {
+		return errLocked
+	}
+	return err
+}
+
+// unlock lets the lock go and removes its file, in the order that keeps
+// another process from holding a lock on a removed file (osfile.Release).
 func unlock(f *os.File, name string) {
-	os.Remove(name)
-	f.Close()
+	osfile.Release(f, name)
 }
 
 // removeStale removes the temporary folders beside out that earlier builds
@@ -147,17 +158,10 @@ func syncTree(dir string) error {
 	})
 }
 
-// syncPath fsyncs one file or folder.
+// syncPath fsyncs one file or folder (a folder only where the platform
+// can).
 func syncPath(p string) error {
-	f, err := os.Open(p)
-	if err != nil {
-		return err
-	}
-	err = f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := osfile.SyncPath(p); err != nil {
 		return fmt.Errorf("sync %s: %w", p, err)
 	}
 	return nil

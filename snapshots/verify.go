@@ -16,8 +16,8 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 
+	"github.com/productdata/pds/internal/osfile"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -211,11 +211,11 @@ func largestFirst(files []File) []File {
 	return out
 }
 
-// checksumIn hashes the listed file lf inside root (never following a
-// symbolic link), checking ctx between blocks, and reports whether it
-// matches its checksum.
+// checksumIn hashes the listed file lf inside root (a regular file, never
+// through a symbolic link), checking ctx between blocks, and reports whether
+// it matches its checksum.
 func checksumIn(ctx context.Context, root *os.Root, lf File) (bool, error) {
-	f, err := root.OpenFile(filepath.FromSlash(lf.Path), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, err := osfile.OpenRegular(root, filepath.FromSlash(lf.Path))
 	if err != nil {
 		return false, err
 	}
@@ -240,8 +240,9 @@ func checksumIn(ctx context.Context, root *os.Root, lf File) (bool, error) {
 
 // Fingerprint names the present state of the snapshot at dir without
 // reading its data: the build id, the SHA-256 of manifest.json, and the
-// device, inode, size and modification and change times of every listed
-// file. Two calls give the same fingerprint exactly when nothing listed
+// stamp of every listed file (its size, mode and modification time, and
+// where the platform gives them its device, inode and change time: see
+// stampOf). Two calls give the same fingerprint exactly when nothing listed
 // was replaced or written in between (short of a change that keeps every
 // one of those), so a server can remember a refused snapshot by its
 // fingerprint and not verify it again until something changes, and a
@@ -268,10 +269,7 @@ func Fingerprint(dir string) (string, error) {
 			fmt.Fprint(h, "\x00missing")
 			continue
 		}
-		fmt.Fprintf(h, "\x00%d\x00%d\x00%o", st.Size(), st.ModTime().UnixNano(), st.Mode())
-		if sys, ok := st.Sys().(*syscall.Stat_t); ok {
-			fmt.Fprintf(h, "\x00%d\x00%d\x00%d.%d", sys.Dev, sys.Ino, sys.Ctim.Sec, sys.Ctim.Nsec)
-		}
+		fmt.Fprintf(h, "\x00%+v", stampOf(st))
 	}
 	return m.BuildID + "/" + hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -36,7 +36,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -313,12 +312,11 @@ func runExample(t *testing.T, e example, work string, addr func(string) string, 
 	cmd := exec.CommandContext(ctx, "bash", scriptPath)
 	cmd.Dir = work
 	cmd.Env = append(os.Environ(), append(env, "PDS_FAILURES="+failures)...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// Kill the whole group: an example may leave a background server.
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	ownGroup(cmd)
 	output, err := cmd.CombinedOutput()
 	if cmd.Process != nil {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		killGroup(cmd)
 	}
 	if ctx.Err() != nil {
 		t.Errorf("%s: did not finish in 2 minutes", e.name())

@@ -2,10 +2,8 @@ package main
 
 import (
 	"maps"
-	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -88,7 +86,7 @@ func TestKeysUnderServer(t *testing.T) {
 		t.Fatal(errOut)
 	}
 	rotated := strings.TrimSpace(out)
-	syscall.Kill(os.Getpid(), syscall.SIGHUP)
+	sighup(t)
 	want := map[string]int{secrets[fixture.KeyFull]: 401, secrets[fixture.KeyAcme]: 200, rotated: 200}
 	var got map[string]int
 	for i := 0; i < 400; i++ {

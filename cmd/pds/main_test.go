@@ -12,7 +12,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -260,7 +259,7 @@ func TestServeKeysReloadOnSIGHUP(t *testing.T) {
 	if st, _ := getJSON(t, base+"/v1/whoami", late); st != 401 {
 		t.Fatalf("new key accepted before SIGHUP with --watch 0: %d", st)
 	}
-	syscall.Kill(os.Getpid(), syscall.SIGHUP)
+	sighup(t)
 	if !accepted(t, base, late) {
 		t.Fatalf("new key refused after SIGHUP: %s", stderr.String())
 	}

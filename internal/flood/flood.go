@@ -17,7 +17,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 )
 
@@ -244,27 +243,6 @@ func (f *flooder) hold(w int, stop <-chan struct{}) {
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
-}
-
-// serverClosed reports whether the server closed c, or wrote to it (a
-// refusal; a held connection has nothing to read), without waiting.
-func serverClosed(c net.Conn) bool {
-	sc, ok := c.(syscall.Conn)
-	if !ok {
-		return false
-	}
-	rc, err := sc.SyscallConn()
-	if err != nil {
-		return true
-	}
-	closed := false
-	err = rc.Read(func(fd uintptr) bool {
-		var b [1]byte
-		n, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
-		closed = n > 0 || (n == 0 && err == nil) || (err != nil && !errors.Is(err, syscall.EAGAIN))
-		return true
-	})
-	return closed || err != nil
 }
 
 // probe sends the new client's requests, one connection each.

@@ -1,0 +1,32 @@
+// Package osfile holds the few file operations whose system calls differ by
+// platform, each behind a build tag with a fallback, so that keys and
+// snapshots build and behave alike on Linux, macOS and Windows:
+//
+//   - Lock, TryLock, Unlock and Release: an exclusive lock on an open file,
+//     flock(2) on Unix and LockFileEx on Windows. Both are dropped by the
+//     system when the holder exits, however it exits.
+//   - Owner: the user and group ids that own a file, on Unix; Windows files
+//     have none (an access list instead), and keeping them is left out there.
+//   - StampOf: the device, inode and change time of a file, which notice a
+//     file replaced or rewritten where its size and modification time do
+//     not change. Linux and macOS have them; elsewhere the stamp is zero and
+//     callers compare size, modification time and mode only.
+//   - FreeBytes: the space a folder's file system has free for this user,
+//     statfs(2) on Linux and macOS, GetDiskFreeSpaceEx on Windows.
+//   - OpenRegular: open a regular file for reading, never through a
+//     symbolic link. O_NOFOLLOW cannot say that: Windows lacks it, and an
+//     os.Root resolves a link inside the root itself whatever the flags. So
+//     it checks the file with Lstat and then that what it opened is that
+//     file, the same way everywhere.
+//   - SyncPath: flush a file or a folder to stable storage. Windows cannot
+//     flush a folder (its file systems journal the names) and flushes a file
+//     only through a handle open for writing.
+//
+// # Why not a library
+//
+// github.com/gofrs/flock locks a path and keeps its file handle to itself,
+// but the callers here must check that the file they locked is still the one
+// at its path (another process may have removed it in between) and remove
+// it while holding it; golang.org/x/sys gives the system calls, which is
+// what these files use. The rest is a line or two a platform.
+package osfile
