@@ -173,12 +173,21 @@ func (s *Snapshot) open(o OpenOptions) error {
 	st.OnDamage = func(err error) { s.damage.mark(err) }
 	s.store = st
 	// A snapshot built before the point index has none; its store answers
-	// the same, from Pebble.
-	s.Points = !o.NoPoints && s.files[PointsPath] != nil
-	if s.Points {
-		if err := st.UsePoints(join(s.Dir, PointsPath), pointsGuard{s, s.files[PointsPath]}); err != nil {
-			return err
-		}
+	// the same, from Pebble. A store of format 4 keeps its identity views
+	// in the index alone: without the mapping (NoPoints) it is read with
+	// pread.
+	listed := s.files[PointsPath]
+	s.Points = !o.NoPoints && listed != nil
+	switch {
+	case s.Points:
+		err = st.UsePoints(join(s.Dir, PointsPath), pointsGuard{s, listed})
+	case st.PointsOnly() && listed != nil:
+		err = st.ReadPoints(join(s.Dir, PointsPath), pointsGuard{s, listed})
+	case st.PointsOnly():
+		err = fmt.Errorf("its store keeps the identity views in %s, which the manifest does not list", PointsPath)
+	}
+	if err != nil {
+		return err
 	}
 	err = st.Scan(kv.TagSource, func(_, v []byte) error {
 		d := &domain.SourceDescriptor{}

@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"runtime/pprof"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -49,7 +50,11 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if os.Getenv("GOMEMLIMIT") == "" {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(ingestHeapLimit))
 	}
-	opts := ingest.Options{In: *in, Out: *out, Strict: *strict, Rejects: stderr, Sequence: *sequence}
+	epoch, err := sourceDateEpoch(os.Getenv("SOURCE_DATE_EPOCH"))
+	if err != nil {
+		return err
+	}
+	opts := ingest.Options{In: *in, Out: *out, Strict: *strict, Rejects: stderr, Sequence: *sequence, SourceDateEpoch: epoch}
 	if !*quiet {
 		opts.Progress = stderr
 	}
@@ -116,4 +121,18 @@ func roundDuration(d time.Duration) time.Duration {
 		return d.Round(time.Millisecond)
 	}
 	return d.Round(100 * time.Millisecond)
+}
+
+// sourceDateEpoch reads SOURCE_DATE_EPOCH (the reproducible-builds
+// convention: a whole number of seconds since the Unix epoch); unset or
+// empty is the zero time.
+func sourceDateEpoch(v string) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	secs, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || secs < 0 || secs > 253402300799 {
+		return time.Time{}, fmt.Errorf("SOURCE_DATE_EPOCH=%q is not a whole number of seconds since 1970-01-01 (up to the year 9999)", v)
+	}
+	return time.Unix(secs, 0).UTC(), nil
 }
