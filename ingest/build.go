@@ -17,6 +17,7 @@ import (
 	"github.com/productdata/pds/kv"
 	"github.com/productdata/pds/progress"
 	"github.com/productdata/pds/scratch"
+	"github.com/productdata/pds/snapshots"
 )
 
 // cursor walks one scratch table in subject order alongside the products.
@@ -326,6 +327,20 @@ const samplesWanted = 256
 // builder, which makes its dictionaries of them. Their late rejects are
 // reported by the views stage proper, which computes them again.
 func (b *builder) train(ctx context.Context) error {
+	if from := b.opts.DictionariesFrom; from != "" {
+		// Opened as served (its files checked as they are read), without
+		// the point index's mapping: only its dictionary is read.
+		prev, err := snapshots.Open(from, snapshots.OpenOptions{CacheBytes: 1 << 20, NoPoints: true})
+		if err != nil {
+			return fmt.Errorf("--dictionaries-from: %w", err)
+		}
+		d, err := prev.Dictionaries()
+		prev.Close()
+		if err != nil {
+			return fmt.Errorf("--dictionaries-from: %w", err)
+		}
+		return b.out.TrainWith(d)
+	}
 	var s kv.Samples
 	err := b.gather(ctx, b.sample.subjects(), func(bt []rawSubject) error {
 		for _, o := range b.computeAll(bt) {

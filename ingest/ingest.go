@@ -66,6 +66,11 @@ type Options struct {
 	// then derived from the input digest and the sequence (buildID), so
 	// that two builds of the same input make the same manifest too.
 	SourceDateEpoch time.Time
+	// DictionariesFrom, when set, is an earlier snapshot (of format 4)
+	// whose compression dictionaries the build uses instead of making its
+	// own: the views of every product that did not change are then the same
+	// bytes as there, which is what keeps a small change small.
+	DictionariesFrom string
 }
 
 // Summary reports a finished build.

@@ -1,6 +1,7 @@
 package kv
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -142,37 +143,73 @@ func (b *Builder) WritePoints(path string) error {
 
 // Train makes the builder's dictionaries from views of a spread of
 // products (samples may be empty: no dictionary) and its Encoder. Call it
-// after WritePoints, before the first view is Set.
+// (or TrainWith) after WritePoints, before the first view is Set.
 func (b *Builder) Train(s Samples) error {
-	if b.points == nil || b.enc != nil {
-		return errors.New("kv: Train comes once, after WritePoints")
-	}
 	pe := make([][]byte, len(s.Passport))
 	for i := range pe {
 		pe[i] = append(append([]byte(nil), s.Passport[i]...), s.Evidence[i]...)
 	}
-	if b.viewsDict = coverDict(pe, viewsDictSize, viewsDictSegment); len(b.viewsDict) < minDictSize {
-		b.viewsDict = nil
+	var d Dictionaries
+	if d.Views = coverDict(pe, viewsDictSize, viewsDictSegment); len(d.Views) < minDictSize {
+		d.Views = nil
 	}
-	var identityDict []byte
-	if d := rawDict(s.Identity, identityDictSize); d != nil {
-		start := d
-		if len(s.Identity) > 0 {
-			start = s.Identity[len(s.Identity)-1]
-		}
-		if sd := s2.MakeDict(d, start[:min(len(start), 16)]); sd != nil {
-			identityDict = sd.Bytes()
+	if raw := rawDict(s.Identity, identityDictSize); raw != nil {
+		start := s.Identity[len(s.Identity)-1]
+		if sd := s2.MakeDict(raw, start[:min(len(start), 16)]); sd != nil {
+			d.Identity = sd.Bytes()
 		}
 	}
-	enc, err := newEncoder(b.viewsDict, identityDict)
+	return b.TrainWith(d)
+}
+
+// Dictionaries are a store's compression dictionaries: of its TagViews
+// frames (a zstd raw dictionary) and of its identity views (an s2
+// dictionary, as s2.Dict.Bytes gives it). Either may be empty.
+type Dictionaries struct {
+	Views, Identity []byte
+}
+
+// TrainWith is Train with dictionaries made already, such as an earlier
+// store's (ReadDictionaries): every view that did not change since is then
+// stored as the same bytes.
+func (b *Builder) TrainWith(d Dictionaries) error {
+	if b.points == nil || b.enc != nil {
+		return errors.New("kv: Train comes once, after WritePoints")
+	}
+	enc, err := newEncoder(d.Views, d.Identity)
 	if err != nil {
 		return err
 	}
-	if err := b.points.setDict(identityDict); err != nil {
+	if err := b.points.setDict(d.Identity); err != nil {
 		return err
 	}
-	b.enc = enc
+	b.enc, b.viewsDict = enc, d.Views
 	return nil
+}
+
+// Dictionaries returns the store's compression dictionaries: those of a
+// store of layout 3, whose point index is open (UsePoints or ReadPoints),
+// read through the store's and the index's guards.
+func (s *Store) Dictionaries() (Dictionaries, error) {
+	if s.views == nil || s.points == nil || s.points.version != 2 {
+		return Dictionaries{}, errors.New("kv: the store has no compression dictionaries (a store of layout 3, with its point index open, has them)")
+	}
+	v, ok, err := s.get(Key(TagDict, dictViews), nil)
+	if err != nil || !ok {
+		return Dictionaries{}, fmt.Errorf("kv: the store's views dictionary: %v", err)
+	}
+	_, n := binary.Uvarint(v)
+	if n <= 0 {
+		return Dictionaries{}, fmt.Errorf("kv: the store's views dictionary: %w", errViewsCorrupt)
+	}
+	identity, err := s.points.read(pointsHeaderSize, s.points.dictLen, new([]byte))
+	if err == nil {
+		err = s.points.unchanged()
+	}
+	if err != nil {
+		return Dictionaries{}, s.noteDamage(err)
+	}
+	return Dictionaries{Views: v[n:], Identity: bytes.Clone(identity)}, nil
 }
 
 // Encoder is the encoder of the values of TagViews and PointsTag (nil before

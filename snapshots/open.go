@@ -243,6 +243,20 @@ func (s *Snapshot) View(tag byte, subject, tenant string, buf []byte) ([]byte, b
 // NewReader returns a reader for many keys; Close gives it back.
 func (s *Snapshot) NewReader() (*kv.Reader, error) { return s.store.NewReader() }
 
+// Dictionaries returns the compression dictionaries of a format 4
+// snapshot's store, for a build that reuses them (ingest's
+// DictionariesFrom).
+func (s *Snapshot) Dictionaries() (kv.Dictionaries, error) {
+	if s.Manifest.FormatVersion < 4 {
+		return kv.Dictionaries{}, fmt.Errorf("%s: a snapshot of format %d has no compression dictionaries (format 4 and later have them)", s.Dir, s.Manifest.FormatVersion)
+	}
+	d, err := s.store.Dictionaries()
+	if err != nil {
+		return d, fmt.Errorf("%s: %w", s.Dir, err)
+	}
+	return d, nil
+}
+
 // Scan calls fn with every key and value of table tag, in key order: for
 // tools that export a whole table.
 func (s *Snapshot) Scan(tag byte, fn func(key, value []byte) error) error {

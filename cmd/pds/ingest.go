@@ -22,12 +22,13 @@ import (
 const ingestHeapLimit = 384 << 20
 
 func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("ingest", "ingest --in DIR --out SNAPSHOT_DIR [--strict] [--quiet]", stderr)
+	fs := newFlags("ingest", "ingest --in DIR --out SNAPSHOT_DIR [--strict] [--quiet] [--sequence N] [--dictionaries-from SNAPSHOT]", stderr)
 	in := fs.String("in", "", "input directory of NDJSON files (products.ndjson required; .ndjson.gz allowed)")
 	out := fs.String("out", "", "snapshot directory to create (must not exist)")
 	strict := fs.Bool("strict", false, "fail on the first rejected line (text that is not UTF-8 included) and publish nothing")
 	quiet := fs.Bool("quiet", false, "no progress lines")
 	sequence := fs.Int64("sequence", 0, "the manifest's build order, which replicas never go below (default: the build time in Unix milliseconds)")
+	dicts := fs.String("dictionaries-from", "", "an earlier snapshot whose compression dictionaries to use, so that what did not change is stored as the same bytes (see docs/snapshots.md)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the build to this file (for go tool pprof)")
 	if err := parseFlags(fs, args, "in", "out"); err != nil {
 		return err
@@ -54,7 +55,7 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	opts := ingest.Options{In: *in, Out: *out, Strict: *strict, Rejects: stderr, Sequence: *sequence, SourceDateEpoch: epoch}
+	opts := ingest.Options{In: *in, Out: *out, Strict: *strict, Rejects: stderr, Sequence: *sequence, SourceDateEpoch: epoch, DictionariesFrom: *dicts}
 	if !*quiet {
 		opts.Progress = stderr
 	}
