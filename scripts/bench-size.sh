@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make bench-size: how many bytes a product a whole snapshot takes (every
-# file: store, point index, search index, manifest), for pds gen's data
+# file: store, point index, search index, chunk list, manifest), for pds gen's data
 # (seed 1) at each size of SIZES (default 200,000 and 1,000,000 products).
 # Prints bytes a product per file, per folder and in all, and writes them to
 # BENCHMARKS.md's bench-size section. The 1M build takes minutes.
@@ -33,7 +33,7 @@ out=$(mktemp)
     echo "| file or folder | bytes | bytes a product |"
     echo "|---|---:|---:|"
     find "$snap" -type f -printf '%s %P\n' | sort -k1,1nr -k2 | awk -v n="$n" '$1 > 0 { printf "| `%s` | %d | %.1f |\n", $2, $1, $1 / n }'
-    for part in store points index manifest.json; do
+    for part in store points index chunks manifest.json; do
       bytes=$(find "$snap/$part" -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
       awk -v p="$part" -v b="$bytes" -v n="$n" 'BEGIN { printf "| **%s** (all of it) | %d | %.1f |\n", p, b, b / n }'
     done
