@@ -60,7 +60,12 @@ var rootTime, _ = time.Unix(0, 0).UTC().MarshalText()
 // fixRootBolt rewrites the root.bolt of the Bleve index at dir with rootTime
 // for every timeStamp it holds.
 func fixRootBolt(dir string) error {
-	path := filepath.Join(dir, "store", "root.bolt")
+	// Scorch keeps root.bolt in a folder of its own inside the index's.
+	found, err := filepath.Glob(filepath.Join(dir, "*", "root.bolt"))
+	if err != nil || len(found) != 1 {
+		return fmt.Errorf("index: %s: want one root.bolt in a folder of the index, found %d (%v)", dir, len(found), err)
+	}
+	path := found[0]
 	src, err := bolt.Open(path, 0o600, nil)
 	if err != nil {
 		return fmt.Errorf("index: %s: %w", path, err)

@@ -45,8 +45,9 @@ func buildTestStore(t testing.TB, dir string, n int, fileSize uint64) {
 	if err := b.WritePoints(filepath.Join(dir, "points")); err != nil {
 		t.Fatal(err)
 	}
+	// At most about 256 samples, as ingest takes (samplesWanted).
 	var s Samples
-	for i := 0; i < n; i += 7 {
+	for i := 0; i < n; i += max(7, n/256) {
 		id, p, e := testViews(i)
 		s.Identity, s.Passport, s.Evidence = append(s.Identity, id), append(s.Passport, p), append(s.Evidence, e)
 	}
