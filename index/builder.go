@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -90,11 +91,13 @@ func create(dir string, blockSize, segmentDocs int) (*Builder, error) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("index: create: %w", err)
 	}
-	products, err := bleve.NewBuilder(filepath.Join(dir, productsDir), productsMapping(), map[string]interface{}{
+	config := map[string]interface{}{
 		"batchSize":       segmentDocs,
 		"mergeMax":        mergeMax,
 		"buildPathPrefix": dir, // same file system as the result: the final segment is renamed into place
-	})
+	}
+	maps.Copy(config, segmentOptions)
+	products, err := bleve.NewBuilder(filepath.Join(dir, productsDir), productsMapping(), config)
 	if err != nil {
 		return nil, fmt.Errorf("index: create products index: %w", err)
 	}
@@ -234,6 +237,9 @@ func (b *Builder) Close() error {
 		}
 	}
 	err := errors.Join(b.products.Close(), b.store.close())
+	if err == nil {
+		err = fixRootBolt(filepath.Join(b.dir, productsDir))
+	}
 	if err != nil {
 		return fmt.Errorf("index: close: %w", err)
 	}

@@ -3,7 +3,7 @@ package ingest
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"runtime"
@@ -17,12 +17,14 @@ import (
 	"github.com/productdata/pds/kv"
 	"github.com/productdata/pds/progress"
 	"github.com/productdata/pds/scratch"
+	"github.com/productdata/pds/snapshots"
 )
 
 // cursor walks one scratch table in subject order alongside the products.
 type cursor struct {
-	it *scratch.Iter
-	ok bool
+	it  *scratch.Iter
+	tag byte
+	ok  bool
 }
 
 func (b *builder) newCursor(tag byte) (*cursor, error) {
@@ -30,7 +32,13 @@ func (b *builder) newCursor(tag byte) (*cursor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &cursor{it: it, ok: it.First()}, nil
+	return &cursor{it: it, tag: tag, ok: it.First()}, nil
+}
+
+// seek moves the cursor to the first entry of subject or after.
+func (c *cursor) seek(subject []byte) {
+	key := append([]byte{c.tag, 0}, subject...)
+	c.ok = c.it.SeekGE(key)
 }
 
 // each calls fn for every entry of subject; entries of subjects that sort
@@ -189,15 +197,15 @@ func seekForward(it *scratch.Iter, key []byte) bool {
 // index, so that Bleve's work overlaps the rest.
 func (b *builder) writeViews(ctx context.Context) error {
 	b.stage("views")
+	if err := b.train(ctx); err != nil {
+		return err
+	}
+	enc := b.out.Encoder()
 	compute := func(bt []rawSubject) []subjectOut {
-		out := make([]subjectOut, len(bt))
-		for i := range bt {
-			sd, err := b.decodeSubject(&bt[i])
-			if err != nil {
-				out[i] = subjectOut{subject: bt[i].subject, err: err}
-				continue
-			}
-			out[i] = b.cat.compute(sd)
+		out := b.computeAll(bt)
+		var buf []byte
+		for i := range out {
+			buf = out[i].encode(enc, buf)
 		}
 		return out
 	}
@@ -227,15 +235,13 @@ func (b *builder) writeViews(ctx context.Context) error {
 			if err := b.write(&outs[i]); err != nil {
 				return err
 			}
-			for j := range outs[i].found {
-				releaseBodies(&outs[i].found[j])
-			}
 			batch = append(batch, outs[i].docs...)
 		}
 		docs <- batch
 		return nil
 	}
-	err := ordered(ctx, b.gather, compute, write)
+	gather := func(ctx context.Context, emit func([]rawSubject) error) error { return b.gather(ctx, nil, emit) }
+	err := ordered(ctx, gather, compute, write)
 	close(docs)
 	if ierr := <-indexed; err == nil {
 		err = ierr
@@ -258,20 +264,103 @@ type subjectOut struct {
 	subject string
 	rejects []lineReject
 	tenants []string // view tenants of a public product, for its aliases
+	// views are the product's views, one set per visibility, until encode
+	// turns them into entries.
+	views   []visibleViews
 	entries []kvEntry
 	docs    []index.Doc
-	// found are the views with found bodies, given back to their pools
-	// (releaseBodies) once entries are written.
-	found []views
-	err   error
+	err     error
 }
 
-// kvEntry is one view to write. The writer encodes it (kv.AppendView) into
-// a buffer it reuses: encoding it here, into a new allocation the size of
-// the view, cost a copy and a zeroed allocation per view for nothing.
+// visibleViews are the views of one visibility (tenant "" = public).
+type visibleViews struct {
+	tenant string
+	views
+}
+
+// kvEntry is one value to write to the store, as the store holds it.
 type kvEntry struct {
-	key  []byte
-	view kv.View
+	key, value []byte
+}
+
+// computeAll decodes a batch of products' records and computes their views.
+// It runs on the workers.
+func (b *builder) computeAll(bt []rawSubject) []subjectOut {
+	out := make([]subjectOut, len(bt))
+	for i := range bt {
+		sd, err := b.decodeSubject(&bt[i])
+		if err != nil {
+			out[i] = subjectOut{subject: bt[i].subject, err: err}
+			continue
+		}
+		out[i] = b.cat.compute(sd)
+	}
+	return out
+}
+
+// encode turns o's views into the store's entries (an identity value for
+// the point index, one compressed value of passport and evidence), on the
+// workers, where the compression runs on every core, and gives the views'
+// bodies back to their pools. buf is scratch, returned for the next call.
+func (o *subjectOut) encode(enc *kv.Encoder, buf []byte) []byte {
+	for i := range o.views {
+		v := &o.views[i]
+		buf = kv.AppendView(buf[:0], v.identity)
+		o.entries = append(o.entries, kvEntry{kv.AppendViewKey(nil, kv.TagIdentity, o.subject, v.tenant), enc.Identity(buf)})
+		buf = kv.AppendView(buf[:0], v.passport)
+		plen := len(buf)
+		buf = kv.AppendView(buf, v.evidence)
+		o.entries = append(o.entries, kvEntry{kv.AppendViewKey(nil, kv.TagViews, o.subject, v.tenant), enc.Views(buf, plen)})
+		releaseBodies(&v.views)
+	}
+	o.views = nil
+	return buf
+}
+
+// samplesWanted is how many products' views make the store's compression
+// dictionaries (kv.Builder.Train): a 128 KiB dictionary holds the last
+// eight or so, and the rest are there for the inputs whose views are small.
+const samplesWanted = 256
+
+// train computes the views of the sampled products (b.sample: a spread over
+// all the products, whatever their order) and gives them to the store's
+// builder, which makes its dictionaries of them. Their late rejects are
+// reported by the views stage proper, which computes them again.
+func (b *builder) train(ctx context.Context) error {
+	if from := b.opts.DictionariesFrom; from != "" {
+		// Opened as served (its files checked as they are read), without
+		// the point index's mapping: only its dictionary is read.
+		prev, err := snapshots.Open(from, snapshots.OpenOptions{CacheBytes: 1 << 20, NoPoints: true})
+		if err != nil {
+			return fmt.Errorf("--dictionaries-from: %w", err)
+		}
+		d, err := prev.Dictionaries()
+		prev.Close()
+		if err != nil {
+			return fmt.Errorf("--dictionaries-from: %w", err)
+		}
+		return b.out.TrainWith(d)
+	}
+	var s kv.Samples
+	err := b.gather(ctx, b.sample.subjects(), func(bt []rawSubject) error {
+		for _, o := range b.computeAll(bt) {
+			if o.err != nil {
+				return o.err
+			}
+			for i := range o.views {
+				v := &o.views[i]
+				s.Identity = append(s.Identity, kv.AppendView(nil, v.identity))
+				s.Passport = append(s.Passport, kv.AppendView(nil, v.passport))
+				s.Evidence = append(s.Evidence, kv.AppendView(nil, v.evidence))
+				releaseBodies(&v.views)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return b.out.Train(s)
 }
 
 // rawSubject is one product's scratch records as gathered: copies of the
@@ -282,10 +371,11 @@ type rawSubject struct {
 	claims, evidence, verdicts, docs [][]byte
 }
 
-// gather reads the products and their records in subject order. It reads
+// gather reads the products and their records in subject order: every
+// product, or (subjects, sorted) only those, found by seeking. It reads
 // only committed scratch data, so the writer may add to the scratch batch
 // meanwhile. The values of one batch are copied into one buffer.
-func (b *builder) gather(ctx context.Context, emit func([]rawSubject) error) error {
+func (b *builder) gather(ctx context.Context, subjects []string, emit func([]rawSubject) error) error {
 	products, err := b.scratch.NewIter([]byte{tagProduct, 0})
 	if err != nil {
 		return err
@@ -323,8 +413,29 @@ func (b *builder) gather(ctx context.Context, emit func([]rawSubject) error) err
 		arena = append(arena, v...)
 		return arena[len(arena)-len(v) : len(arena) : len(arena)]
 	}
-	for ok := products.First(); ok; ok = products.Next() {
-		b.count.Add(1)
+	// next moves to the next product to gather.
+	next, key := 0, []byte(nil)
+	step := func(first bool) bool {
+		if subjects == nil {
+			b.count.Add(1)
+			if first {
+				return products.First()
+			}
+			return products.Next()
+		}
+		for ; next < len(subjects); next++ {
+			key = kv.AppendKey(key[:0], tagProduct, subjects[next])
+			if products.SeekGE(key) && bytes.Equal(products.Key(), key) {
+				next++
+				for _, c := range []*cursor{claims, evidence, verdicts, docs} {
+					c.seek(key[2:])
+				}
+				return true
+			}
+		}
+		return false
+	}
+	for ok := step(true); ok; ok = step(false) {
 		subject := products.Key()[2:]
 		rs := rawSubject{subject: string(subject), product: keep(products.Value())}
 		add := func(list *[][]byte) func(v []byte) error {
@@ -424,18 +535,10 @@ func (c *catalog) compute(sd *subjectData) subjectOut {
 			out.err = fmt.Errorf("views of %s: %w", sd.subject, err)
 			return out
 		}
-		for _, w := range []struct {
-			tag  byte
-			view kv.View
-		}{{kv.TagEvidence, v.evidence}, {kv.TagIdentity, v.identity}, {kv.TagPassport, v.passport}} {
-			if tenant == "" {
-				w.view.Tenants = tenants
-			}
-			out.entries = append(out.entries, kvEntry{kv.AppendViewKey(nil, w.tag, sd.subject, tenant), w.view})
+		if tenant == "" {
+			v.identity.Tenants, v.passport.Tenants, v.evidence.Tenants = tenants, tenants, tenants
 		}
-		if v.hasPassport {
-			out.found = append(out.found, v)
-		}
+		out.views = append(out.views, visibleViews{tenant, v})
 		doc := index.Doc{Subject: sd.subject, Manufacturer: sd.product.Manufacturer, Brand: sd.product.Brand,
 			TrustLevel: domain.TrustRank(sd.product.TrustLevel), HasPassport: v.hasPassport,
 			UpdatedAt: parseTime(sd.product.UpdatedAt), Visibility: tenant}
@@ -464,11 +567,11 @@ func (b *builder) write(o *subjectOut) error {
 			return err
 		}
 	}
-	// The three view tables each get their entries in key order: per
-	// visibility, e, i, p; tables are separate, so interleaving is fine.
+	// The two tables each get their entries in key order: per visibility,
+	// identity and then passport with evidence; tables are separate, so
+	// interleaving is fine.
 	for _, e := range o.entries {
-		b.view = kv.AppendView(b.view[:0], e.view)
-		if err := b.out.Set(e.key, b.view); err != nil {
+		if err := b.out.Set(e.key, e.value); err != nil {
 			return err
 		}
 	}
@@ -537,18 +640,21 @@ func (b *builder) writeSources() error {
 // MetaCursorKey names the secret that authenticates search cursors.
 const MetaCursorKey = "cursor_key"
 
-// MetaBuildID names the build id.
-const MetaBuildID = "build_id"
-
+// writeMeta writes the store's metadata: the cursor key, derived from the
+// input digest and the sequence (cursorKey). The build id is the manifest's
+// alone: in the store it made every build's bytes differ.
 func (b *builder) writeMeta() error {
-	secret := make([]byte, 32)
-	if _, err := rand.Read(secret); err != nil {
-		return err
-	}
-	if err := b.out.Set(kv.Key(kv.TagMeta, MetaBuildID), []byte(b.summary.BuildID)); err != nil {
-		return err
-	}
-	return b.out.Set(kv.Key(kv.TagMeta, MetaCursorKey), secret)
+	return b.out.Set(kv.Key(kv.TagMeta, MetaCursorKey), b.cursorKey())
+}
+
+// cursorKey is SHA-256("pds cursor key", input digest, sequence): the same
+// for the same input and sequence, as every byte of the store is. It was 32
+// random bytes; either way anyone holding the snapshot holds the key, and
+// now so does anyone holding its input files and sequence, which the API
+// never shows (docs/snapshots.md).
+func (b *builder) cursorKey() []byte {
+	sum := sha256.Sum256(fmt.Appendf(nil, "pds cursor key\x00%s\x00%d", b.digest.String(), b.opts.Sequence))
+	return sum[:]
 }
 
 // startProgress prints a line about once a second until the returned stop is

@@ -16,6 +16,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -58,6 +59,18 @@ type Options struct {
 	// Sequence is the manifest's build order (default: the build time in
 	// Unix milliseconds); replicas refuse a lower one than they serve.
 	Sequence int64
+	// SourceDateEpoch, when set (pds ingest takes it from the environment
+	// variable SOURCE_DATE_EPOCH, the reproducible-builds convention), is
+	// the build's time: the manifest's created_at, the time part of its
+	// build id, and the default sequence. The build id's random part is
+	// then derived from the input digest and the sequence (buildID), so
+	// that two builds of the same input make the same manifest too.
+	SourceDateEpoch time.Time
+	// DictionariesFrom, when set, is an earlier snapshot (of format 4)
+	// whose compression dictionaries the build uses instead of making its
+	// own: the views of every product that did not change are then the same
+	// bytes as there, which is what keeps a small change small.
+	DictionariesFrom string
 }
 
 // Summary reports a finished build.
@@ -134,7 +147,6 @@ type builder struct {
 	// search index merged (nil if they could not be).
 	storeSums     map[string]snapshots.File
 	buf, key, rec []byte
-	view          []byte // the view being written (write)
 	// lastUse is the tagDocUse key written last: the evidence of one
 	// product and document usually comes together, and is written once.
 	lastUse []byte
@@ -142,6 +154,9 @@ type builder struct {
 	// document join into parts (joinSplits).
 	docSample []string
 	index     *index.Builder
+	// sample is the products whose views make the store's compression
+	// dictionaries.
+	sample *subjectSample
 	// seen holds every scratch key written for an id check (identifiers,
 	// claim, document and evidence ids): a key it has not seen is surely
 	// new, so the scratch store is asked only about the rare maybes.
@@ -170,11 +185,17 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if epoch := opts.SourceDateEpoch; !epoch.IsZero() {
+		opts.Now = func() time.Time { return epoch }
+	}
+	if opts.Sequence == 0 {
+		opts.Sequence = opts.Now().UnixMilli()
+	}
 	if opts.Rejects == nil {
 		opts.Rejects = io.Discard
 	}
 	b := &builder{opts: opts, parties: map[string]*domain.Party{}, printed: map[string]int{}, printedReplaced: map[string]int{},
-		partyLine: map[string]int{}, sourceLine: map[string]int{}, seen: newIDFilter(seenBytes),
+		partyLine: map[string]int{}, sourceLine: map[string]int{}, seen: newIDFilter(seenBytes), sample: newSubjectSample(samplesWanted),
 		cat: catalog{sources: map[string]*domain.Source{}}}
 	b.summary = Summary{Out: opts.Out, Accepted: map[string]int64{}, Rejected: map[string]int64{},
 		Files: map[string]string{}, Unknown: map[string]UnknownMembers{}, Replaced: map[string]int64{}}
@@ -188,9 +209,9 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	for logical, name := range inputs.paths {
 		b.summary.Files[logical] = name
 	}
-	id := ulid.MustNew(ulid.Timestamp(opts.Now()), rand.Reader).String()
-	b.summary.BuildID = id
-	w, err := snapshots.Create(opts.Out, id)
+	// The temporary folder's name is the build's until its id is known (at
+	// the end: see buildID).
+	w, err := snapshots.Create(opts.Out, ulid.MustNew(ulid.Timestamp(opts.Now()), rand.Reader).String())
 	if err != nil {
 		return b.summary, err
 	}
@@ -204,12 +225,10 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	}
 
 	b.stage(stageManifest)
-	m := snapshots.Manifest{BuildID: id, CreatedAt: opts.Now().UTC().Format(time.RFC3339), InputDigest: b.digest.String(),
-		Counts: b.summary.Accepted, Rejected: b.summary.Rejected}
+	b.summary.BuildID = b.buildID()
+	m := snapshots.Manifest{BuildID: b.summary.BuildID, CreatedAt: opts.Now().UTC().Format(time.RFC3339), InputDigest: b.digest.String(),
+		Counts: b.summary.Accepted, Rejected: b.summary.Rejected, Sequence: opts.Sequence}
 	m.Counts["views"] = b.summary.Views
-	if m.Sequence = opts.Sequence; m.Sequence == 0 {
-		m.Sequence = opts.Now().UnixMilli()
-	}
 	if err := w.WriteManifest(m, b.storeSums); err != nil {
 		return b.summary, err
 	}
@@ -223,6 +242,24 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	b.summary.InputDigest = m.InputDigest
 	b.summary.Duration = time.Since(start)
 	return b.summary, nil
+}
+
+// buildID is the build's id: a ULID of the build's time. Its random part is
+// random, or, when the build's time is SourceDateEpoch's, the first 10 bytes
+// of SHA-256("pds build id", input digest, sequence): the same input and
+// sequence then make the same id, and any other input another one.
+func (b *builder) buildID() string {
+	now := ulid.Timestamp(b.opts.Now())
+	if b.opts.SourceDateEpoch.IsZero() {
+		return ulid.MustNew(now, rand.Reader).String()
+	}
+	sum := sha256.Sum256(fmt.Appendf(nil, "pds build id\x00%s\x00%d", b.digest.String(), b.opts.Sequence))
+	var id ulid.ULID
+	if err := id.SetTime(now); err != nil {
+		return ulid.MustNew(now, rand.Reader).String()
+	}
+	copy(id[6:], sum[:10])
+	return id.String()
 }
 
 func (b *builder) build(ctx context.Context, w *snapshots.Writer) (err error) {
@@ -577,7 +614,11 @@ func (b *builder) applyProduct(p parsed, n int) *reject {
 			return rejectf("scratch store: %v", err)
 		}
 	}
-	return b.put(b.skey(tagProduct, canonical), p.rec)
+	if r := b.put(b.skey(tagProduct, canonical), p.rec); r != nil {
+		return r
+	}
+	b.sample.add(canonical)
+	return nil
 }
 
 func (b *builder) applyClaim(p parsed, n int) *reject {

@@ -14,6 +14,7 @@ import (
 	"github.com/productdata/pds/ingest"
 	"github.com/productdata/pds/internal/fixture"
 	"github.com/productdata/pds/kv"
+	"github.com/productdata/pds/snapshots"
 )
 
 // entry is one key of a snapshot's store and its value, as the tests show
@@ -33,6 +34,9 @@ func entries(t testing.TB, snap string) []entry {
 		t.Fatal(err)
 	}
 	defer st.Close()
+	if err := st.UsePoints(filepath.Join(snap, snapshots.PointsPath), nil); err != nil {
+		t.Fatal(err)
+	}
 	var all []entry
 	for _, tag := range []byte{kv.TagAlias, kv.TagIdentity, kv.TagPassport, kv.TagEvidence, kv.TagSource} {
 		err := st.Scan(tag, func(k, v []byte) error {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/productdata/pds/ingest"
 	"github.com/productdata/pds/kv"
+	"github.com/productdata/pds/snapshots"
 )
 
 // Every string of every line, at any depth, must be Unicode text. --strict
@@ -141,6 +142,9 @@ func checkViewsUTF8JSON(t *testing.T, snap string) string {
 		t.Fatal(err)
 	}
 	defer st.Close()
+	if err := st.UsePoints(filepath.Join(snap, snapshots.PointsPath), nil); err != nil {
+		t.Fatal(err)
+	}
 	var all strings.Builder
 	for _, tag := range []byte{kv.TagIdentity, kv.TagPassport, kv.TagEvidence} {
 		err := st.Scan(tag, func(k, v []byte) error {

@@ -11,9 +11,10 @@ import (
 )
 
 // BenchmarkIdentityRead reads the identity views of a real snapshot (20,000
-// products, a warm block cache) in a shuffled order, through a Reader as
-// resolve does: from Pebble, and from the snapshot's point index. It is
-// part of #14's regression guard (make bench-go): allocs/op must stay 0.
+// products, a warm page cache) in a shuffled order, through a Reader as
+// resolve does: from the snapshot's point index mapped, and read with
+// pread. It is part of #14's regression guard (make bench-go): allocs/op
+// must stay 0.
 func BenchmarkIdentityRead(b *testing.B) {
 	const n = 20000
 	snap := fixture.Build(b, fixture.SearchInput(b, n))
@@ -26,13 +27,13 @@ func BenchmarkIdentityRead(b *testing.B) {
 		keys = append(keys, kv.AppendViewKey(nil, kv.TagIdentity, fmt.Sprintf("internal_sku:P-%04d", i), ""))
 	}
 	rand.New(rand.NewPCG(1, 2)).Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
-	for _, points := range []bool{false, true} {
-		name := "pebble"
-		if points {
+	for _, mapped := range []bool{true, false} {
+		name := "pread"
+		if mapped {
 			name = "points"
 		}
 		b.Run(name, func(b *testing.B) {
-			st := openStore(b, snap, m, 64<<20, points)
+			st := openStore(b, snap, m, 64<<20, mapped)
 			defer st.Close()
 			r, err := st.NewReader()
 			if err != nil {
@@ -40,7 +41,7 @@ func BenchmarkIdentityRead(b *testing.B) {
 			}
 			defer r.Close()
 			var buf []byte
-			for _, k := range keys { // warm the block cache
+			for _, k := range keys { // warm the page cache
 				buf, _, _ = r.Get(k, buf[:0])
 			}
 			b.ReportAllocs()

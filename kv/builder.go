@@ -1,23 +1,29 @@
 package kv
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
 	"github.com/cockroachdb/pebble/v2/objstorage/objstorageprovider"
 	"github.com/cockroachdb/pebble/v2/sstable"
 	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/klauspost/compress/s2"
 	"github.com/productdata/pds/internal/pebbleutil"
 )
 
 // storeOptions are the options the store is built and opened with: 4 KiB data
-// blocks and bloom filters, which favour point reads.
+// blocks and bloom filters, which favour point reads, and Snappy (Pebble's
+// default) for the tables that are not compressed already (tableOptions).
 func storeOptions() *pebble.Options {
 	o := &pebble.Options{Logger: pebbleutil.Logger{}}
 	for i := range o.Levels {
@@ -29,9 +35,19 @@ func storeOptions() *pebble.Options {
 	return o
 }
 
+// builderFileCacheShards is the file cache's shard count a store is built
+// with. Pebble's default is GOMAXPROCS, and the store's OPTIONS file records
+// it: with the default, the same input built on machines of different core
+// counts gave different files. A served store opens with its own options.
+const builderFileCacheShards = 8
+
 // Builder writes a new store. Each table is written as one sorted SST; Finish
 // ingests them all into a fresh Pebble DB at dir. Keys of one table must be
 // added in increasing order.
+//
+// A store is written in layout 3: after WritePoints and Train, identity
+// views go to the point index alone and each subject's passport and
+// evidence views to one value of TagViews, both as the Encoder makes them.
 type Builder struct {
 	dir, sstDir string
 	db          *pebble.DB
@@ -40,6 +56,9 @@ type Builder struct {
 	done        []string // the files closed so far
 	fileSize    uint64   // a table's file is closed and another begun past this size
 	points      *pointsWriter
+	enc         *Encoder
+	viewsDict   []byte // written to TagDict by Finish
+	maxFrame    uint64 // the largest TagViews frame, decoded
 }
 
 // tableFileSize is the size at which a table's file is closed and the table
@@ -67,6 +86,7 @@ func NewBuilder(dir, sstDir string) (*Builder, error) {
 	}
 	opts := storeOptions()
 	opts.ErrorIfExists = true
+	opts.Experimental.FileCacheShards = builderFileCacheShards
 	db, err := pebble.Open(dir, opts)
 	if err != nil {
 		return nil, fmt.Errorf("kv: create store: %w", err)
@@ -82,32 +102,36 @@ func NewBuilder(dir, sstDir string) (*Builder, error) {
 }
 
 // singleLevelIndex are the tables written with a one-level index: those
-// read by every product GET or resolve item (identities and aliases). With
-// an index block as large as the data needs, a point read looks up one
-// index block instead of a top-level one and then one of its partitions;
-// the index is larger as a single block, which a served store keeps in its
-// block cache.
+// read by every product GET or resolve item (identities, in the layout
+// before the point index held them alone, and aliases). With an index block
+// as large as the data needs, a point read looks up one index block instead
+// of a top-level one and then one of its partitions; the index is larger as
+// a single block, which a served store keeps in its block cache.
 var singleLevelIndex = [...]byte{TagIdentity, TagAlias}
 
 // tableOptions are the writer options of table tag: opts, with no limit on
 // the index block for the tables in singleLevelIndex (which makes Pebble
-// write a one-level index however many data blocks there are). This is a
-// writer option only; stores written either way open the same.
+// write a one-level index however many data blocks there are), and no block
+// compression for TagViews, whose values are zstd frames already. These are
+// writer options only; stores written either way open the same.
 func tableOptions(opts sstable.WriterOptions, tag byte) sstable.WriterOptions {
 	for _, t := range singleLevelIndex {
 		if t == tag {
 			opts.IndexBlockSize = math.MaxInt32
 		}
 	}
+	if tag == TagViews {
+		opts.Compression = sstable.NoCompression
+	}
 	return opts
 }
 
 // WritePoints makes the builder also write a point index of table PointsTag
-// at path (which must not exist), finished by Finish. Call it before the
-// first Set.
+// at path (which must not exist), finished by Finish. Call it before Train
+// and the first Set.
 func (b *Builder) WritePoints(path string) error {
-	if b.points != nil || len(b.tables) > 0 {
-		return fmt.Errorf("kv: WritePoints after the first Set")
+	if b.points != nil || b.enc != nil || len(b.tables) > 0 {
+		return fmt.Errorf("kv: WritePoints after Train or the first Set")
 	}
 	p, err := createPoints(path)
 	if err != nil {
@@ -117,12 +141,99 @@ func (b *Builder) WritePoints(path string) error {
 	return nil
 }
 
+// Train makes the builder's dictionaries from views of a spread of
+// products (samples may be empty: no dictionary) and its Encoder. Call it
+// (or TrainWith) after WritePoints, before the first view is Set.
+func (b *Builder) Train(s Samples) error {
+	pe := make([][]byte, len(s.Passport))
+	for i := range pe {
+		pe[i] = append(append([]byte(nil), s.Passport[i]...), s.Evidence[i]...)
+	}
+	var d Dictionaries
+	if d.Views = coverDict(pe, viewsDictSize, viewsDictSegment); len(d.Views) < minDictSize {
+		d.Views = nil
+	}
+	if raw := rawDict(s.Identity, identityDictSize); raw != nil {
+		start := s.Identity[len(s.Identity)-1]
+		if sd := s2.MakeDict(raw, start[:min(len(start), 16)]); sd != nil {
+			d.Identity = sd.Bytes()
+		}
+	}
+	return b.TrainWith(d)
+}
+
+// Dictionaries are a store's compression dictionaries: of its TagViews
+// frames (a zstd raw dictionary) and of its identity views (an s2
+// dictionary, as s2.Dict.Bytes gives it). Either may be empty.
+type Dictionaries struct {
+	Views, Identity []byte
+}
+
+// TrainWith is Train with dictionaries made already, such as an earlier
+// store's (ReadDictionaries): every view that did not change since is then
+// stored as the same bytes.
+func (b *Builder) TrainWith(d Dictionaries) error {
+	if b.points == nil || b.enc != nil {
+		return errors.New("kv: Train comes once, after WritePoints")
+	}
+	enc, err := newEncoder(d.Views, d.Identity)
+	if err != nil {
+		return err
+	}
+	if err := b.points.setDict(d.Identity); err != nil {
+		return err
+	}
+	b.enc, b.viewsDict = enc, d.Views
+	return nil
+}
+
+// Dictionaries returns the store's compression dictionaries: those of a
+// store of layout 3, whose point index is open (UsePoints or ReadPoints),
+// read through the store's and the index's guards.
+func (s *Store) Dictionaries() (Dictionaries, error) {
+	if s.views == nil || s.points == nil || s.points.version != 2 {
+		return Dictionaries{}, errors.New("kv: the store has no compression dictionaries (a store of layout 3, with its point index open, has them)")
+	}
+	v, ok, err := s.get(Key(TagDict, dictViews), nil)
+	if err != nil || !ok {
+		return Dictionaries{}, fmt.Errorf("kv: the store's views dictionary: %v", err)
+	}
+	_, n := binary.Uvarint(v)
+	if n <= 0 {
+		return Dictionaries{}, fmt.Errorf("kv: the store's views dictionary: %w", errViewsCorrupt)
+	}
+	identity, err := s.points.read(pointsHeaderSize, s.points.dictLen, new([]byte))
+	if err == nil {
+		err = s.points.unchanged()
+	}
+	if err != nil {
+		return Dictionaries{}, s.noteDamage(err)
+	}
+	return Dictionaries{Views: v[n:], Identity: bytes.Clone(identity)}, nil
+}
+
+// Encoder is the encoder of the values of TagViews and PointsTag (nil before
+// Train). It is safe for concurrent use.
+func (b *Builder) Encoder() *Encoder { return b.enc }
+
 // Set adds key (a full key from Key or AppendViewKey) with value to its table.
+// A value of TagViews or PointsTag is an Encoder's; TagPassport and
+// TagEvidence take no values of their own in layout 3.
 func (b *Builder) Set(key, value []byte) error {
 	if len(key) < 2 {
 		return fmt.Errorf("kv: key too short")
 	}
 	tag := key[0]
+	switch tag {
+	case TagPassport, TagEvidence:
+		return fmt.Errorf("kv: table %c: passport and evidence views go to table %c together (Encoder.Views)", tag, TagViews)
+	case TagDict:
+		return fmt.Errorf("kv: table %c is the builder's own", tag)
+	case PointsTag, TagViews:
+		if b.enc == nil {
+			return fmt.Errorf("kv: table %c: Train first", tag)
+		}
+	}
 	t := b.tables[tag]
 	if t == nil {
 		t = &tableWriter{}
@@ -131,6 +242,28 @@ func (b *Builder) Set(key, value []byte) error {
 	if t.last != nil && string(key) <= string(t.last) {
 		return fmt.Errorf("kv: keys out of order in table %c: %q after %q", tag, key, t.last)
 	}
+	t.last = append(t.last[:0], key...)
+	t.entries++
+	switch tag {
+	case PointsTag:
+		n, err := s2.DecodedLen(value)
+		if err != nil {
+			return fmt.Errorf("kv: identity value of %q: %w", key, err)
+		}
+		return b.points.add(key, value, n)
+	case TagViews:
+		n, _, _, err := viewsHeader(value)
+		if err != nil {
+			return fmt.Errorf("kv: views value of %q: %w", key, err)
+		}
+		b.maxFrame = max(b.maxFrame, n)
+	}
+	return b.setTable(tag, t, key, value)
+}
+
+// setTable writes key and value to table tag's current file, beginning one
+// when there is none.
+func (b *Builder) setTable(tag byte, t *tableWriter, key, value []byte) error {
 	if t.w != nil && t.w.Raw().EstimatedSize() >= b.fileSize {
 		if err := b.closeFile(tag, t); err != nil {
 			return err
@@ -145,13 +278,8 @@ func (b *Builder) Set(key, value []byte) error {
 		}
 		t.w = sstable.NewWriter(objstorageprovider.NewFileWritable(f), tableOptions(b.wopts, tag))
 	}
-	t.last = append(t.last[:0], key...)
-	t.entries++
 	if err := t.w.Set(key, value); err != nil {
 		return fmt.Errorf("kv: %w", err)
-	}
-	if tag == PointsTag && b.points != nil {
-		return b.points.add(key, value)
 	}
 	return nil
 }
@@ -176,8 +304,17 @@ func (b *Builder) closeFile(tag byte, t *tableWriter) error {
 	return nil
 }
 
-// Finish closes every table, ingests them and closes the store.
+// Finish writes the views' dictionary, closes every table, ingests them and
+// closes the store.
 func (b *Builder) Finish() error {
+	if b.enc != nil {
+		v := binary.AppendUvarint(nil, max(b.maxFrame, 1))
+		t := &tableWriter{}
+		b.tables[TagDict] = t
+		if err := b.setTable(TagDict, t, Key(TagDict, dictViews), append(v, b.viewsDict...)); err != nil {
+			return err
+		}
+	}
 	tags := make([]int, 0, len(b.tables))
 	for tag := range b.tables {
 		tags = append(tags, int(tag))
@@ -198,16 +335,31 @@ func (b *Builder) Finish() error {
 			return err
 		}
 	}
-	if len(b.done) > 0 {
-		if err := b.db.Ingest(context.Background(), b.done); err != nil {
-			return fmt.Errorf("kv: ingest: %w", err)
-		}
+	from := time.Now().Unix()
+	if err := b.ingest(); err != nil {
+		return err
 	}
+	to := time.Now().Unix()
 	if err := b.db.Close(); err != nil {
 		return fmt.Errorf("kv: close store: %w", err)
 	}
 	b.db = nil
+	if err := fixCreationTimes(b.dir, len(b.done), from, to); err != nil {
+		return err
+	}
 	return os.RemoveAll(b.sstDir)
+}
+
+// ingest ingests the closed files into the store, where they land in the
+// bottom level (L6) as they are: their key ranges overlap nothing.
+func (b *Builder) ingest() error {
+	if len(b.done) == 0 {
+		return nil
+	}
+	if err := b.db.Ingest(context.Background(), b.done); err != nil {
+		return fmt.Errorf("kv: ingest: %w", err)
+	}
+	return nil
 }
 
 // Abort discards the build.

@@ -1,9 +1,8 @@
 // Package kv adapts Pebble to pds: the key layout of a snapshot's store, the
 // writer that ingest uses to build it (sorted SSTs ingested into a fresh DB),
-// the read-only store the server answers from, the point index beside it
-// (points.go: a mapped hash table holding a copy of the identity views,
-// which answers their reads in one probe), and a scratch store ingest uses as
-// its external sort.
+// the read-only store the server answers from, and the point index beside it
+// (points.go: a mapped hash table of the identity views, which answers their
+// reads in one probe).
 //
 // # Basics
 //
@@ -20,6 +19,12 @@
 // A view value is uvarint(len(body)) + body + coverage: body holds the
 // envelope members that precede meta, without braces; coverage is the JSON of
 // meta.coverage, or empty.
+//
+// That is the layout of snapshot formats 1 to 3. A store of format 4 (layout
+// 3, views.go) writes no tables i, p and e: it keeps each subject's passport
+// and evidence views for one visibility as one compressed value of table v,
+// their dictionary in table d, and the identity views in the point index
+// alone. Reads of tables i, p and e answer the same from either layout.
 //
 // # Caveats
 //

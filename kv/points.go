@@ -6,45 +6,55 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
+	"sync"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/klauspost/compress/s2"
 	"github.com/productdata/pds/domain"
 )
 
 // A point index is a side file, written by a Builder beside the store, that
 // answers the point reads of one table (PointsTag) with one hash probe
-// instead of a Pebble seek. It holds a copy of every entry of that table;
-// Pebble stays the store of record, and a store opened without its point
-// index answers the same.
+// instead of a Pebble seek. In a store of layout 3 it is the only home of
+// that table's entries; in the earlier layout (snapshot format 2, version 1
+// of this file) it holds a copy of them, and Pebble answers the same.
 //
-// Layout (integers little-endian):
+// Layout of version 2, the one written (integers little-endian):
 //
 //	header   64 bytes: pointsMagic, count u64, radix bits u64, data length
-//	         u64 (a multiple of 8), file size u64, then zeros
+//	         u64 (a multiple of 8), file size u64, dictionary length u64,
+//	         the longest value decoded u64, the longest record u64
+//	dict     the values' s2 dictionary (s2.Dict.Bytes; none when its length
+//	         is 0), zero-padded to a multiple of 8
 //	data     the entries in key order, each uvarint(len(key)),
-//	         uvarint(len(value)), key, value; zero-padded to a multiple of 8
+//	         uvarint(len(value)), key, value: an s2 block of the encoded view
+//	         (AppendView) made with the dictionary; zero-padded to a multiple
+//	         of 8
 //	entries  count × (xxhash64 of the key u64, the record's offset in data
 //	         u64), sorted by hash and then offset
 //	radix    2^bits + 1 × u32: radix[b] is the first entry whose hash's top
 //	         bits are b or more, so bucket b's entries are radix[b] to
 //	         radix[b+1]
 //
-// With about one bucket per entry, a read looks at one radix slot, one or two
-// entries and one record: three cache lines of a mapped file.
+// Version 1 (pointsMagicV1) has the first five header fields, no dictionary,
+// and values stored as they are. With about one bucket per entry, a read
+// looks at one radix slot, one or two entries and one record: three cache
+// lines of a mapped file, and an s2 decode of a few hundred bytes.
 const (
-	pointsMagic      = "pdspts1\n"
+	pointsMagic      = "pdspts2\n"
+	pointsMagicV1    = "pdspts1\n"
 	pointsHeaderSize = 64
 	pointEntrySize   = 16
 	maxPointsBits    = 24 // 16M buckets, 64 MiB of radix: past that, buckets hold more
 )
 
 // PointsTag is the table a point index covers: identity views, which every
-// resolve item and identity GET reads. Passport and evidence views are too
-// large to copy.
+// resolve item and identity GET reads.
 const PointsTag = TagIdentity
 
 var errPointsCorrupt = errors.New("kv: point index: corrupt")
@@ -62,17 +72,23 @@ func pointsBits(n int) uint64 {
 // bucket is the radix bucket of hash h for bits radix bits.
 func bucket(h, bits uint64) uint64 { return h >> (64 - bits) } // a shift of 64 is 0
 
+// pad8 rounds n up to a multiple of 8.
+func pad8(n uint64) uint64 { return (n + 7) &^ 7 }
+
 type pointEntry struct{ hash, off uint64 }
 
-// pointsWriter writes a point index; keys come in increasing order (the
-// Builder checks), so each is added once.
+// pointsWriter writes a point index of version 2; keys come in increasing
+// order (the Builder checks), so each is added once.
 type pointsWriter struct {
-	path    string
-	f       *os.File
-	w       *bufio.Writer
-	off     uint64 // data bytes written
-	entries []pointEntry
-	head    [2 * binary.MaxVarintLen64]byte
+	path      string
+	f         *os.File
+	w         *bufio.Writer
+	dictLen   uint64 // bytes of dictionary written after the header
+	off       uint64 // data bytes written
+	maxValue  uint64 // the longest value, decoded
+	maxRecord uint64 // the longest record
+	entries   []pointEntry
+	head      [2 * binary.MaxVarintLen64]byte
 }
 
 func createPoints(path string) (*pointsWriter, error) {
@@ -91,7 +107,21 @@ func createPoints(path string) (*pointsWriter, error) {
 	return p, nil
 }
 
-func (p *pointsWriter) add(key, value []byte) error {
+// setDict writes the values' dictionary; it comes before the first record.
+func (p *pointsWriter) setDict(dict []byte) error {
+	if p.off > 0 || p.dictLen > 0 {
+		return errors.New("kv: point index: the dictionary comes first, once")
+	}
+	p.w.Write(dict)
+	if _, err := p.w.Write(make([]byte, pad8(uint64(len(dict)))-uint64(len(dict)))); err != nil {
+		return fmt.Errorf("kv: point index: %w", err)
+	}
+	p.dictLen = uint64(len(dict))
+	return nil
+}
+
+// add writes one record: value is stored as given, and is decoded bytes long.
+func (p *pointsWriter) add(key, value []byte, decoded int) error {
 	p.entries = append(p.entries, pointEntry{xxhash.Sum64(key), p.off})
 	n := binary.PutUvarint(p.head[:], uint64(len(key)))
 	n += binary.PutUvarint(p.head[n:], uint64(len(value)))
@@ -100,7 +130,10 @@ func (p *pointsWriter) add(key, value []byte) error {
 	if _, err := p.w.Write(value); err != nil { // a bufio.Writer keeps its first error
 		return fmt.Errorf("kv: point index: %w", err)
 	}
-	p.off += uint64(n + len(key) + len(value))
+	rec := uint64(n + len(key) + len(value))
+	p.off += rec
+	p.maxRecord = max(p.maxRecord, rec)
+	p.maxValue = max(p.maxValue, uint64(decoded))
 	return nil
 }
 
@@ -115,7 +148,7 @@ func (p *pointsWriter) finish() error {
 
 func (p *pointsWriter) writeTail() error {
 	w := p.w
-	if pad := (8 - p.off%8) % 8; pad > 0 {
+	if pad := pad8(p.off) - p.off; pad > 0 {
 		w.Write(make([]byte, pad))
 		p.off += pad
 	}
@@ -143,13 +176,17 @@ func (p *pointsWriter) writeTail() error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	size := pointsHeaderSize + p.off + uint64(len(p.entries))*pointEntrySize + (1<<bits+1)*4
+	size := pointsHeaderSize + pad8(p.dictLen) + p.off + uint64(len(p.entries))*pointEntrySize + (1<<bits+1)*4
 	var h [pointsHeaderSize]byte
 	copy(h[:], pointsMagic)
-	binary.LittleEndian.PutUint64(h[8:], uint64(len(p.entries)))
-	binary.LittleEndian.PutUint64(h[16:], bits)
-	binary.LittleEndian.PutUint64(h[24:], p.off)
-	binary.LittleEndian.PutUint64(h[32:], size)
+	le := binary.LittleEndian
+	le.PutUint64(h[8:], uint64(len(p.entries)))
+	le.PutUint64(h[16:], bits)
+	le.PutUint64(h[24:], p.off)
+	le.PutUint64(h[32:], size)
+	le.PutUint64(h[40:], p.dictLen)
+	le.PutUint64(h[48:], p.maxValue)
+	le.PutUint64(h[56:], p.maxRecord)
 	if _, err := p.f.WriteAt(h[:], 0); err != nil {
 		return err
 	}
@@ -163,50 +200,60 @@ func (p *pointsWriter) abort() {
 	os.Remove(p.path)
 }
 
-// PointsGuard vouches for what a point index reads from its mapped file
-// (as a Guard does for the store's files).
+// PointsGuard vouches for what a point index reads from its file (as a
+// Guard does for the store's files).
 type PointsGuard interface {
 	// Check refuses, with an error that wraps domain.ErrDamaged, the bytes
 	// [off, off+n) of the mapped file m unless they are the snapshot's.
 	Check(m []byte, off, n int64) error
+	// ReadAt reads len(p) bytes at off from r, the file, refusing bytes
+	// that are not the snapshot's the same way: the reads of an index
+	// opened without a mapping.
+	ReadAt(r io.ReaderAt, p []byte, off int64) (int, error)
 	// Unchanged refuses a file whose stat st is not the one it had when
 	// the index was opened.
 	Unchanged(st os.FileInfo, err error) error
 }
 
-// points is an opened point index: its file mapped read-only.
+// points is an opened point index: its file mapped read-only, or (mapped
+// nil) read with pread, its radix in memory.
 type points struct {
-	file    *os.File    // kept open to look at it after reads
-	guard   PointsGuard // nil: reads are not checked
-	mapped  []byte
-	data    []byte
-	entries []byte
-	radix   []byte
-	count   uint64
-	bits    uint64
+	version   int
+	file      *os.File    // kept open: read in pread mode, looked at after reads
+	guard     PointsGuard // nil: reads are not checked
+	mapped    []byte      // the whole file; nil when read with pread
+	bufs      sync.Pool
+	radix     []byte // in the mapping, or read into memory
+	dataAt    uint64 // where data starts in the file
+	dataLen   uint64
+	entriesAt uint64
+	count     uint64
+	bits      uint64
+	dictLen   uint64   // version 2
+	dict      *s2.Dict // version 2: nil when it has none
+	maxValue  uint64   // version 2: the longest value decoded
+	maxRecord uint64   // the longest record (version 1: the data's length)
 }
 
-// openPoints maps the point index at path and checks that its header and
-// radix agree with its size; the file's bytes are the manifest's to vouch
-// for, and a read never goes outside them whatever they hold.
+// corrupt is the error of a read that found the index's bytes not as its
+// header says: the file is damaged.
+func corrupt() error {
+	return domain.Internal(fmt.Errorf("%w: %w", domain.ErrDamaged, errPointsCorrupt))
+}
+
+// openPoints maps the point index at path and checks (through guard, when
+// it is not nil) that its header and radix agree with its size; a read
+// never goes outside the file whatever it holds.
 func openPoints(path string, guard PointsGuard) (p *points, err error) {
-	f, err := os.Open(path)
+	f, size, err := openPointsFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("kv: point index: %w", err)
+		return nil, err
 	}
 	defer func() {
 		if err != nil {
 			f.Close()
 		}
 	}()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("kv: point index: %w", err)
-	}
-	size := st.Size()
-	if size < pointsHeaderSize || uint64(size) > uint64(^uint(0)>>1) {
-		return nil, fmt.Errorf("%w: %s: size %d", errPointsCorrupt, path, size)
-	}
 	m, err := mapFile(f, int(size))
 	if err != nil {
 		return nil, fmt.Errorf("kv: point index: map %s: %w", path, err)
@@ -214,137 +261,369 @@ func openPoints(path string, guard PointsGuard) (p *points, err error) {
 	p, err = readPoints(m, guard)
 	if err != nil {
 		unmapFile(m)
+		if errors.Is(err, domain.ErrDamaged) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("%w: %s: %v", errPointsCorrupt, path, err)
 	}
-	p.file, p.guard = f, guard
+	p.file = f
 	return p, nil
 }
 
-// readPoints checks a point index's header and radix (through guard, when
-// it is not nil) and slices its parts.
+// readPointsFile opens the point index at path to be read with pread: no
+// mapping, its radix read into memory (4 bytes a bucket), the same checks.
+func readPointsFile(path string, guard PointsGuard) (p *points, err error) {
+	f, size, err := openPointsFile(path)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+		}
+	}()
+	p = &points{file: f, guard: guard}
+	h, err := p.read(0, pointsHeaderSize, new([]byte))
+	if err != nil {
+		return nil, err
+	}
+	q, err := parsePointsHeader(h, uint64(size))
+	if err == nil && q.version == 1 {
+		err = errors.New("a version 1 index is only read mapped")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", errPointsCorrupt, path, err)
+	}
+	q.file, q.guard = f, guard
+	p = q
+	if p.radix, err = p.read(p.radixAt(), uint64(size)-p.radixAt(), new([]byte)); err != nil {
+		return nil, err
+	}
+	err = p.checkRadix()
+	if err == nil && p.version == 2 {
+		var dict []byte
+		if dict, err = p.read(pointsHeaderSize, p.dataAt-pointsHeaderSize, new([]byte)); err != nil {
+			return nil, err
+		}
+		err = p.setDict(dict)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", errPointsCorrupt, path, err)
+	}
+	return p, nil
+}
+
+func openPointsFile(path string) (*os.File, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, fmt.Errorf("kv: point index: %w", err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, fmt.Errorf("kv: point index: %w", err)
+	}
+	size := st.Size()
+	if size < pointsHeaderSize || uint64(size) > uint64(^uint(0)>>1) {
+		f.Close()
+		return nil, 0, fmt.Errorf("%w: %s: size %d", errPointsCorrupt, path, size)
+	}
+	return f, size, nil
+}
+
+// readPoints checks a mapped point index's header, dictionary and radix
+// (through guard, when it is not nil) and slices its parts.
 func readPoints(m []byte, guard PointsGuard) (*points, error) {
 	if guard != nil {
 		if err := guard.Check(m, 0, min(pointsHeaderSize, int64(len(m)))); err != nil {
 			return nil, err
 		}
 	}
-	if len(m) < pointsHeaderSize || string(m[:8]) != pointsMagic {
-		return nil, errors.New("not a point index")
+	p, err := parsePointsHeader(m, uint64(len(m)))
+	if err != nil {
+		return nil, err
 	}
-	le := binary.LittleEndian
-	count, bits, dataLen, size := le.Uint64(m[8:]), le.Uint64(m[16:]), le.Uint64(m[24:]), le.Uint64(m[32:])
-	if bits > maxPointsBits || count > 1<<32-1 || size != uint64(len(m)) || dataLen%8 != 0 {
-		return nil, errors.New("header does not match the file")
-	}
-	avail := size - pointsHeaderSize
-	radixLen := (uint64(1)<<bits + 1) * 4
-	if dataLen > avail || count > (avail-dataLen)/pointEntrySize || avail-dataLen-count*pointEntrySize != radixLen {
-		return nil, errors.New("sizes do not add up")
-	}
-	p := &points{mapped: m, count: count, bits: bits}
-	p.data = m[pointsHeaderSize : pointsHeaderSize+dataLen]
-	p.entries = m[pointsHeaderSize+dataLen : pointsHeaderSize+dataLen+count*pointEntrySize]
-	p.radix = m[pointsHeaderSize+dataLen+count*pointEntrySize:]
+	p.mapped, p.guard = m, guard
+	p.radix = m[p.radixAt():]
 	if guard != nil {
-		if err := guard.Check(m, int64(len(m)-len(p.radix)), int64(len(p.radix))); err != nil {
+		if err := guard.Check(m, int64(p.radixAt()), int64(len(p.radix))); err != nil {
+			return nil, err
+		}
+		if err := guard.Check(m, pointsHeaderSize, int64(p.dataAt-pointsHeaderSize)); err != nil {
 			return nil, err
 		}
 	}
-	prev := uint32(0)
-	for i := 0; i < len(p.radix); i += 4 {
-		v := le.Uint32(p.radix[i:])
-		if v < prev || uint64(v) > count {
-			return nil, errors.New("radix out of order")
-		}
-		prev = v
+	if err := p.checkRadix(); err != nil {
+		return nil, err
 	}
-	if uint64(prev) != count {
-		return nil, errors.New("radix does not end at the entry count")
+	if p.version == 2 {
+		if err := p.setDict(m[pointsHeaderSize:p.dataAt]); err != nil {
+			return nil, err
+		}
 	}
 	return p, nil
 }
 
-// get appends the value of key to dst; ok is false when the table holds no
-// such key. The mapped bytes are copied: nothing returned aliases the file.
-// With a guard, every range read is checked first; a fault on the mapping
-// (the file cut short under it) is an error, not a crash. The caller looks
-// at the file after its reads (unchanged).
-func (p *points) get(key, dst []byte) (out []byte, ok bool, err error) {
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer func() {
-		if r := recover(); r != nil {
-			out, ok, err = dst, false, domain.Internal(fmt.Errorf("%w: point index: %v", domain.ErrDamaged, r))
+// parsePointsHeader checks the header h of a file of size bytes: its magic,
+// and that the sizes it gives add up to the file's.
+func parsePointsHeader(h []byte, size uint64) (*points, error) {
+	if len(h) < pointsHeaderSize {
+		return nil, errors.New("not a point index")
+	}
+	p := &points{}
+	switch string(h[:8]) {
+	case pointsMagic:
+		p.version = 2
+	case pointsMagicV1:
+		p.version = 1
+	default:
+		return nil, errors.New("not a point index")
+	}
+	le := binary.LittleEndian
+	count, bits, dataLen, fileSize := le.Uint64(h[8:]), le.Uint64(h[16:]), le.Uint64(h[24:]), le.Uint64(h[32:])
+	if bits > maxPointsBits || count > 1<<32-1 || fileSize != size || dataLen%8 != 0 {
+		return nil, errors.New("header does not match the file")
+	}
+	avail := size - pointsHeaderSize
+	var dictLen uint64
+	if p.version == 2 {
+		dictLen, p.maxValue, p.maxRecord = le.Uint64(h[40:]), le.Uint64(h[48:]), le.Uint64(h[56:])
+		if dictLen > avail || pad8(dictLen) > avail {
+			return nil, errors.New("sizes do not add up")
 		}
-	}()
+		avail -= pad8(dictLen)
+	}
+	radixLen := (uint64(1)<<bits + 1) * 4
+	if dataLen > avail || count > (avail-dataLen)/pointEntrySize || avail-dataLen-count*pointEntrySize != radixLen {
+		return nil, errors.New("sizes do not add up")
+	}
+	p.count, p.bits, p.dataLen, p.dictLen = count, bits, dataLen, dictLen
+	p.dataAt = pointsHeaderSize + pad8(dictLen)
+	p.entriesAt = p.dataAt + dataLen
+	if p.version == 1 {
+		p.maxRecord = dataLen
+	}
+	return p, nil
+}
+
+func (p *points) radixAt() uint64 { return p.entriesAt + p.count*pointEntrySize }
+
+// checkRadix checks that the radix never goes down and ends at the count.
+func (p *points) checkRadix() error {
+	le := binary.LittleEndian
+	prev := uint32(0)
+	for i := 0; i+4 <= len(p.radix); i += 4 {
+		v := le.Uint32(p.radix[i:])
+		if v < prev || uint64(v) > p.count {
+			return errors.New("radix out of order")
+		}
+		prev = v
+	}
+	if uint64(prev) != p.count {
+		return errors.New("radix does not end at the entry count")
+	}
+	return nil
+}
+
+// setDict reads the dictionary section of a version 2 file (the
+// dictionary, then its padding).
+func (p *points) setDict(section []byte) error {
+	if p.dictLen == 0 {
+		return nil
+	}
+	if p.dict = s2.NewDict(section[:p.dictLen]); p.dict == nil {
+		return errors.New("the dictionary is not one")
+	}
+	return nil
+}
+
+// read returns n bytes of the file at off, checked by the guard: a slice
+// of the mapping, or read into *buf. The caller has checked that they lie
+// inside the file.
+func (p *points) read(off, n uint64, buf *[]byte) ([]byte, error) {
+	if p.mapped != nil {
+		if p.guard != nil && n > 0 {
+			if err := p.guard.Check(p.mapped, int64(off), int64(n)); err != nil {
+				return nil, err
+			}
+		}
+		return p.mapped[off : off+n], nil
+	}
+	*buf = slices.Grow((*buf)[:0], int(n))[:n]
+	var err error
+	if p.guard != nil {
+		_, err = p.guard.ReadAt(p.file, *buf, int64(off))
+	} else {
+		_, err = p.file.ReadAt(*buf, int64(off))
+	}
+	if err != nil {
+		if errors.Is(err, domain.ErrDamaged) {
+			return nil, err
+		}
+		return nil, domain.Internal(fmt.Errorf("kv: point index: %w", err))
+	}
+	return *buf, nil
+}
+
+// faulted turns a fault on the mapping (the file cut short under it),
+// recovered, into an error; it is deferred by every read of a mapping.
+func faulted(err *error) {
+	if r := recover(); r != nil {
+		*err = domain.Internal(fmt.Errorf("%w: point index: %v", domain.ErrDamaged, r))
+	}
+}
+
+// get appends the value of key to dst; ok is false when the table holds no
+// such key. The file's bytes are copied (or decoded): nothing returned
+// aliases them. Every range read is checked by the guard first; a fault on
+// the mapping is an error, not a crash. The caller looks at the file after
+// its reads (unchanged).
+func (p *points) get(key, dst []byte) (out []byte, ok bool, err error) {
+	var buf *[]byte
+	if p.mapped == nil {
+		buf = p.buffer()
+		defer p.bufs.Put(buf)
+	} else {
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer faulted(&err)
+		out = dst
+	}
 	le := binary.LittleEndian
 	h := xxhash.Sum64(key)
 	bk := bucket(h, p.bits)
-	// The radix was checked when the index was opened.
 	lo, hi := uint64(le.Uint32(p.radix[bk*4:])), uint64(le.Uint32(p.radix[bk*4+4:]))
 	if lo > hi || hi > p.count { // checked at opening; a file changed under the mapping since is not trusted
-		return dst, false, domain.Internal(fmt.Errorf("%w: %w", domain.ErrDamaged, errPointsCorrupt))
+		return dst, false, corrupt()
 	}
-	if err := p.check(p.entries, lo*pointEntrySize, (hi-lo)*pointEntrySize); err != nil {
+	if hi == lo {
+		return dst, false, nil
+	}
+	entries, err := p.read(p.entriesAt+lo*pointEntrySize, (hi-lo)*pointEntrySize, buf)
+	if err != nil {
 		return dst, false, err
 	}
-	for i := lo; i < hi; i++ {
-		e := p.entries[i*pointEntrySize : i*pointEntrySize+pointEntrySize]
+	var copied [pointEntrySize]byte
+	for i := range hi - lo {
+		e := entries[i*pointEntrySize : i*pointEntrySize+pointEntrySize]
 		if eh := le.Uint64(e); eh != h {
 			if eh > h {
 				break
 			}
 			continue
 		}
-		k, v, ok, err := p.record(le.Uint64(e[8:]))
+		if p.mapped == nil {
+			copy(copied[:], e) // *buf is read into again below
+			e = copied[:]
+		}
+		k, v, ok, err := p.record(le.Uint64(e[8:]), buf)
 		if err != nil {
 			return dst, false, err
 		}
-		if !ok {
-			return dst, false, domain.Internal(fmt.Errorf("%w: %w", domain.ErrDamaged, errPointsCorrupt))
+		if !ok || len(k) == 0 {
+			return dst, false, corrupt()
 		}
 		if string(k) == string(key) {
-			return append(dst, v...), true, nil
+			return p.value(dst, v)
 		}
 	}
 	return dst, false, nil
 }
 
-// record returns the key and value stored at off in data, checked.
-func (p *points) record(off uint64) (key, value []byte, ok bool, err error) {
-	if off >= uint64(len(p.data)) {
+func (p *points) buffer() *[]byte {
+	if b, ok := p.bufs.Get().(*[]byte); ok {
+		return b
+	}
+	return new([]byte)
+}
+
+// value appends a record's value to dst, decoded.
+func (p *points) value(dst, v []byte) ([]byte, bool, error) {
+	if p.version == 1 {
+		return append(dst, v...), true, nil
+	}
+	out, err := decodeIdentity(p.dict, dst, v, p.maxValue)
+	if err != nil {
+		return dst, false, domain.Internal(fmt.Errorf("%w: %w", domain.ErrDamaged, err))
+	}
+	return out, true, nil
+}
+
+// record returns the key and value stored at off in data; ok is false when
+// the bytes there are no record. An empty key is the padding after the last
+// record. A mapped index checks the record's lengths and then the record
+// alone; read with pread, the longest record is read at once.
+func (p *points) record(off uint64, buf *[]byte) (key, value []byte, ok bool, err error) {
+	if off >= p.dataLen {
 		return nil, nil, false, nil
 	}
-	// The two lengths are at most 2 × binary.MaxVarintLen64 bytes.
-	if err := p.check(p.data, off, min(2*binary.MaxVarintLen64, uint64(len(p.data))-off)); err != nil {
+	left := p.dataLen - off
+	first := min(p.maxRecord, left)
+	if p.mapped != nil {
+		first = min(2*binary.MaxVarintLen64, left)
+	}
+	b, err := p.read(p.dataAt+off, first, buf)
+	if err != nil {
 		return nil, nil, false, err
 	}
-	b := p.data[off:]
 	kl, n := binary.Uvarint(b)
 	if n <= 0 {
 		return nil, nil, false, nil
 	}
-	b = b[n:]
-	vl, m := binary.Uvarint(b)
+	if kl == 0 { // no key is empty: the padding after the last record
+		return nil, nil, true, nil
+	}
+	vl, m := binary.Uvarint(b[n:])
 	if m <= 0 {
 		return nil, nil, false, nil
 	}
-	b = b[m:]
-	if kl > uint64(len(b)) || vl > uint64(len(b))-kl {
+	head := uint64(n + m)
+	if kl > left-head || vl > left-head-kl {
 		return nil, nil, false, nil
 	}
-	if err := p.check(p.data, off, uint64(n+m)+kl+vl); err != nil {
-		return nil, nil, false, err
+	total := head + kl + vl
+	if total > p.maxRecord {
+		return nil, nil, false, nil
 	}
-	return b[:kl], b[kl : kl+vl], true, nil
+	if p.mapped != nil {
+		if b, err = p.read(p.dataAt+off, total, buf); err != nil {
+			return nil, nil, false, err
+		}
+	}
+	if total > uint64(len(b)) {
+		return nil, nil, false, nil
+	}
+	return b[head : head+kl], b[head+kl : total], true, nil
 }
 
-// check has the guard check n bytes at off of part, a slice of the mapping.
-func (p *points) check(part []byte, off, n uint64) error {
-	if p.guard == nil || n == 0 {
-		return nil
+// scan calls fn for every record in key order, with its value decoded; the
+// padding after the last record (zero bytes, an empty key) ends it.
+func (p *points) scan(fn func(key, value []byte) error) (err error) {
+	if p.mapped != nil {
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer faulted(&err)
 	}
-	base := uint64(cap(p.mapped) - cap(part)) // part's offset in the file
-	return p.guard.Check(p.mapped, int64(base+off), int64(n))
+	var buf, val []byte
+	for off := uint64(0); off < p.dataLen; {
+		k, v, ok, err := p.record(off, &buf)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return corrupt()
+		}
+		if len(k) == 0 {
+			return nil
+		}
+		off += uint64(len(v)+len(k)) + uint64(uvarintLen(uint64(len(k)))+uvarintLen(uint64(len(v))))
+		val, _, err = p.value(val[:0], v)
+		if err != nil {
+			return err
+		}
+		if err := fn(k, val); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // unchanged looks at the file after reads: a file written or replaced
@@ -359,10 +638,20 @@ func (p *points) unchanged() error {
 	return nil
 }
 
+func uvarintLen(v uint64) int {
+	var b [binary.MaxVarintLen64]byte
+	return binary.PutUvarint(b[:], v)
+}
+
 func (p *points) close() error {
-	err := unmapFile(p.mapped)
+	var err error
+	if p.mapped != nil {
+		err = unmapFile(p.mapped)
+	}
 	if p.file != nil {
-		p.file.Close()
+		if cerr := p.file.Close(); err == nil {
+			err = cerr
+		}
 	}
 	return err
 }

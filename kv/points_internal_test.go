@@ -4,24 +4,42 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/klauspost/compress/s2"
 	"github.com/productdata/pds/internal/fuzzseed"
 )
 
-// writePoints writes a point index of the given keys (in order) and values.
-func writePoints(t testing.TB, path string, keys, values [][]byte) {
+// writePoints writes a point index of version 2 of the given keys (in
+// order) and values, compressed with an s2 dictionary made of the values
+// when dict is set.
+func writePoints(t testing.TB, path string, keys, values [][]byte, dict bool) {
 	t.Helper()
 	w, err := createPoints(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	var d *s2.Dict
+	if dict {
+		if d = s2.MakeDict(slices.Concat([]byte(`{"subject":"gtin:00000000000000","n":0}`), slices.Concat(values...)), nil); d == nil {
+			t.Fatal("no dictionary made")
+		}
+		if err := w.setDict(d.Bytes()); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for i := range keys {
-		if err := w.add(keys[i], values[i]); err != nil {
+		v := s2.EncodeBetter(nil, values[i])
+		if d != nil {
+			v = d.EncodeBetter(nil, values[i])
+		}
+		if err := w.add(keys[i], v, len(values[i])); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -30,30 +48,145 @@ func writePoints(t testing.TB, path string, keys, values [][]byte) {
 	}
 }
 
-// Every key written reads back its value, from the mapped index and from one
-// read into memory (the way in where mmap is missing), whatever the number
-// of entries (no bucket bits, several entries a bucket, about one); keys not
-// written, including ones that differ from a written key in their last byte,
-// are absent.
+// pointsV1 is a point index of version 1 (snapshot format 2), as that pds
+// wrote it: values stored as they are, no dictionary.
+func pointsV1(keys, values [][]byte) []byte {
+	var data []byte
+	var entries []pointEntry
+	for i, k := range keys {
+		entries = append(entries, pointEntry{xxhash.Sum64(k), uint64(len(data))})
+		data = binary.AppendUvarint(data, uint64(len(k)))
+		data = binary.AppendUvarint(data, uint64(len(values[i])))
+		data = append(append(data, k...), values[i]...)
+	}
+	for len(data)%8 != 0 {
+		data = append(data, 0)
+	}
+	slices.SortFunc(entries, func(a, b pointEntry) int {
+		if a.hash != b.hash {
+			return cmpU64(a.hash, b.hash)
+		}
+		return cmpU64(a.off, b.off)
+	})
+	m := make([]byte, pointsHeaderSize)
+	copy(m, pointsMagicV1)
+	m = append(m, data...)
+	for _, e := range entries {
+		m = binary.LittleEndian.AppendUint64(m, e.hash)
+		m = binary.LittleEndian.AppendUint64(m, e.off)
+	}
+	bits := pointsBits(len(entries))
+	i := 0
+	for bk := uint64(0); bk <= 1<<bits; bk++ {
+		for i < len(entries) && bucket(entries[i].hash, bits) < bk {
+			i++
+		}
+		m = binary.LittleEndian.AppendUint32(m, uint32(i))
+	}
+	le := binary.LittleEndian
+	le.PutUint64(m[8:], uint64(len(entries)))
+	le.PutUint64(m[16:], bits)
+	le.PutUint64(m[24:], uint64(len(data)))
+	le.PutUint64(m[32:], uint64(len(m)))
+	return m
+}
+
+func cmpU64(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// openEach opens the point index at path every way it is read: mapped, read
+// into memory (where mmap is missing), and with pread (version 2 only).
+func openEach(t *testing.T, path string) map[string]*points {
+	t.Helper()
+	out := map[string]*points{}
+	p, err := openPoints(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out["mapped"] = p
+	if p.version == 2 {
+		if out["pread"], err = readPointsFile(path, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		for _, p := range out {
+			p.close()
+		}
+	})
+	// Read into memory, as where mmap is missing: nothing to close.
+	withMemory := maps.Clone(out)
+	withMemory["in memory"] = openPointsInMemory(t, path)
+	return withMemory
+}
+
+// Every key written reads back its value, whatever the number of entries
+// (no bucket bits, several entries a bucket, about one), the version of the
+// file, its dictionary and how it is read; keys not written, including ones
+// that differ from a written key in their last byte, are absent.
 func TestPointsReadBack(t *testing.T) {
 	for _, n := range []int{0, 1, 2, 3, 100, 5000} {
-		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(1, uint64(n)))
-			var keys, values [][]byte
-			for i := range n {
-				keys = append(keys, AppendViewKey(nil, TagIdentity, fmt.Sprintf("gtin:%014d", i*7), ""))
-				values = append(values, bytes.Repeat([]byte{byte(i)}, rng.IntN(300)))
-			}
-			path := filepath.Join(t.TempDir(), "points")
-			writePoints(t, path, keys, values)
-			p, err := openPoints(path, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer p.close()
-			checkPointsReadBack(t, p, keys, values)
-			checkPointsReadBack(t, openPointsInMemory(t, path), keys, values)
-		})
+		for _, kind := range []string{"v2", "v2 dict", "v1"} {
+			t.Run(fmt.Sprint(n, " ", kind), func(t *testing.T) {
+				if kind == "v2 dict" && n == 0 {
+					t.Skip("no values to make a dictionary of")
+				}
+				rng := rand.New(rand.NewPCG(1, uint64(n)))
+				var keys, values [][]byte
+				for i := range n {
+					keys = append(keys, AppendViewKey(nil, TagIdentity, fmt.Sprintf("gtin:%014d", i*7), ""))
+					values = append(values, []byte(fmt.Sprintf(`{"subject":"gtin:%014d","n":%d}`, i*7, rng.IntN(1000)))[:rng.IntN(40)])
+				}
+				path := filepath.Join(t.TempDir(), "points")
+				if kind == "v1" {
+					if err := os.WriteFile(path, pointsV1(keys, values), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				} else {
+					writePoints(t, path, keys, values, kind == "v2 dict")
+				}
+				for mode, p := range openEach(t, path) {
+					if p.count != uint64(n) || 1<<p.bits < n {
+						t.Errorf("%s: count %d, bits %d for %d entries", mode, p.count, p.bits, n)
+					}
+					for i, k := range keys {
+						v, ok, err := p.get(k, []byte("pre"))
+						if err != nil || !ok || string(v) != "pre"+string(values[i]) {
+							t.Fatalf("%s: key %q: %v %v, %q", mode, k, ok, err, v)
+						}
+					}
+					for i := range n + 10 {
+						for _, k := range [][]byte{
+							AppendViewKey(nil, TagIdentity, fmt.Sprintf("gtin:%014d", i*7+1), ""),
+							AppendViewKey(nil, TagIdentity, fmt.Sprintf("gtin:%014d", i*7), "t1"),
+							AppendViewKey(nil, TagPassport, fmt.Sprintf("gtin:%014d", i*7), ""),
+						} {
+							if v, ok, err := p.get(k, nil); ok || err != nil || len(v) != 0 {
+								t.Fatalf("%s: absent key %q: %v %v %q", mode, k, ok, err, v)
+							}
+						}
+					}
+					var scanned int
+					err := p.scan(func(k, v []byte) error {
+						if string(k) != string(keys[scanned]) || string(v) != string(values[scanned]) {
+							return fmt.Errorf("record %d: %q %q", scanned, k, v)
+						}
+						scanned++
+						return nil
+					})
+					if err != nil || scanned != n {
+						t.Errorf("%s: scan: %v, %d of %d records", mode, err, scanned, n)
+					}
+				}
+			})
+		}
 	}
 }
 
@@ -81,31 +214,6 @@ func openPointsInMemory(t *testing.T, path string) *points {
 	return p
 }
 
-func checkPointsReadBack(t *testing.T, p *points, keys, values [][]byte) {
-	t.Helper()
-	n := len(keys)
-	if p.count != uint64(n) || 1<<p.bits < n {
-		t.Errorf("count %d, bits %d for %d entries", p.count, p.bits, n)
-	}
-	for i, k := range keys {
-		v, ok, err := p.get(k, []byte("pre"))
-		if err != nil || !ok || string(v) != "pre"+string(values[i]) {
-			t.Fatalf("key %q: %v %v, %d bytes", k, ok, err, len(v))
-		}
-	}
-	for i := range n + 10 {
-		for _, k := range [][]byte{
-			AppendViewKey(nil, TagIdentity, fmt.Sprintf("gtin:%014d", i*7+1), ""),
-			AppendViewKey(nil, TagIdentity, fmt.Sprintf("gtin:%014d", i*7), "t1"),
-			AppendViewKey(nil, TagPassport, fmt.Sprintf("gtin:%014d", i*7), ""),
-		} {
-			if v, ok, err := p.get(k, nil); ok || err != nil || len(v) != 0 {
-				t.Fatalf("absent key %q: %v %v %q", k, ok, err, v)
-			}
-		}
-	}
-}
-
 // Entries of one bucket that share a hash are told apart by their keys: a
 // hand-made index lists two records under the hash of the first, the other
 // record's entry first. The first key is found past the second's record.
@@ -125,7 +233,7 @@ func TestPointsSameHash(t *testing.T) {
 	}
 	h := xxhash.Sum64(a)
 	m := make([]byte, pointsHeaderSize)
-	copy(m, pointsMagic)
+	copy(m, pointsMagicV1)
 	m = append(m, data...)
 	for _, off := range []uint64{offB, offA} {
 		m = binary.LittleEndian.AppendUint64(m, h)
@@ -157,8 +265,8 @@ func TestPointsSameHash(t *testing.T) {
 	}
 }
 
-// A file that is not a whole point index is refused when opened: each case
-// breaks one thing of a good file.
+// A file that is not a whole point index is refused when opened, mapped or
+// read with pread: each case breaks one thing of a good file.
 func TestPointsRefused(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good")
@@ -167,14 +275,14 @@ func TestPointsRefused(t *testing.T) {
 		keys = append(keys, AppendViewKey(nil, TagIdentity, fmt.Sprintf("gtin:%014d", i), ""))
 		values = append(values, []byte(fmt.Sprint("value ", i)))
 	}
-	writePoints(t, good, keys, values)
+	writePoints(t, good, keys, values, true)
 	orig, err := os.ReadFile(good)
 	if err != nil {
 		t.Fatal(err)
 	}
 	le := binary.LittleEndian
-	dataLen := le.Uint64(orig[24:])
-	radixAt := pointsHeaderSize + dataLen + 50*pointEntrySize
+	dataLen, dictLen := le.Uint64(orig[24:]), le.Uint64(orig[40:])
+	radixAt := pointsHeaderSize + pad8(dictLen) + dataLen + 50*pointEntrySize
 	tests := []struct {
 		name   string
 		mangle func([]byte) []byte
@@ -187,6 +295,9 @@ func TestPointsRefused(t *testing.T) {
 		{"bits", func(b []byte) []byte { le.PutUint64(b[16:], 40); return b }},
 		{"data length", func(b []byte) []byte { le.PutUint64(b[24:], dataLen+8); return b }},
 		{"size", func(b []byte) []byte { le.PutUint64(b[32:], 1<<62); return b }},
+		{"dictionary length", func(b []byte) []byte { le.PutUint64(b[40:], dictLen+8); return b }},
+		{"dictionary length past the file", func(b []byte) []byte { le.PutUint64(b[40:], 1<<63); return b }},
+		{"dictionary", func(b []byte) []byte { b[pointsHeaderSize] = 0xff; return b }},
 		{"radix order", func(b []byte) []byte { le.PutUint32(b[radixAt+4:], 49); return b }},
 		{"radix end", func(b []byte) []byte { le.PutUint32(b[len(b)-4:], 49); return b }},
 	}
@@ -198,85 +309,125 @@ func TestPointsRefused(t *testing.T) {
 			}
 			if p, err := openPoints(path, nil); err == nil {
 				p.close()
-				t.Fatal("opened")
+				t.Error("opened mapped")
+			}
+			if p, err := readPointsFile(path, nil); err == nil {
+				p.close()
+				t.Error("opened with pread")
 			}
 		})
 	}
-	if p, err := openPoints(good, nil); err != nil {
-		t.Fatalf("the good file: %v", err)
-	} else {
-		p.close()
-	}
+	openEach(t, good)
 }
 
-// A record offset past the data is an internal error of the read, not a
-// panic (the manifest's checksums keep such a file from being served).
-func TestPointsBadOffset(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "points")
+// Reads of a damaged record are internal errors, not panics, and never
+// decode more than the header's longest value (the manifest's checksums keep
+// such a file from being served): a record offset past the data, a value
+// longer than the header says any is.
+func TestPointsBadRecords(t *testing.T) {
 	key := AppendViewKey(nil, TagIdentity, "gtin:1", "")
-	writePoints(t, path, [][]byte{key}, [][]byte{[]byte("v")})
-	b, _ := os.ReadFile(path)
-	dataLen := binary.LittleEndian.Uint64(b[24:])
-	binary.LittleEndian.PutUint64(b[pointsHeaderSize+dataLen+8:], dataLen+100)
-	p, err := readPoints(b, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, ok, err := p.get(key, nil); ok || err == nil {
-		t.Errorf("%v %v, want an error", ok, err)
+	path := filepath.Join(t.TempDir(), "points")
+	writePoints(t, path, [][]byte{key}, [][]byte{[]byte("a value of some length")}, false)
+	orig, _ := os.ReadFile(path)
+	le := binary.LittleEndian
+	dataLen := le.Uint64(orig[24:])
+	for name, mangle := range map[string]func([]byte){
+		"offset":       func(b []byte) { le.PutUint64(b[pointsHeaderSize+dataLen+8:], dataLen+100) },
+		"longest":      func(b []byte) { le.PutUint64(b[48:], 3) },
+		"record bound": func(b []byte) { le.PutUint64(b[56:], 4) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			b := bytes.Clone(orig)
+			mangle(b)
+			p, err := readPoints(b, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v, ok, err := p.get(key, nil); ok || err == nil {
+				t.Errorf("%v %v %q, want an error", ok, err, v)
+			}
+		})
 	}
 }
 
-// FuzzPoints reads arbitrary bytes as a point index: it is refused, or every
-// read of it ends in a value, an absence or an error, never a panic or a
-// read outside it.
+// FuzzPoints reads arbitrary bytes as a point index, mapped and with pread:
+// it is refused, or every read and scan of it ends in a value, an absence or
+// an error, never a panic or a read outside it.
 func FuzzPoints(f *testing.F) {
-	path := filepath.Join(f.TempDir(), "seed")
-	writePoints(f, path, [][]byte{[]byte("i\x00a\x00"), []byte("i\x00b\x00")}, [][]byte{[]byte("1"), []byte("22")})
-	good, err := os.ReadFile(path)
-	if err != nil {
-		f.Fatal(err)
+	dir := f.TempDir()
+	keys := [][]byte{[]byte("i\x00a\x00"), []byte("i\x00b\x00")}
+	values := [][]byte{[]byte(`{"subject":"a"}`), []byte(`{"subject":"b","more":"22"}`)}
+	seed := func(name string, dict bool) []byte {
+		path := filepath.Join(dir, name)
+		writePoints(f, path, keys, values, dict)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		return b
 	}
+	good, dict := seed("good", false), seed("dict", true)
 	// The same file with the first entry's offset past the data.
 	badOffset := bytes.Clone(good)
 	dataLen := binary.LittleEndian.Uint64(good[24:])
 	binary.LittleEndian.PutUint64(badOffset[pointsHeaderSize+dataLen+8:], dataLen+1)
-	empty := filepath.Join(f.TempDir(), "empty")
-	writePoints(f, empty, nil, nil)
-	none, err := os.ReadFile(empty)
-	if err != nil {
-		f.Fatal(err)
-	}
+	none := seed("none", false)
+	v1 := pointsV1(keys, values)
 	fuzzseed.Seed(f,
 		[]any{good, []byte("i\x00a\x00")},
 		[]any{good, []byte("i\x00c\x00")},
+		[]any{dict, []byte("i\x00b\x00")},
 		[]any{badOffset, []byte("i\x00b\x00")},
 		[]any{none, []byte("")},
 		[]any{good[:pointsHeaderSize], []byte("i\x00a\x00")},
+		[]any{v1, []byte("i\x00a\x00")},
 	)
+	path := filepath.Join(dir, "fuzzed")
 	f.Fuzz(func(t *testing.T, b, key []byte) {
 		p, err := readPoints(b, nil)
 		if err != nil {
 			return
 		}
-		for _, k := range [][]byte{key, []byte("i\x00a\x00"), []byte("i\x00b\x00")} {
-			v, ok, err := p.get(k, nil)
-			if !ok && len(v) != 0 || ok && err != nil {
-				t.Fatalf("%q: %v %v %q", k, ok, err, v)
+		each := []*points{p}
+		if p.version == 2 {
+			if err := os.WriteFile(path, b, 0o644); err != nil {
+				t.Fatal(err)
 			}
+			pr, err := readPointsFile(path, nil)
+			if err != nil {
+				t.Fatalf("opened mapped, refused with pread: %v", err)
+			}
+			defer pr.close()
+			each = append(each, pr)
+		}
+		for _, p := range each {
+			for _, k := range [][]byte{key, keys[0], keys[1]} {
+				v, ok, err := p.get(k, nil)
+				if !ok && len(v) != 0 || ok && err != nil || uint64(len(v)) > max(p.maxValue, uint64(len(b))) {
+					t.Fatalf("%q: %v %v %q", k, ok, err, v)
+				}
+			}
+			p.scan(func(k, v []byte) error { return nil })
 		}
 	})
 }
 
-// The Builder writes a point index only when asked before its first Set,
-// and leaves none behind when the build is aborted.
+// The Builder writes a point index only when asked before Train and its
+// first Set, refuses identity views before Train, and leaves no index behind
+// when the build is aborted.
 func TestBuilderPoints(t *testing.T) {
 	dir := t.TempDir()
 	b, err := NewBuilder(filepath.Join(dir, "store"), filepath.Join(dir, "sst"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Set(AppendViewKey(nil, TagIdentity, "gtin:1", ""), []byte("v")); err != nil {
+	if err := b.Set(AppendViewKey(nil, TagIdentity, "gtin:1", ""), []byte("v")); err == nil {
+		t.Error("an identity view before Train was accepted")
+	}
+	if err := b.Train(Samples{}); err == nil {
+		t.Error("Train before WritePoints was accepted")
+	}
+	if err := b.Set(Key(TagAlias, "gtin:1"), []byte("gtin:1\x00")); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.WritePoints(filepath.Join(dir, "late")); err == nil {
@@ -293,7 +444,10 @@ func TestBuilderPoints(t *testing.T) {
 	if err := b.WritePoints(path); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Set(AppendViewKey(nil, TagIdentity, "gtin:1", ""), []byte("v")); err != nil {
+	if err := b.Train(Samples{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Set(AppendViewKey(nil, TagIdentity, "gtin:1", ""), b.Encoder().Identity([]byte("v"))); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(path); err != nil {

@@ -19,6 +19,9 @@ type Store struct {
 	cache  interface{ Unref() }
 	iters  iterPool
 	points *points // nil: every read is Pebble's
+	// views decodes table TagViews: set for a store of layout 3, whose
+	// identity views are in its point index alone.
+	views *viewsDecoder
 	// OnDamage, when set before the store is shared, is told of every
 	// read that found the store's bytes damaged (see storeError).
 	OnDamage func(error)
@@ -118,8 +121,22 @@ func Open(dir string, cacheBytes int64, files []string, guard Guard) (*Store, er
 		c.Unref()
 		return nil, openError(dir, err)
 	}
-	return &Store{db: db, cache: c}, nil
+	s := &Store{db: db, cache: c}
+	v, ok, err := s.get(Key(TagDict, dictViews), nil)
+	if err == nil && ok {
+		s.views, err = newViewsDecoder(v)
+	}
+	if err != nil {
+		s.Close()
+		return nil, fmt.Errorf("kv: cannot open the store %s: %v", dir, err)
+	}
+	return s, nil
 }
+
+// PointsOnly reports whether the store keeps its identity views in its
+// point index alone (layout 3): it answers them only once UsePoints or
+// ReadPoints has opened the index.
+func (s *Store) PointsOnly() bool { return s.views != nil }
 
 // openError says why a store could not be opened in words an operator can
 // act on, without Pebble's types.
@@ -150,22 +167,44 @@ func openError(dir string, err error) error {
 // guard, when not nil, checks every range a read takes from the file and
 // the file after each read (see PointsGuard).
 func (s *Store) UsePoints(path string, guard PointsGuard) error {
-	if s.points != nil {
-		return fmt.Errorf("kv: the store has a point index already")
-	}
-	p, err := openPoints(path, guard)
+	return s.setPoints(openPoints(path, guard))
+}
+
+// ReadPoints is UsePoints without a mapping: each probe reads the file
+// with pread (three reads of a few bytes), and only the index's radix, 4
+// bytes a bucket, is held in memory.
+func (s *Store) ReadPoints(path string, guard PointsGuard) error {
+	return s.setPoints(readPointsFile(path, guard))
+}
+
+func (s *Store) setPoints(p *points, err error) error {
 	if err != nil {
 		return err
+	}
+	if s.points != nil {
+		p.close()
+		return fmt.Errorf("kv: the store has a point index already")
+	}
+	if s.views != nil && p.version != 2 {
+		p.close()
+		return fmt.Errorf("kv: the store's identity views are compressed and its point index is of version %d, which does not hold them so", p.version)
 	}
 	s.points = p
 	return nil
 }
+
+// errNoPoints is the error of an identity read from a store of layout 3
+// whose point index was not opened.
+var errNoPoints = domain.Internal(errors.New("kv: the store keeps its identity views in its point index, which is not open"))
 
 // Close closes the store.
 func (s *Store) Close() error {
 	s.iters.close()
 	err := s.db.Close()
 	s.cache.Unref()
+	if s.views != nil {
+		s.views.close()
+	}
 	if s.points != nil {
 		if perr := s.points.close(); err == nil {
 			err = perr
@@ -215,6 +254,9 @@ func (s *Store) Alias(identifier string) (Alias, bool, error) {
 // is a probe whose key is built on the stack; any other is a Pebble seek whose
 // key is built in the pooled Reader's buffer (one on the stack would escape
 // to the heap through the iterator).
+//
+// In a store of layout 3 a passport or evidence view is decoded from its
+// subject's TagViews value, read into the Reader's buffer.
 func (s *Store) View(tag byte, subject, tenant string, buf []byte) ([]byte, bool, error) {
 	if tag == PointsTag && s.points != nil {
 		var k [256]byte // past that, AppendViewKey moves it to the heap
@@ -224,14 +266,20 @@ func (s *Store) View(tag byte, subject, tenant string, buf []byte) ([]byte, bool
 		}
 		return buf, ok, s.noteDamage(err)
 	}
+	if tag == PointsTag && s.views != nil {
+		return buf, false, errNoPoints
+	}
 	r, err := s.iters.take(s.db, s.OnDamage)
 	if err != nil {
 		return buf, false, err
 	}
+	defer r.Close()
+	if s.views != nil && (tag == TagPassport || tag == TagEvidence) {
+		r.key = AppendViewKey(r.key[:0], TagViews, subject, tenant)
+		return r.part(s.views, tag, buf)
+	}
 	r.key = AppendViewKey(r.key[:0], tag, subject, tenant)
-	buf, ok, err := r.Get(r.key, buf)
-	r.Close()
-	return buf, ok, err
+	return r.seek(r.key, buf)
 }
 
 // Meta reads a metadata value.
@@ -241,7 +289,35 @@ func (s *Store) Meta(name string) ([]byte, bool, error) {
 
 // Scan calls fn for every key and value of table tag, in key order; key has
 // its table prefix removed. The slices are valid only during the call.
+//
+// Table PointsTag is read from the point index when one is open (it must be,
+// in a store of layout 3), and in layout 3 the passport and evidence views
+// are decoded from table TagViews.
 func (s *Store) Scan(tag byte, fn func(key, value []byte) error) error {
+	switch {
+	case tag == PointsTag && s.points != nil:
+		err := s.points.scan(func(k, v []byte) error { return fn(k[2:], v) })
+		if err == nil {
+			err = s.points.unchanged()
+		}
+		return s.noteDamage(err)
+	case tag == PointsTag && s.views != nil:
+		return errNoPoints
+	case s.views != nil && (tag == TagPassport || tag == TagEvidence):
+		var buf []byte
+		return s.scan(TagViews, func(k, v []byte) error {
+			var err error
+			if buf, err = s.views.part(buf[:0], v, tag); err != nil {
+				return storeError(s.OnDamage, "scan", fmt.Errorf("%w: %w", domain.ErrDamaged, err))
+			}
+			return fn(k, buf)
+		})
+	}
+	return s.scan(tag, fn)
+}
+
+// scan is Scan of Pebble's table tag.
+func (s *Store) scan(tag byte, fn func(key, value []byte) error) error {
 	prefix := []byte{tag, 0}
 	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: pebbleutil.PrefixEnd(prefix)})
 	if err != nil {
@@ -268,10 +344,13 @@ type Reader struct {
 	limit []byte    // the seek limit of Get
 	key   []byte    // the key of the Store's point reads
 	val   []byte    // the value of an alias read, decoded before Close
+	frame []byte    // a TagViews value, decoded by part
 	// points answers the reads of table PointsTag when the store has a
-	// point index; set by NewReader only (the Store's own reads use it
-	// directly).
+	// point index, and views decodes the passport and evidence views of a
+	// store of layout 3; set by NewReader only (the Store's own reads use
+	// them directly).
 	points *points
+	views  *viewsDecoder
 	// onDamage is the store's OnDamage.
 	onDamage func(error)
 	// pointsRead is whether Get read the point index since Check.
@@ -297,7 +376,7 @@ func (r *Reader) Check() error {
 func (s *Store) NewReader() (*Reader, error) {
 	r, err := s.iters.take(s.db, s.OnDamage)
 	if err == nil {
-		r.points = s.points
+		r.points, r.views = s.points, s.views
 	}
 	return r, err
 }
@@ -310,15 +389,45 @@ func (s *Store) NewReader() (*Reader, error) {
 // the keys of a lookup batch are spread over the whole table, and those
 // steps cost about a third of each seek. The limit also stops the seek at
 // the first entry past key instead of looking further.
+//
+// Keys of table PointsTag are probes of the point index when the store has
+// one; in a store of layout 3, keys of TagPassport and TagEvidence read
+// their subject's TagViews value.
 func (r *Reader) Get(key, dst []byte) ([]byte, bool, error) {
-	if r.points != nil && len(key) > 0 && key[0] == PointsTag {
-		r.pointsRead = true
-		dst, ok, err := r.points.get(key, dst)
-		if err != nil && r.onDamage != nil && errors.Is(err, domain.ErrDamaged) {
-			r.onDamage(err)
+	if len(key) > 0 {
+		switch tag := key[0]; {
+		case tag == PointsTag && r.points != nil:
+			r.pointsRead = true
+			dst, ok, err := r.points.get(key, dst)
+			if err != nil && r.onDamage != nil && errors.Is(err, domain.ErrDamaged) {
+				r.onDamage(err)
+			}
+			return dst, ok, err
+		case tag == PointsTag && r.views != nil:
+			return dst, false, errNoPoints
+		case r.views != nil && (tag == TagPassport || tag == TagEvidence):
+			r.key = append(append(r.key[:0], TagViews), key[1:]...)
+			return r.part(r.views, tag, dst)
 		}
+	}
+	return r.seek(key, dst)
+}
+
+// part appends to dst the view tag of the TagViews value under r.key.
+func (r *Reader) part(views *viewsDecoder, tag byte, dst []byte) ([]byte, bool, error) {
+	frame, ok, err := r.seek(r.key, r.frame[:0])
+	r.frame = frame
+	if err != nil || !ok {
 		return dst, ok, err
 	}
+	if dst, err = views.part(dst, frame, tag); err != nil {
+		return dst, false, storeError(r.onDamage, "view", fmt.Errorf("%w: %w", domain.ErrDamaged, err))
+	}
+	return dst, true, nil
+}
+
+// seek appends the value Pebble holds under key to dst.
+func (r *Reader) seek(key, dst []byte) ([]byte, bool, error) {
 	r.limit = append(append(r.limit[:0], key...), 0)
 	if r.it.SeekGEWithLimit(key, r.limit) != pebble.IterValid || string(r.it.Key()) != string(key) {
 		if err := r.it.Error(); err != nil {
@@ -337,7 +446,7 @@ func (r *Reader) Get(key, dst []byte) ([]byte, bool, error) {
 
 // Close gives the reader back to its store.
 func (r *Reader) Close() error {
-	r.points, r.pointsRead = nil, false
+	r.points, r.views, r.pointsRead = nil, nil, false
 	return r.pool.give(r)
 }
 

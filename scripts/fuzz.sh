@@ -15,6 +15,7 @@ targets=(
   "./jsonutf8/ FuzzFix"
   "./domain/ FuzzAppendJSONMatchesMarshal"
   "./kv/ FuzzPoints"
+  "./kv/ FuzzViewsPart"
   "./http/ FuzzREST"
   "./httpfront/ FuzzLaneHead"
   "./httpfront/ FuzzLaneHeadInPieces"

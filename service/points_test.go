@@ -15,44 +15,49 @@ import (
 	"github.com/productdata/pds/snapshots"
 )
 
-// A snapshot's point index changes no answer: a service reading identity
-// views from it, one reading them from Pebble (NoPoints), and one serving
-// the same snapshot as a pds from before the index built it (no
-// points/identity, the manifest written without it) answer every lookup
-// and resolve byte for byte alike, for a public caller and for a tenant with
-// views of its own, for products found directly, through an alias,
-// privately, or not at all.
-func TestPointIndexAnswersAsPebble(t *testing.T) {
+// How a snapshot's views are stored changes no answer: a service reading a
+// format 4 snapshot with its point index mapped, one reading it with pread
+// (NoPoints), and four serving format 3 and format 2 snapshots of the same
+// input, built by the pds before format 4 (testdata/older-formats.md),
+// with their point index and from Pebble alone, answer every lookup and resolve byte for byte
+// alike, for a public caller and for a tenant with views of its own, for
+// products found directly, through an alias, privately, or not at all.
+func TestEveryReadPathAnswersAlike(t *testing.T) {
 	in := fixture.WriteCase(t, fixture.CaseFile("passport"))
 	snap := fixture.Build(t, in)
-	older := fixture.Build(t, in)
-	m, err := snapshots.ReadManifest(older)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.RemoveAll(filepath.Join(older, "points")); err != nil {
-		t.Fatal(err)
-	}
-	if err := snapshots.WriteManifest(older, m); err != nil {
-		t.Fatal(err)
+	older := filepath.Join("testdata", "format2-passport")
+	format3 := filepath.Join("testdata", "format3-passport")
+	for dir, format := range map[string]int{snap: snapshots.FormatVersion, format3: snapshots.FormatChunks, older: snapshots.FormatBLAKE3} {
+		if m, err := snapshots.ReadManifest(dir); err != nil || m.FormatVersion != format {
+			t.Fatalf("%s: format %d (%v), want %d", dir, m.FormatVersion, err, format)
+		}
 	}
 	path, secrets := fixture.Keys(t)
 	ks, err := keys.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var svcs [3]*service.Service
-	for i, o := range []struct {
+	readPaths := []struct {
+		what       string
 		dir        string
 		noPoints   bool
 		wantPoints bool
-	}{{snap, false, true}, {snap, true, false}, {older, false, false}} {
+	}{
+		{"format 4, point index mapped", snap, false, true},
+		{"format 4, point index read with pread", snap, true, false},
+		{"format 3, point index mapped", format3, false, true},
+		{"format 3, Pebble alone", format3, true, false},
+		{"format 2, point index mapped", older, false, true},
+		{"format 2, Pebble alone", older, true, false},
+	}
+	svcs := make([]*service.Service, len(readPaths))
+	for i, o := range readPaths {
 		s, err := service.OpenSnapshot(o.dir, snapshots.OpenOptions{CacheBytes: 8 << 20, NoPoints: o.noPoints})
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("%s: %v", o.what, err)
 		}
 		if s.Points != o.wantPoints {
-			t.Fatalf("service %d: the snapshot's Points is %v, want %v", i, s.Points, o.wantPoints)
+			t.Fatalf("%s: the snapshot's Points is %v, want %v", o.what, s.Points, o.wantPoints)
 		}
 		svcs[i] = service.New(s, ks, nil, fixture.Logger(t))
 		t.Cleanup(svcs[i].Close)
@@ -65,7 +70,7 @@ func TestPointIndexAnswersAsPebble(t *testing.T) {
 	}
 	ctx := context.Background()
 	for _, key := range []string{fixture.KeyFull, fixture.KeyAcme} {
-		var callers [3]domain.Caller
+		callers := make([]domain.Caller, len(svcs))
 		for i, svc := range svcs {
 			if callers[i], err = svc.Authenticate("Bearer " + secrets[key]); err != nil {
 				t.Fatal(err)
@@ -94,9 +99,9 @@ func TestPointIndexAnswersAsPebble(t *testing.T) {
 		for _, op := range []string{"identity", "passport", "evidence", "resolve"} {
 			for _, id := range ids {
 				with := answer(0, op, id)
-				for i, what := range []string{"NoPoints", "a snapshot without the index"} {
-					if other := answer(i+1, op, id); other != with {
-						t.Errorf("%s, %s %q:\nwith the point index: %s\n%s: %s", key, op, id, with, what, other)
+				for i := 1; i < len(svcs); i++ {
+					if other := answer(i, op, id); other != with {
+						t.Errorf("%s, %s %q:\n%s: %s\n%s: %s", key, op, id, readPaths[0].what, with, readPaths[i].what, other)
 					}
 				}
 				if op == "resolve" {
@@ -109,8 +114,9 @@ func TestPointIndexAnswersAsPebble(t *testing.T) {
 
 // A point index the manifest lists but this pds cannot read (here, one whose
 // header was changed and the manifest written again over it, so that its
-// checksum matches) refuses the snapshot, saying so, rather than serving it
-// from Pebble: the manifest vouches for a file pds then cannot use.
+// checksum matches) refuses the snapshot, saying so, mapped or not: the
+// manifest vouches for a file pds then cannot use, and a format 4 store
+// keeps its identity views there alone.
 func TestUnreadablePointIndexRefused(t *testing.T) {
 	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
 	m, err := snapshots.ReadManifest(snap)
@@ -129,14 +135,10 @@ func TestUnreadablePointIndexRefused(t *testing.T) {
 	if err := snapshots.WriteManifest(snap, m); err != nil {
 		t.Fatal(err)
 	}
-	_, err = service.OpenSnapshot(snap, snapshots.OpenOptions{CacheBytes: 1 << 20})
-	if !errors.Is(err, snapshots.ErrInvalid) || !strings.Contains(err.Error(), "point index") {
-		t.Fatalf("got %v, want a refusal naming the point index", err)
+	for _, noPoints := range []bool{false, true} {
+		_, err = service.OpenSnapshot(snap, snapshots.OpenOptions{CacheBytes: 1 << 20, NoPoints: noPoints})
+		if !errors.Is(err, snapshots.ErrInvalid) || !strings.Contains(err.Error(), "point index") {
+			t.Fatalf("NoPoints %v: got %v, want a refusal naming the point index", noPoints, err)
+		}
 	}
-	// --no-point-index does not open it, so the snapshot is served.
-	s, err := service.OpenSnapshot(snap, snapshots.OpenOptions{CacheBytes: 1 << 20, NoPoints: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
 }

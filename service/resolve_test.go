@@ -211,6 +211,7 @@ func BenchmarkResolve1000(b *testing.B) {
 	ctx := context.Background()
 	i := 0
 	b.ReportAllocs()
+	defer fixture.ReportCPU(b, fixture.CPUTime())
 	for b.Loop() {
 		res, err := svc.Resolve(ctx, c, service.ResolveArgs{Identifiers: &batches[i%len(batches)]})
 		if err != nil {

@@ -195,6 +195,12 @@ func (g pointsGuard) Check(m []byte, off, n int64) error {
 	return g.s.damage.mark(g.f.checkMapped(m, off, n))
 }
 
+func (g pointsGuard) ReadAt(r io.ReaderAt, p []byte, off int64) (int, error) {
+	n, err := g.f.readAt(r, p, off)
+	g.s.damage.mark(err)
+	return n, err
+}
+
 func (g pointsGuard) Unchanged(st os.FileInfo, err error) error {
 	return g.s.damage.mark(g.f.unchanged(st, err))
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,15 +60,20 @@ func readAll(s *snapshots.Snapshot) error {
 }
 
 // A byte changed at rest is found at the first read of its chunk, when
-// opening a format 3 snapshot or after: that read fails with
+// opening a snapshot of format 3 or later or after: that read fails with
 // domain.ErrDamaged, and the snapshot is damaged from then on. Hashed
-// whole, the same snapshot is refused at opening.
+// whole, the same snapshot is refused at opening. This holds for the
+// store's largest table (its compressed views) and for the point index,
+// mapped or read with pread (NoPoints).
 func TestChangedByteRefusedAtItsFirstRead(t *testing.T) {
-	for _, prefix := range []string{snapshots.StoreDir + "/", snapshots.PointsPath} {
-		t.Run(prefix, func(t *testing.T) {
+	for _, c := range []struct {
+		prefix   string
+		noPoints bool
+	}{{snapshots.StoreDir + "/", false}, {snapshots.PointsPath, false}, {snapshots.PointsPath, true}} {
+		t.Run(fmt.Sprintf("%s, NoPoints %v", c.prefix, c.noPoints), func(t *testing.T) {
 			dir := passportSnapshot(t)
-			flipByte(t, filepath.Join(dir, filepath.FromSlash(largestIn(t, dir, prefix))))
-			s, err := snapshots.Open(dir, snapshots.OpenOptions{CacheBytes: 1 << 20})
+			flipByte(t, filepath.Join(dir, filepath.FromSlash(largestIn(t, dir, c.prefix))))
+			s, err := snapshots.Open(dir, snapshots.OpenOptions{CacheBytes: 1 << 20, NoPoints: c.noPoints})
 			if err != nil {
 				// Opening reads the chunks of a table's footer and index, and
 				// of the point index's header and radix: in a small file,

@@ -27,7 +27,7 @@ import (
 )
 
 // FormatVersion is the snapshot format this build writes. It reads it and
-// FormatSHA256.
+// every earlier one.
 //
 // Format 2 lists each file's BLAKE3 checksum ("blake3:" + hex), format 1
 // its SHA-256 ("sha256:" + hex); the rest of the snapshot is the same.
@@ -38,13 +38,20 @@ import (
 // Format 3 adds the chunks file (chunks.go): the BLAKE3 of every 64 KiB of
 // every file, so that pds serve checks each chunk when it first reads it
 // rather than hashing the whole snapshot before it serves.
-const FormatVersion = 3
+//
+// Format 4 is format 3 with a compact store (kv/views.go): each subject's
+// passport and evidence views for one visibility compressed together as
+// one zstd frame with a trained dictionary, identity views in the point
+// index alone (its version 2, compressed), and every file the same bytes
+// from the same input and sequence (see Reproducible).
+const FormatVersion = 4
 
 // The earlier formats, whose snapshots pds still verifies (every byte, when
 // it opens them) and serves.
 const (
 	FormatSHA256 = 1
 	FormatBLAKE3 = 2
+	FormatChunks = 3
 )
 
 // knownFormat reports whether this pds reads snapshot format v.

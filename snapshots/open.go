@@ -173,12 +173,21 @@ func (s *Snapshot) open(o OpenOptions) error {
 	st.OnDamage = func(err error) { s.damage.mark(err) }
 	s.store = st
 	// A snapshot built before the point index has none; its store answers
-	// the same, from Pebble.
-	s.Points = !o.NoPoints && s.files[PointsPath] != nil
-	if s.Points {
-		if err := st.UsePoints(join(s.Dir, PointsPath), pointsGuard{s, s.files[PointsPath]}); err != nil {
-			return err
-		}
+	// the same, from Pebble. A store of format 4 keeps its identity views
+	// in the index alone: without the mapping (NoPoints) it is read with
+	// pread.
+	listed := s.files[PointsPath]
+	s.Points = !o.NoPoints && listed != nil
+	switch {
+	case s.Points:
+		err = st.UsePoints(join(s.Dir, PointsPath), pointsGuard{s, listed})
+	case st.PointsOnly() && listed != nil:
+		err = st.ReadPoints(join(s.Dir, PointsPath), pointsGuard{s, listed})
+	case st.PointsOnly():
+		err = fmt.Errorf("its store keeps the identity views in %s, which the manifest does not list", PointsPath)
+	}
+	if err != nil {
+		return err
 	}
 	err = st.Scan(kv.TagSource, func(_, v []byte) error {
 		d := &domain.SourceDescriptor{}
@@ -233,6 +242,20 @@ func (s *Snapshot) View(tag byte, subject, tenant string, buf []byte) ([]byte, b
 
 // NewReader returns a reader for many keys; Close gives it back.
 func (s *Snapshot) NewReader() (*kv.Reader, error) { return s.store.NewReader() }
+
+// Dictionaries returns the compression dictionaries of a format 4
+// snapshot's store, for a build that reuses them (ingest's
+// DictionariesFrom).
+func (s *Snapshot) Dictionaries() (kv.Dictionaries, error) {
+	if s.Manifest.FormatVersion < 4 {
+		return kv.Dictionaries{}, fmt.Errorf("%s: a snapshot of format %d has no compression dictionaries (format 4 and later have them)", s.Dir, s.Manifest.FormatVersion)
+	}
+	d, err := s.store.Dictionaries()
+	if err != nil {
+		return d, fmt.Errorf("%s: %w", s.Dir, err)
+	}
+	return d, nil
+}
 
 // Scan calls fn with every key and value of table tag, in key order: for
 // tools that export a whole table.

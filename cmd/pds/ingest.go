@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"runtime/pprof"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,12 +22,13 @@ import (
 const ingestHeapLimit = 384 << 20
 
 func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("ingest", "ingest --in DIR --out SNAPSHOT_DIR [--strict] [--quiet]", stderr)
+	fs := newFlags("ingest", "ingest --in DIR --out SNAPSHOT_DIR [--strict] [--quiet] [--sequence N] [--dictionaries-from SNAPSHOT]", stderr)
 	in := fs.String("in", "", "input directory of NDJSON files (products.ndjson required; .ndjson.gz allowed)")
 	out := fs.String("out", "", "snapshot directory to create (must not exist)")
 	strict := fs.Bool("strict", false, "fail on the first rejected line (text that is not UTF-8 included) and publish nothing")
 	quiet := fs.Bool("quiet", false, "no progress lines")
 	sequence := fs.Int64("sequence", 0, "the manifest's build order, which replicas never go below (default: the build time in Unix milliseconds)")
+	dicts := fs.String("dictionaries-from", "", "an earlier snapshot whose compression dictionaries to use, so that what did not change is stored as the same bytes (see docs/snapshots.md)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the build to this file (for go tool pprof)")
 	if err := parseFlags(fs, args, "in", "out"); err != nil {
 		return err
@@ -49,7 +51,11 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if os.Getenv("GOMEMLIMIT") == "" {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(ingestHeapLimit))
 	}
-	opts := ingest.Options{In: *in, Out: *out, Strict: *strict, Rejects: stderr, Sequence: *sequence}
+	epoch, err := sourceDateEpoch(os.Getenv("SOURCE_DATE_EPOCH"))
+	if err != nil {
+		return err
+	}
+	opts := ingest.Options{In: *in, Out: *out, Strict: *strict, Rejects: stderr, Sequence: *sequence, SourceDateEpoch: epoch, DictionariesFrom: *dicts}
 	if !*quiet {
 		opts.Progress = stderr
 	}
@@ -116,4 +122,18 @@ func roundDuration(d time.Duration) time.Duration {
 		return d.Round(time.Millisecond)
 	}
 	return d.Round(100 * time.Millisecond)
+}
+
+// sourceDateEpoch reads SOURCE_DATE_EPOCH (the reproducible-builds
+// convention: a whole number of seconds since the Unix epoch); unset or
+// empty is the zero time.
+func sourceDateEpoch(v string) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	secs, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || secs < 0 || secs > 253402300799 {
+		return time.Time{}, fmt.Errorf("SOURCE_DATE_EPOCH=%q is not a whole number of seconds since 1970-01-01 (up to the year 9999)", v)
+	}
+	return time.Unix(secs, 0).UTC(), nil
 }

@@ -119,3 +119,28 @@ func TestRoundDuration(t *testing.T) {
 		}
 	}
 }
+
+// SOURCE_DATE_EPOCH is a whole number of seconds; anything else is refused
+// with the value named, and unset is no time.
+func TestSourceDateEpoch(t *testing.T) {
+	for _, tc := range []struct {
+		v    string
+		want time.Time
+		err  bool
+	}{
+		{"", time.Time{}, false},
+		{"0", time.Unix(0, 0).UTC(), false},
+		{"1767225600", time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), false},
+		{"1767225600.5", time.Time{}, true},
+		{"-1", time.Time{}, true},
+		{"tomorrow", time.Time{}, true},
+	} {
+		got, err := sourceDateEpoch(tc.v)
+		if (err != nil) != tc.err || !got.Equal(tc.want) {
+			t.Errorf("%q: %v %v, want %v (error %v)", tc.v, got, err, tc.want, tc.err)
+		}
+		if err != nil && !strings.Contains(err.Error(), tc.v) {
+			t.Errorf("%q: the error does not name the value: %v", tc.v, err)
+		}
+	}
+}
