@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/internal/fixture"
@@ -248,5 +249,31 @@ func TestFormat2SnapshotServes(t *testing.T) {
 	flipByte(t, filepath.Join(old, filepath.FromSlash(largestIn(t, old, snapshots.StoreDir+"/"))))
 	if _, err := snapshots.Open(old, snapshots.OpenOptions{CacheBytes: 1 << 20}); !errors.Is(err, snapshots.ErrInvalid) {
 		t.Fatalf("damaged format 2: %v", err)
+	}
+}
+
+// A lazy open leaves the search index unhashed until the server asks
+// (CheckInBackground) or a search needs it; then a changed file is found
+// without any search.
+func TestIndexHashedInTheBackgroundWhenAsked(t *testing.T) {
+	dir := passportSnapshot(t)
+	flipByte(t, filepath.Join(dir, filepath.FromSlash(largestIn(t, dir, snapshots.IndexDir+"/"))))
+	s, err := snapshots.Open(dir, snapshots.OpenOptions{CacheBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Damaged(); err != nil {
+		t.Fatalf("damaged before any check of the index: %v", err)
+	}
+	s.CheckInBackground()
+	for i := 0; s.Damaged() == nil; i++ {
+		if i == 1000 {
+			t.Fatal("the changed index file was not found by the background check")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !errors.Is(s.Damaged(), domain.ErrDamaged) {
+		t.Fatalf("got %v", s.Damaged())
 	}
 }

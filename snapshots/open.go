@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/productdata/pds/domain"
@@ -60,6 +61,9 @@ type Snapshot struct {
 	// (at once for a snapshot hashed whole), with indexErr set on failure.
 	indexChecked chan struct{}
 	indexErr     error
+	// indexStart starts the hashing of pendingIndex once (CheckInBackground).
+	indexStart   sync.Once
+	pendingIndex []File
 }
 
 // The bounds of AutoCacheBytes.
@@ -113,6 +117,7 @@ func Open(dir string, o OpenOptions) (*Snapshot, error) {
 	} else {
 		err = hashAll(context.Background(), real, root, m.Files)
 		close(s.indexChecked)
+		s.indexStart.Do(func() {})
 	}
 	if err != nil {
 		return nil, err
@@ -142,10 +147,18 @@ func Open(dir string, o OpenOptions) (*Snapshot, error) {
 		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, dir, err)
 	}
 	if lazy {
-		go s.checkIndex(indexFiles)
+		s.pendingIndex = indexFiles
 	}
 	s.Opened = time.Since(start) - s.Verified
 	return s, nil
+}
+
+// CheckInBackground starts hashing the search index's files whole in the
+// background, when a lazy open left them unhashed (at most once). A server
+// calls it once it answers, so that its start reads only what answers need;
+// the first search starts it otherwise, and waits for it.
+func (s *Snapshot) CheckInBackground() {
+	s.indexStart.Do(func() { go s.checkIndex(s.pendingIndex) })
 }
 
 // checkIndex hashes the search index's files whole, in the background:
@@ -268,6 +281,7 @@ func (s *Snapshot) Scan(tag byte, fn func(key, value []byte) error) error {
 // that one written or replaced meanwhile fails it, and a fault on Bleve's
 // mapping of them (a file cut short) is an error, not a crash.
 func (s *Snapshot) Search(ctx context.Context, q index.Query) (page index.Page, err error) {
+	s.CheckInBackground()
 	select {
 	case <-s.indexChecked:
 	case <-ctx.Done():

@@ -180,6 +180,9 @@ func (s *serve) Open(stderr io.Writer) error {
 		"snapshot", snap.Dir, "build_id", snap.Manifest.BuildID, "input_digest", snap.Manifest.InputDigest, "keys", ks.Len(),
 		"verify_ms", snap.Verified.Milliseconds(), "open_ms", snap.Opened.Milliseconds(), "cache_mb", snap.CacheBytes>>20, "point_index", snap.Points,
 		"resolver_addr", resolverAddr)
+	// Ready: only now is the search index hashed, so the start reads no
+	// more than answers need.
+	snap.CheckInBackground()
 	return nil
 }
 
@@ -321,6 +324,7 @@ func (s *serve) swapIfChanged() {
 		return
 	}
 	s.svc.Swap(next)
+	next.CheckInBackground()
 	s.metrics.Swapped()
 	s.reportSnapshot(next)
 	s.log.Info("snapshot swapped", "snapshot", next.Dir, "build_id", next.Manifest.BuildID, "verify_ms", next.Verified.Milliseconds(), "open_ms", next.Opened.Milliseconds(), "cache_mb", next.CacheBytes>>20, "point_index", next.Points)
