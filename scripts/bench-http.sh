@@ -89,7 +89,7 @@ for round in $(seq 1 "$ROUNDS"); do
     done
   done
 done
-# With compression asked for (#12 finding 5): passport and evidence, 4 connections.
+# With compression asked for: passport and evidence, 4 connections.
 for enc in gzip zstd; do
   for v in passport evidence; do
     warm "$v" -H "Accept-Encoding: $enc"
@@ -238,7 +238,7 @@ out=$(mktemp)
     echo
   done
   if [ "${#MISSED[@]}" -gt 0 ]; then
-    echo "Missed: $(IFS=';'; echo "${MISSED[*]}" | sed 's/;/; /g'). What would get further (written with the script, from the profiles of 2026-11-25 to 2026-11-27): since round sixteen (2026-11-27) a fast lane answers plain GETs without net/http's per-request machinery (its context and cancel, the goroutine that watches for a close, deadlines moved on every request, buffered reader and writer), which took identity GETs from about 24-30 to 17-19 µs of server CPU in make compare-get. In the lane's profile the read and write system calls were about a third of the CPU (the baseline pays them too), Pebble's read of the view about a sixth (identity views are read from the snapshot's mapped point index since round seventeen; passport and evidence views still from Pebble, whose blocks they would take too much memory to copy), and pds's own work the rest: request id, routing, key check, envelope, ETag (xxhash over the body, 4% of an evidence GET), eight headers, access log. Passport and evidence answers are 12 and 25 times the size of the baseline's identity answer (5.5 and 11 KB against 0.44 KB): copying them (out of the block cache, into the envelope, into the lane's buffer) is memmove at 8 to 10% of their CPU, and the block cache's reference counts, which both cores update, 4%. At 32 connections wrk and pds share 2 cores, and every microsecond of pds's own work shows."
+    echo "Missed: $(IFS=';'; echo "${MISSED[*]}" | sed 's/;/; /g'). What would get further (written with the script, from the profiles of 2026-11-25 to 2026-11-27): a fast lane answers plain GETs without net/http's per-request machinery (its context and cancel, the goroutine that watches for a close, deadlines moved on every request, buffered reader and writer), which took identity GETs from about 24-30 to 17-19 µs of server CPU in make compare-get. In the lane's profile the read and write system calls were about a third of the CPU (the baseline pays them too), Pebble's read of the view about a sixth (identity views are read from the snapshot's mapped point index; passport and evidence views still from Pebble, whose blocks they would take too much memory to copy), and pds's own work the rest: request id, routing, key check, envelope, ETag (xxhash over the body, 4% of an evidence GET), eight headers, access log. Passport and evidence answers are 12 and 25 times the size of the baseline's identity answer (5.5 and 11 KB against 0.44 KB): copying them (out of the block cache, into the envelope, into the lane's buffer) is memmove at 8 to 10% of their CPU, and the block cache's reference counts, which both cores update, 4%. At 32 connections wrk and pds share 2 cores, and every microsecond of pds's own work shows."
   fi
 } > "$out"
 write_section bench-http "$out"
