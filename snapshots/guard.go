@@ -131,7 +131,8 @@ type damage struct {
 
 func (d *damage) mark(err error) error {
 	if err != nil && errors.Is(err, domain.ErrDamaged) {
-		d.first.CompareAndSwap(nil, &err)
+		first := err // a copy: taking err's address would move every call's err to the heap
+		d.first.CompareAndSwap(nil, &first)
 	}
 	return err
 }
