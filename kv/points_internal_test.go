@@ -157,17 +157,23 @@ func TestPointsReadBack(t *testing.T) {
 						t.Errorf("%s: count %d, bits %d for %d entries", mode, p.count, p.bits, n)
 					}
 					for i, k := range keys {
+						if i%PrefetchWindow == 0 { // loads memory, changes no answer
+							p.touch(keys[i:min(i+PrefetchWindow, n)])
+						}
 						v, ok, err := p.get(k, []byte("pre"))
 						if err != nil || !ok || string(v) != "pre"+string(values[i]) {
 							t.Fatalf("%s: key %q: %v %v, %q", mode, k, ok, err, v)
 						}
 					}
 					for i := range n + 10 {
-						for _, k := range [][]byte{
+						absent := [][]byte{
 							AppendViewKey(nil, TagIdentity, fmt.Sprintf("gtin:%014d", i*7+1), ""),
 							AppendViewKey(nil, TagIdentity, fmt.Sprintf("gtin:%014d", i*7), "t1"),
 							AppendViewKey(nil, TagPassport, fmt.Sprintf("gtin:%014d", i*7), ""),
-						} {
+							nil,
+						}
+						p.touch(absent)
+						for _, k := range absent[:3] {
 							if v, ok, err := p.get(k, nil); ok || err != nil || len(v) != 0 {
 								t.Fatalf("%s: absent key %q: %v %v %q", mode, k, ok, err, v)
 							}
@@ -401,6 +407,7 @@ func FuzzPoints(f *testing.F) {
 			each = append(each, pr)
 		}
 		for _, p := range each {
+			p.touch([][]byte{key, keys[0], keys[1]})
 			for _, k := range [][]byte{key, keys[0], keys[1]} {
 				v, ok, err := p.get(k, nil)
 				if !ok && len(v) != 0 || ok && err != nil || uint64(len(v)) > max(p.maxValue, uint64(len(b))) {

@@ -355,6 +355,20 @@ type Reader struct {
 	onDamage func(error)
 	// pointsRead is whether Get read the point index since Check.
 	pointsRead bool
+	// touched is what Prefetch read, kept so that its loads are not
+	// optimised away.
+	touched uint64
+}
+
+// Prefetch says that the next Gets will read keys (at most PrefetchWindow
+// are looked at). With a mapped point index, the memory the probes of those
+// of table PointsTag read first is loaded for all of them at once, so that
+// their cache misses overlap: in a batch of random identifiers that halves
+// the time of a Get. It changes no answer; other keys are ignored.
+func (r *Reader) Prefetch(keys [][]byte) {
+	if r.points != nil {
+		r.touched += r.points.touch(keys)
+	}
 }
 
 // Check refuses the reads since the last Check when a file they read from

@@ -287,7 +287,16 @@ func (b *batch) readDirect() error {
 	if cap(b.arena) == 0 {
 		b.arena = make([]byte, 0, len(b.items)*512)
 	}
-	for _, w := range direct {
+	var window [kv.PrefetchWindow][]byte
+	for i, w := range direct {
+		if i%len(window) == 0 { // the next window's probes, loaded together
+			n := 0
+			for _, w := range direct[i:min(i+len(window), len(direct))] {
+				window[n] = w.key
+				n++
+			}
+			b.r.Prefetch(window[:n])
+		}
 		// The stored view is read straight into the arena; what is not the
 		// identity document (the tenant list) is left there unused.
 		start := len(b.arena)
