@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/productdata/pds/domain"
+	"github.com/productdata/pds/index"
 	"github.com/productdata/pds/internal/fixture"
 	"github.com/productdata/pds/kv"
 	"github.com/productdata/pds/snapshots"
@@ -275,5 +276,51 @@ func TestIndexHashedInTheBackgroundWhenAsked(t *testing.T) {
 	}
 	if !errors.Is(s.Damaged(), domain.ErrDamaged) {
 		t.Fatalf("got %v", s.Damaged())
+	}
+	if snapshots.IndexOpened(s, true) {
+		t.Fatal("the search index was opened although one of its files did not match its hash")
+	}
+}
+
+// A lazily checked snapshot opens its search index only after its files
+// were hashed: not at Open, but in the background or at the first search.
+// One hashed whole at Open opens it there. Close stops a check under way.
+func TestIndexOpenedOnlyAfterItsHash(t *testing.T) {
+	dir := passportSnapshot(t)
+	s, err := snapshots.Open(dir, snapshots.OpenOptions{CacheBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snapshots.IndexOpened(s, false) {
+		t.Fatal("opened at Open, before its files were hashed")
+	}
+	if _, err := s.Search(context.Background(), index.Query{Manufacturer: "acme", TrustLevelMin: -1, Limit: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if !snapshots.IndexOpened(s, true) {
+		t.Fatal("not opened by the first search")
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	whole, err := snapshots.Open(dir, snapshots.OpenOptions{CacheBytes: 1 << 20, HashAll: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !snapshots.IndexOpened(whole, false) {
+		t.Fatal("hashed whole at Open, but its search index was not opened there")
+	}
+	whole.Close()
+
+	for range 5 { // closed while the check runs, or before it starts
+		s, err := snapshots.Open(dir, snapshots.OpenOptions{CacheBytes: 1 << 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.CheckInBackground()
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

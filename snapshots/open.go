@@ -3,6 +3,7 @@ package snapshots
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -57,14 +58,21 @@ type Snapshot struct {
 	files      map[string]*sealed
 	indexFiles []*sealed // the search index's, among files
 	damage     damage
-	// indexChecked is closed when the search index's files are hashed
-	// (at once for a snapshot hashed whole), with indexErr set on failure.
+	// indexChecked is closed when the search index's files are hashed and
+	// the index opened (at once for a snapshot hashed whole), with
+	// indexErr set on failure; index is set only then.
 	indexChecked chan struct{}
 	indexErr     error
-	// indexStart starts the hashing of pendingIndex once (CheckInBackground).
+	// indexStart starts the hashing of pendingIndex once (CheckInBackground);
+	// Close stops it with stopIndex.
 	indexStart   sync.Once
 	pendingIndex []File
+	stopIndex    context.CancelFunc
+	indexCtx     context.Context
 }
+
+// errClosed is the cause of a search index check stopped by Close.
+var errClosed = errors.New("snapshots: the snapshot was closed")
 
 // The bounds of AutoCacheBytes.
 const (
@@ -110,6 +118,7 @@ func Open(dir string, o OpenOptions) (*Snapshot, error) {
 	}
 	defer root.Close()
 	s := &Snapshot{Dir: real, Manifest: m, CacheBytes: o.CacheBytes, files: map[string]*sealed{}, indexChecked: make(chan struct{})}
+	s.indexCtx, s.stopIndex = context.WithCancel(context.Background())
 	lazy := chunked(m.FormatVersion) && !o.HashAll
 	var hashes map[string][]byte
 	if lazy {
@@ -142,7 +151,7 @@ func Open(dir string, o OpenOptions) (*Snapshot, error) {
 	if s.CacheBytes <= 0 {
 		s.CacheBytes = AutoCacheBytes(m)
 	}
-	if err := s.open(o); err != nil {
+	if err := s.open(o, !lazy); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, dir, err)
 	}
@@ -153,32 +162,44 @@ func Open(dir string, o OpenOptions) (*Snapshot, error) {
 	return s, nil
 }
 
-// CheckInBackground starts hashing the search index's files whole in the
-// background, when a lazy open left them unhashed (at most once). A server
-// calls it once it answers, so that its start reads only what answers need;
-// the first search starts it otherwise, and waits for it.
+// CheckInBackground starts hashing the search index's files whole and then
+// opening the index in the background, when a lazy open left them unhashed
+// (at most once). A server calls it once it answers, so that its start reads
+// only what answers need; the first search starts it otherwise, and waits
+// for it.
 func (s *Snapshot) CheckInBackground() {
 	s.indexStart.Do(func() { go s.checkIndex(s.pendingIndex) })
 }
 
-// checkIndex hashes the search index's files whole, in the background:
-// Bleve maps them itself, so they cannot be checked chunk by chunk as they
-// are read; a search waits for this (Search).
+// checkIndex hashes the search index's files whole and opens the index, in
+// the background: Bleve maps them itself, so they cannot be checked chunk
+// by chunk as they are read, and opening reads them (a search waits for
+// this, Search). Nothing of the index is opened before its bytes are
+// known to be the snapshot's.
 func (s *Snapshot) checkIndex(files []File) {
 	defer close(s.indexChecked)
 	root, err := os.OpenRoot(s.Dir)
 	if err == nil {
-		err = hashAll(context.Background(), s.Dir, root, files)
+		err = hashAll(s.indexCtx, s.Dir, root, files)
 		root.Close()
+	}
+	if s.indexCtx.Err() != nil {
+		s.indexErr = errClosed
+		return
 	}
 	if err != nil {
 		s.indexErr = s.damage.mark(fmt.Errorf("%w: %v", domain.ErrDamaged, err))
+		return
+	}
+	if s.index, err = index.Open(join(s.Dir, IndexDir)); err != nil {
+		s.indexErr = s.damage.mark(fmt.Errorf("%w: search index: %v", domain.ErrDamaged, err))
 	}
 }
 
 // open opens the store, its point index (when listed and wanted), the
-// sources, the cursor key and the search index of a verified snapshot.
-func (s *Snapshot) open(o OpenOptions) error {
+// sources, the cursor key and, when withIndex (its files were hashed), the
+// search index of a verified snapshot.
+func (s *Snapshot) open(o OpenOptions, withIndex bool) error {
 	st, err := kv.Open(join(s.Dir, StoreDir), s.CacheBytes, s.Manifest.FilesIn(StoreDir), storeGuard{s})
 	if err != nil {
 		return err
@@ -219,6 +240,9 @@ func (s *Snapshot) open(o OpenOptions) error {
 		return fmt.Errorf("no cursor key")
 	}
 	s.CursorKey = key
+	if !withIndex {
+		return nil
+	}
 	if s.index, err = index.Open(join(s.Dir, IndexDir)); err != nil {
 		return fmt.Errorf("search index: %v", err)
 	}
@@ -305,8 +329,15 @@ func (s *Snapshot) Search(ctx context.Context, q index.Query) (page index.Page, 
 	return page, err
 }
 
-// Close closes the store and the search index.
+// Close closes the store and the search index; a check of the index still
+// running in the background is stopped and waited for.
 func (s *Snapshot) Close() error {
+	s.stopIndex()
+	s.indexStart.Do(func() { // never started: it will not be
+		s.indexErr = errClosed
+		close(s.indexChecked)
+	})
+	<-s.indexChecked
 	var err error
 	if s.index != nil {
 		err = s.index.Close()
