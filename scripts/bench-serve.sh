@@ -45,12 +45,16 @@ ready_probe() {
 
 # ready_ms: start pds serve (as start_pds does, without waiting) and poll
 # /readyz every 5 ms until it answers 200; sets READY_MS, the milliseconds
-# since the start, and PDS_PID.
+# since the start, and PDS_PID. With cache=cold the page cache is dropped
+# just before the start.
 ready_ms() {
   local t0 t1
   rm -f "$W/keys-serve.json"
   KEY=$(bin/pds keys add --keys "$W/keys-serve.json" --tenant bench --scopes products:read,products:resolve 2>/dev/null)
   export KEY
+  # Cold: dropped after the key was added, so that the pds executable's own
+  # pages are read from disk by the server too.
+  [ "$cache" = cold ] && drop_caches
   ADMIN=127.0.0.1:$((PORT_PDS + 1))
   local nap
   exec {nap}<> <(:) # a pipe nobody writes: read -t on it waits without a process
@@ -75,7 +79,6 @@ WORST_READ=0
 for cache in cold warm; do
   [ "$cache" = warm ] && find "$snap" -type f -exec cat {} + > /dev/null
   for i in $(seq 1 "$RUNS"); do
-    [ "$cache" = cold ] && drop_caches
     ready_ms
     polled_mb=$(( $(awk '/^read_bytes/{print $2}' /proc/$PDS_PID/io) / 1048576 ))
     read_mb=$(( $(logged disk_read_kb) / 1024 ))
@@ -115,7 +118,7 @@ out=$(mktemp)
   echo
   echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(machine); load average when the run ended: $(cut -d' ' -f1-3 /proc/loadavg). Command: \`make bench-serve\` (scripts/bench-serve.sh; N=$N products, snapshot format $(pds_format), $SIZE_MB MiB on disk; DUR=$DUR)."
   echo
-  echo "Ready is from starting \`pds serve\` to the first 200 from \`/readyz\` (polled every 5 ms); read at ready is what the process had read from disk when it began to answer (\`read_bytes\` of /proc/self/io, which the server logs as \`disk_read_kb\` before it starts anything in the background), its own executable's pages included; read at the poll's 200 is the same counter a moment later, by which time the background check of the search index (hashing its files whole, then opening it) has begun. The snapshot's disk reads ahead ${READAHEAD_KB:-?} KiB around a cold page (\`lsblk -o RA\`), and every page read that way counts. Cold runs start after the kernel's page cache was dropped (\`echo 3 > /proc/sys/vm/drop_caches\`); warm runs after every file was read. Verify and open are what the server logged (\`verify_ms\`: the manifest, signature, chunk list and a look at every file; \`open_ms\`: Pebble, the point index and the sources; the search index is opened in the background once its files are hashed). RSS at ready is the server's resident set then."
+  echo "Ready is from starting \`pds serve\` to the first 200 from \`/readyz\` (polled every 5 ms); read at ready is what the process had read from disk when it began to answer (\`read_bytes\` of /proc/self/io, which the server logs as \`disk_read_kb\` before it starts anything in the background), its own executable's pages included; read at the poll's 200 is the same counter a moment later, by which time the background check of the search index (hashing its files whole, then opening it) has begun. The snapshot's disk reads ahead ${READAHEAD_KB:-?} KiB around a cold page (\`lsblk -o RA\`), and every page read that way counts. Cold runs start right after the kernel's page cache was dropped (\`echo 3 > /proc/sys/vm/drop_caches\`), so the pds executable is read from disk too; warm runs after every file was read. Verify and open are what the server logged (\`verify_ms\`: the manifest, signature, chunk list and a look at every file; \`open_ms\`: Pebble, the point index and the sources; the search index is opened in the background once its files are hashed). RSS at ready is the server's resident set then."
   echo
   echo "| page cache | run | ready ms | read at ready MiB | read at the poll's 200 MiB | verify ms | open ms | RSS at ready MiB |"
   echo "|---|---:|---:|---:|---:|---:|---:|---:|"
