@@ -290,12 +290,11 @@ func (b *batch) readDirect() error {
 	var window [kv.PrefetchWindow][]byte
 	for i, w := range direct {
 		if i%len(window) == 0 { // the next window's probes, loaded together
-			n := 0
-			for _, w := range direct[i:min(i+len(window), len(direct))] {
-				window[n] = w.key
-				n++
+			next := direct[i:min(i+len(window), len(direct))]
+			for j, w := range next {
+				window[j] = w.key
 			}
-			b.r.Prefetch(window[:n])
+			b.r.Prefetch(window[:len(next)])
 		}
 		// The stored view is read straight into the arena; what is not the
 		// identity document (the tenant list) is left there unused.

@@ -70,6 +70,10 @@ func TestServeOperable(t *testing.T) {
 	if !regexp.MustCompile(`"msg":"serving",.*"verify_ms":[0-9]+,"open_ms":[0-9]+`).MatchString(stderr.String()) {
 		t.Errorf("the serving line lacks verify_ms and open_ms: %s", stderr.String())
 	}
+	// On Linux it also says what the start read from disk (/proc/self/io).
+	if _, err := os.Stat("/proc/self/io"); err == nil && !regexp.MustCompile(`"msg":"serving",.*"disk_read_kb":[0-9]+`).MatchString(stderr.String()) {
+		t.Errorf("the serving line lacks disk_read_kb: %s", stderr.String())
+	}
 	get := func(url string) (int, string) {
 		res, err := http.Get(url)
 		if err != nil {
