@@ -33,13 +33,20 @@ type Follower struct {
 // Stats counts what a Follower did.
 type Stats struct {
 	Polls, Swaps, Refused, Failed, BytesPulled atomic.Int64
+	// SwapsByDelta counts the swaps to a build that came as a delta, and
+	// BytesByDelta the bytes those fetched (also in BytesPulled).
+	SwapsByDelta, BytesByDelta atomic.Int64
+	// DeltasFailed counts deltas that were tried and failed (the build then
+	// came whole).
+	DeltasFailed atomic.Int64
 }
 
 // LogValue puts the counters in a log line.
 func (s *Stats) LogValue() slog.Value {
 	return slog.GroupValue(slog.Int64("polls", s.Polls.Load()), slog.Int64("swaps", s.Swaps.Load()),
 		slog.Int64("refused", s.Refused.Load()), slog.Int64("failed", s.Failed.Load()),
-		slog.Int64("bytes_pulled", s.BytesPulled.Load()))
+		slog.Int64("bytes_pulled", s.BytesPulled.Load()), slog.Int64("swaps_by_delta", s.SwapsByDelta.Load()),
+		slog.Int64("bytes_by_delta", s.BytesByDelta.Load()), slog.Int64("deltas_failed", s.DeltasFailed.Load()))
 }
 
 // Run polls every interval (and once at once) until ctx ends, then logs a
@@ -65,7 +72,8 @@ func (f *Follower) Poll(ctx context.Context) (string, error) {
 	if f.refused == nil {
 		f.refused = map[string]string{}
 	}
-	id, err := Latest(ctx, f.Origin)
+	o := &countingOrigin{Origin: f.Origin}
+	id, err := Latest(ctx, o)
 	if err != nil {
 		return "", f.fail("", err)
 	}
@@ -73,8 +81,12 @@ func (f *Follower) Poll(ctx context.Context) (string, error) {
 		f.Log.Debug("latest build was refused before; skipped", "build_id", id, "reason", reason)
 		return "", nil
 	}
-	p, err := pullBuild(ctx, f.Origin, f.Snapshots, id, f.Pull, true)
+	p, err := pullBuild(ctx, o, f.Snapshots, id, f.Pull, true)
 	f.Stats.BytesPulled.Add(p.Downloaded)
+	if p.DeltaErr != nil {
+		f.Stats.DeltasFailed.Add(1)
+		f.Log.Warn("the delta failed; the build was fetched whole", "build_id", id, "error", p.DeltaErr.Error())
+	}
 	if err != nil {
 		return "", f.fail(p.ID, err)
 	}
@@ -82,8 +94,12 @@ func (f *Follower) Poll(ctx context.Context) (string, error) {
 		return "", nil
 	}
 	f.Stats.Swaps.Add(1)
-	f.Log.Info("new build is current", "build_id", p.ID, "sequence", p.Manifest.Sequence,
-		"bytes_pulled", p.Downloaded, "bytes_reused", p.Reused, "stats", &f.Stats)
+	if p.Via == ViaDelta {
+		f.Stats.SwapsByDelta.Add(1)
+		f.Stats.BytesByDelta.Add(p.Downloaded)
+	}
+	f.Log.Info("new build is current", "build_id", p.ID, "sequence", p.Manifest.Sequence, "via", p.Via, "delta_from", p.DeltaBase,
+		"bytes_pulled", p.Downloaded, "bytes_reused", p.Reused, "objects", o.n.Load(), "stats", &f.Stats)
 	if p.PruneErr != nil {
 		f.Log.Warn("old builds not pruned", "error", p.PruneErr.Error())
 	} else if len(p.Removed) > 0 {

@@ -1,7 +1,9 @@
 package snapshots
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -20,6 +22,10 @@ type PublishOptions struct {
 	AllowDowngrade bool
 	// Progress, when set, gets one line per file uploaded.
 	Progress io.Writer
+	// DeltasFrom are earlier builds (folders) to store a delta from beside
+	// the build, for replicas that keep one of them (DeltaBases picks
+	// them).
+	DeltasFrom []string
 }
 
 // Published is what Publish did.
@@ -28,6 +34,7 @@ type Published struct {
 	Sequence int64
 	Files    int
 	Bytes    int64
+	Deltas   []DeltaStats
 }
 
 // Publish uploads the signed snapshot in dir to the origin: every file under
@@ -63,6 +70,11 @@ func Publish(ctx context.Context, dir string, o Origin, opts PublishOptions) (Pu
 		pub.Bytes += f.Size
 		if opts.Progress != nil {
 			fmt.Fprintf(opts.Progress, "publish: %s/%s/%s (%d bytes)\n", o, m.BuildID, f.Path, f.Size)
+		}
+	}
+	if len(opts.DeltasFrom) > 0 {
+		if err := publishDeltas(ctx, dir, o, m.BuildID, opts, &pub); err != nil {
+			return pub, err
 		}
 	}
 	for _, name := range []string{SignatureName, ManifestName} {
@@ -116,4 +128,61 @@ func putFile(ctx context.Context, o Origin, name, path string) error {
 		return err
 	}
 	return o.Put(ctx, name, f, st.Size())
+}
+
+// publishDeltas stores the delta from each of opts.DeltasFrom to the build
+// (BUILD/deltas/BASE), then their list (BUILD/deltas.json), before the
+// manifest and latest pointer: a puller that sees the build sees its deltas.
+func publishDeltas(ctx context.Context, dir string, o Origin, id string, opts PublishOptions, pub *Published) error {
+	list := deltaList{BuildID: id}
+	for _, base := range opts.DeltasFrom {
+		tmp, err := os.CreateTemp("", "pds-publish-delta-*")
+		if err != nil {
+			return err
+		}
+		st, err := WriteDelta(ctx, tmp, base, dir)
+		if err == nil {
+			_, err = tmp.Seek(0, io.SeekStart)
+		}
+		if err == nil {
+			err = o.Put(ctx, deltaObject(id, st.Base), tmp, st.Bytes)
+		}
+		tmp.Close()
+		os.Remove(tmp.Name())
+		if err != nil {
+			return fmt.Errorf("delta from %s: %w", base, err)
+		}
+		pub.Deltas = append(pub.Deltas, st)
+		list.Deltas = append(list.Deltas, deltaEntry{Base: st.Base, Size: st.Bytes})
+		if opts.Progress != nil {
+			fmt.Fprintf(opts.Progress, "publish: %s/%s (%d bytes: %d files linked, %d patched, %d whole)\n",
+				o, deltaObject(id, st.Base), st.Bytes, st.Same, st.Patched, st.Whole)
+		}
+	}
+	b, err := json.MarshalIndent(list, "", "  ")
+	if err != nil {
+		return err
+	}
+	return o.Put(ctx, id+"/"+DeltasName, bytes.NewReader(b), int64(len(b)))
+}
+
+// DeltaBases returns the folders of the (at most) k newest builds under
+// dir that are older than target: what publish makes deltas from. dir is a
+// folder of builds, such as a 'pds snapshot pull' folder or the folder
+// nightly builds are written to.
+func DeltaBases(dir string, target Manifest, k int) ([]string, error) {
+	builds, err := Builds(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, b := range builds {
+		if len(out) == k {
+			break
+		}
+		if b.Manifest.BuildID != target.BuildID && newer(target, b.Manifest) {
+			out = append(out, b.Dir)
+		}
+	}
+	return out, nil
 }

@@ -48,6 +48,9 @@ type PullOptions struct {
 	// Progress, when set, gets a line about once a second while files land,
 	// and one if the lock is held by another.
 	Progress io.Writer
+	// NoDelta fetches a new build whole even where the origin holds a
+	// delta to it from a build kept here.
+	NoDelta bool
 }
 
 // Pulled is what Pull or Fetch did.
@@ -56,6 +59,16 @@ type Pulled struct {
 	UpToDate   bool  // the origin's latest build is the current one; nothing fetched
 	Downloaded int64 // bytes transferred from the origin
 	Reused     int64 // bytes found already staged by an interrupted pull
+	// Objects is how many objects were read from the origin (the latest
+	// pointer, manifest and signature included).
+	Objects int64
+	// Via says how the build came: ViaDelta (a delta from the kept build
+	// DeltaBase) or ViaFull; "" when nothing was fetched.
+	Via       string
+	DeltaBase string
+	// DeltaErr says why a delta the origin offered was not used, when the
+	// build then came whole.
+	DeltaErr error
 	// Removed are the old builds Pull pruned; PruneErr says why pruning
 	// stopped, if it did (the new build is current all the same).
 	Removed  []string
@@ -126,11 +139,14 @@ func Fetch(ctx context.Context, o Origin, snapshots string, opts PullOptions) (P
 }
 
 func pullLatest(ctx context.Context, o Origin, snapshots string, opts PullOptions, activate bool) (Pulled, error) {
-	id, err := Latest(ctx, o)
+	co := &countingOrigin{Origin: o}
+	id, err := Latest(ctx, co)
 	if err != nil {
-		return Pulled{}, err
+		return Pulled{Objects: co.n.Load()}, err
 	}
-	return pullBuild(ctx, o, snapshots, id, opts, activate)
+	p, err := pullBuild(ctx, co, snapshots, id, opts, activate)
+	p.Objects = co.n.Load()
+	return p, err
 }
 
 // pullBuild fetches build id and, with activate, self-tests it, makes it
@@ -181,22 +197,28 @@ func pullBuild(ctx context.Context, o Origin, snapshots, id string, opts PullOpt
 	if !activate {
 		return p, nil
 	}
+	return p, selfTestAndActivate(ctx, snapshots, id, opts, &p)
+}
+
+// selfTestAndActivate makes the placed build p.Dir current after its
+// self-test, and prunes; a build that fails the test is removed.
+func selfTestAndActivate(ctx context.Context, snapshots, id string, opts PullOptions, p *Pulled) error {
 	// Every file was hashed as it landed (or whole, for a build pulled
 	// before), so the open may check chunks lazily.
 	if err := SelfTest(ctx, p.Dir, OpenOptions{CacheBytes: selfTestCache, PublicKey: opts.PublicKey}); err != nil {
 		if ctx.Err() != nil {
-			return p, ctx.Err() // verified and kept: the next pull tests it again
+			return ctx.Err() // verified and kept: the next pull tests it again
 		}
 		if rerr := os.RemoveAll(p.Dir); rerr != nil {
-			return p, fmt.Errorf("%w: %v; removing the build failed: %v", ErrRefused, err, rerr)
+			return fmt.Errorf("%w: %v; removing the build failed: %v", ErrRefused, err, rerr)
 		}
-		return p, fmt.Errorf("%w: %v; the build was removed", ErrRefused, err)
+		return fmt.Errorf("%w: %v; the build was removed", ErrRefused, err)
 	}
 	if err := Activate(snapshots, id); err != nil {
-		return p, err
+		return err
 	}
 	p.Removed, p.PruneErr = Prune(snapshots, opts.Keep)
-	return p, nil
+	return nil
 }
 
 // place makes snapshots/<id> hold the build: one pulled before (kept, then
@@ -258,6 +280,22 @@ func readSigned(ctx context.Context, o Origin, id string, pub *PublicKey) (mb, s
 // every one matches, renames the directory to snapshots/<id>.
 func stage(ctx context.Context, o Origin, snapshots string, mb, sig []byte, m Manifest, opts PullOptions, p *Pulled) error {
 	removeStaleStaging(snapshots, m.BuildID)
+	if !opts.NoDelta {
+		err := stageDelta(ctx, o, snapshots, mb, sig, m, opts, p)
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if !errors.Is(err, errNoDelta) {
+			p.DeltaErr = err
+			if opts.Progress != nil {
+				fmt.Fprintf(opts.Progress, "pull: the delta to %s failed (%v); fetching the whole build\n", m.BuildID, err)
+			}
+		}
+	}
+	p.Via = ViaFull
 	staging := filepath.Join(snapshots, stagingPre+m.BuildID)
 	if err := os.MkdirAll(staging, 0o755); err != nil {
 		return err
@@ -274,19 +312,7 @@ func stage(ctx context.Context, o Origin, snapshots string, mb, sig []byte, m Ma
 		}
 		return err
 	}
-	if err := writeSynced(filepath.Join(staging, SignatureName), sig); err != nil {
-		return err
-	}
-	if err := setModes(staging); err != nil {
-		return err
-	}
-	if err := syncDir(staging); err != nil {
-		return err
-	}
-	if err := os.Rename(staging, filepath.Join(snapshots, m.BuildID)); err != nil {
-		return err
-	}
-	return syncDir(snapshots)
+	return finishStaging(staging, snapshots, m.BuildID, sig)
 }
 
 // removeStaleStaging removes staging directories of other builds: a pull
@@ -303,9 +329,6 @@ func removeStaleStaging(snapshots, keep string) {
 // checkSpace refuses to start when what is left to fetch does not fit, with
 // a margin of 1% of the build and at least 16 MiB for the file system.
 func checkSpace(staging string, m Manifest, free func(string) (uint64, error)) error {
-	if free == nil {
-		free = osfile.FreeBytes
-	}
 	var need, total int64
 	for _, f := range m.Files {
 		total += f.Size
@@ -314,7 +337,16 @@ func checkSpace(staging string, m Manifest, free func(string) (uint64, error)) e
 			need -= st.Size()
 		}
 	}
-	margin := max(total/100, 16<<20)
+	return checkFree(staging, m.BuildID, need, total/100, free)
+}
+
+// checkFree refuses to start when need bytes, plus a margin of at least 16
+// MiB, do not fit in staging's file system.
+func checkFree(staging, id string, need, margin int64, free func(string) (uint64, error)) error {
+	if free == nil {
+		free = osfile.FreeBytes
+	}
+	margin = max(margin, 16<<20)
 	avail, err := free(staging)
 	if errors.Is(err, errors.ErrUnsupported) {
 		return nil // a platform that does not tell: the fetch finds out
@@ -324,7 +356,7 @@ func checkSpace(staging string, m Manifest, free func(string) (uint64, error)) e
 	}
 	if uint64(need+margin) > avail {
 		return fmt.Errorf("%w: build %s needs %d more bytes (plus a %d-byte margin) in %s, and %d are free; nothing was fetched",
-			ErrNoSpace, m.BuildID, need, margin, filepath.Dir(staging), avail)
+			ErrNoSpace, id, need, margin, filepath.Dir(staging), avail)
 	}
 	return nil
 }

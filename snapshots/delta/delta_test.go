@@ -1,0 +1,119 @@
+package delta_test
+
+import (
+	"bytes"
+	"errors"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/productdata/pds/snapshots/delta"
+)
+
+// randomBytes are n bytes that do not repeat: every block is unique, as in
+// a table of compressed values.
+func randomBytes(r *rand.Rand, n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	return b
+}
+
+func cat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+
+// TestRoundTrip rebuilds targets of every kind of change from their delta,
+// and holds the delta of a small change small.
+func TestRoundTrip(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	base := randomBytes(r, 200_000)
+	changed := bytes.Clone(base)
+	for _, at := range []int{5_000, 70_001, 150_003} {
+		copy(changed[at:], "a changed value")
+	}
+	tests := []struct {
+		name       string
+		base, tgt  []byte
+		maxLiteral int64 // the delta's literal bytes may not exceed it
+	}{
+		{"both empty", nil, nil, 0},
+		{"empty base", nil, base[:1000], 1000},
+		{"empty target", base, nil, 0},
+		{"shorter than a block", base[:10], base[:10], 10},
+		{"the same", base, base, 0},
+		{"values changed in place", base, changed, 3 * 15},
+		{"bytes inserted at the start", base, cat([]byte("new bytes"), base), 9},
+		{"bytes inserted in the middle", base, cat(base[:100_000], []byte("inserted"), base[100_000:]), 8},
+		{"bytes removed", base, cat(base[:50_000], base[50_100:]), 0},
+		{"appended", base, cat(base, []byte("at the end")), 10},
+		{"moved around", base, cat(base[100_000:], base[:100_000]), 0},
+		{"all new", base, randomBytes(r, 5_000), 5_000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var d bytes.Buffer
+			st, err := delta.Encode(&d, tt.base, tt.tgt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Copied+st.Literal != int64(len(tt.tgt)) {
+				t.Errorf("copied %d + literal %d != target %d", st.Copied, st.Literal, len(tt.tgt))
+			}
+			if st.Literal > tt.maxLiteral {
+				t.Errorf("%d literal bytes, want at most %d", st.Literal, tt.maxLiteral)
+			}
+			var out bytes.Buffer
+			n, err := delta.Apply(&out, bytes.NewReader(d.Bytes()), bytes.NewReader(tt.base), int64(len(tt.base)), int64(len(tt.tgt)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n != int64(len(tt.tgt)) || !bytes.Equal(out.Bytes(), tt.tgt) {
+				t.Errorf("rebuilt %d bytes that differ from the %d-byte target", n, len(tt.tgt))
+			}
+		})
+	}
+}
+
+// TestApplyRefusesDamage: a delta cut anywhere, a copy outside the base, a
+// target longer than the limit, bytes after the end and a wrong base size
+// are each refused with ErrCorrupt.
+func TestApplyRefusesDamage(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	base := randomBytes(r, 10_000)
+	tgt := cat(base[:4000], []byte("changed"), base[4000:])
+	var d bytes.Buffer
+	if _, err := delta.Encode(&d, base, tgt); err != nil {
+		t.Fatal(err)
+	}
+	good := d.Bytes()
+	apply := func(delta_ []byte, baseSize, limit int64) error {
+		var out bytes.Buffer
+		_, err := delta.Apply(&out, bytes.NewReader(delta_), bytes.NewReader(base[:baseSize]), baseSize, limit)
+		return err
+	}
+	for cut := 0; cut < len(good); cut++ {
+		if err := apply(good[:cut], int64(len(base)), int64(len(tgt))); !errors.Is(err, delta.ErrCorrupt) {
+			t.Fatalf("cut at %d of %d: %v, want ErrCorrupt", cut, len(good), err)
+		}
+	}
+	cases := []struct {
+		name            string
+		d               []byte
+		baseSize, limit int64
+	}{
+		{"bytes after the end", cat(good, []byte{0}), int64(len(base)), int64(len(tgt))},
+		{"a shorter base", good, 5000, int64(len(tgt))},
+		{"a lower limit", good, int64(len(base)), int64(len(tgt)) - 1},
+		{"a copy before the base", []byte(delta.Magic + "c\x01\x05"), int64(len(base)), 100},
+		{"an unknown operation", []byte(delta.Magic + "x"), int64(len(base)), 100},
+		{"a wrong magic", append([]byte("PDSDLT02"), good[8:]...), int64(len(base)), int64(len(tgt))},
+		{"a wrong end size", []byte(delta.Magic + "l\x01ae\x02"), int64(len(base)), 100},
+	}
+	for _, c := range cases {
+		if err := apply(c.d, c.baseSize, c.limit); !errors.Is(err, delta.ErrCorrupt) {
+			t.Errorf("%s: %v, want ErrCorrupt", c.name, err)
+		}
+	}
+	if err := apply(good, int64(len(base)), int64(len(tgt))); err != nil {
+		t.Fatalf("the good delta: %v", err)
+	}
+}

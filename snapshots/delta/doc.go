@@ -1,0 +1,30 @@
+// Package delta writes a file as a list of copies from an older version of
+// it and literal bytes, and rebuilds the file from that list and the older
+// version. A replica that keeps yesterday's snapshot fetches only what a
+// night changed this way.
+//
+// Why not a library: the files are Pebble tables of up to 256 MiB, in which
+// a changed value shifts every later byte and moves some block boundaries,
+// so a match must be found at any byte offset and for base files far larger
+// than a compressor's window. Measured on two 1M-product snapshots with 1%
+// of the products changed (one 268 MB table): zstd's delta mode in
+// klauspost/compress (a raw dictionary, the same idea as zstd --patch-from)
+// carried 97.2% of the table at level "better" (24 s) and 96.5% at "best"
+// (119 s), because its match tables are far smaller than the base;
+// bsdiff needs a suffix array of the base (8 bytes a byte, 2 GB here);
+// librsync-style deltas match only whole blocks at block-aligned offsets in
+// the target, losing a block at every moved block trailer. This package
+// indexes the base in 64-byte blocks and extends every match byte by byte,
+// forward and backward: 2.2% of the same table in 4 s. The caller
+// compresses the result if it wants to (the snapshots package does, with
+// zstd).
+//
+// The format: the 8 bytes "PDSDLT01", then operations, each a byte and
+// varints: 'c' (copy) with the zigzag varint distance of the copy's start
+// from the end of the previous copy and the uvarint length; 'l' (literal)
+// with the uvarint length and that many bytes; 'e' (end) with the uvarint
+// size of the whole target, after which nothing follows. Apply checks every
+// copy against the base's size, every length against the limit it is
+// given, and the end's size against what it wrote: a truncated or damaged
+// delta is an error, never a panic or an unbounded write.
+package delta

@@ -1,0 +1,167 @@
+package snapshots
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+)
+
+// Ways a build arrived (Pulled.Via).
+const (
+	ViaDelta = "delta"
+	ViaFull  = "full"
+)
+
+// errNoDelta: the origin has no delta from a build this replica keeps, or
+// none cheaper than the build itself. Not a failure: the pull goes whole.
+var errNoDelta = errors.New("no usable delta")
+
+// deltaStagingSuffix names the folder a delta is applied in, beside the
+// staging folder of a whole pull (whose partial files a failed delta must
+// not lose); removeStaleStaging removes a leftover one.
+const deltaStagingSuffix = "-delta"
+
+// stageDelta tries to make snapshots/<id> from a delta: it reads the
+// build's list of deltas, picks the smallest from a build kept here (if it
+// is smaller than the build), and applies it in its own staging folder,
+// renaming that into place only when every file matched the signed
+// manifest mb. Any error leaves nothing behind; errNoDelta says there was
+// nothing to try.
+func stageDelta(ctx context.Context, o Origin, snapshots string, mb, sig []byte, m Manifest, opts PullOptions, p *Pulled) error {
+	lb, err := readSmall(ctx, o, m.BuildID+"/"+DeltasName, maxManifestBytes)
+	if errors.Is(err, ErrNotFound) {
+		return errNoDelta
+	}
+	if err != nil {
+		return err
+	}
+	var list deltaList
+	if err := json.Unmarshal(lb, &list); err != nil {
+		return fmt.Errorf("%s/%s/%s: %v", o, m.BuildID, DeltasName, err)
+	}
+	kept, err := Builds(snapshots)
+	if err != nil {
+		return err
+	}
+	byID := map[string]Build{}
+	for _, b := range kept {
+		byID[b.ID] = b
+	}
+	var full int64
+	for _, f := range m.Files {
+		full += f.Size
+	}
+	var base Build
+	best := full
+	for _, e := range list.Deltas {
+		if b, ok := byID[e.Base]; ok && e.Size < best {
+			base, best = b, e.Size
+		}
+	}
+	if base.ID == "" {
+		return errNoDelta
+	}
+	staging := filepath.Join(snapshots, stagingPre+m.BuildID+deltaStagingSuffix)
+	os.RemoveAll(staging)
+	if err := os.MkdirAll(staging, 0o755); err != nil {
+		return err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			os.RemoveAll(staging)
+		}
+	}()
+	name := deltaObject(m.BuildID, base.ID)
+	rc, err := o.Open(ctx, name, 0)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	cr := &countReader{r: rc}
+	where := fmt.Sprintf("%s/%s", o, name)
+	d, err := openDelta(cr, where)
+	if err == nil {
+		err = checkDeltaFits(d, staging, m, opts.FreeBytes)
+	}
+	if err == nil && string(d.mb) != string(mb) {
+		err = fmt.Errorf("%w: %s carries another manifest than %s/%s/%s", ErrRefused, where, o, m.BuildID, ManifestName)
+	}
+	if err == nil {
+		err = writeSynced(filepath.Join(staging, ManifestName), mb)
+	}
+	if err == nil {
+		_, err = d.apply(ctx, base, staging, m, where)
+	}
+	p.Downloaded += cr.n.Load()
+	if err != nil {
+		return err
+	}
+	if err := finishStaging(staging, snapshots, m.BuildID, sig); err != nil {
+		return err
+	}
+	ok = true
+	p.Via, p.DeltaBase = ViaDelta, base.ID
+	return nil
+}
+
+// checkDeltaFits refuses a delta whose new files (all but the linked ones)
+// do not fit on the disk.
+func checkDeltaFits(d *openedDelta, staging string, m Manifest, free func(string) (uint64, error)) error {
+	sizes := map[string]int64{}
+	for _, f := range m.Files {
+		sizes[f.Path] = f.Size
+	}
+	var need int64
+	for _, f := range d.header.Files {
+		if f.How != howSame {
+			need += sizes[f.Path]
+		}
+	}
+	return checkFree(staging, m.BuildID, need, need/100, free)
+}
+
+// finishStaging writes the signature into a staging folder whose files all
+// matched, and renames it to snapshots/<id>.
+func finishStaging(staging, snapshots, id string, sig []byte) error {
+	if err := writeSynced(filepath.Join(staging, SignatureName), sig); err != nil {
+		return err
+	}
+	if err := setModes(staging); err != nil {
+		return err
+	}
+	if err := syncDir(staging); err != nil {
+		return err
+	}
+	if err := os.Rename(staging, filepath.Join(snapshots, id)); err != nil {
+		return err
+	}
+	return syncDir(snapshots)
+}
+
+type countReader struct {
+	r io.Reader
+	n atomic.Int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// countingOrigin counts the objects read from an origin.
+type countingOrigin struct {
+	Origin
+	n atomic.Int64
+}
+
+func (c *countingOrigin) Open(ctx context.Context, name string, offset int64) (io.ReadCloser, error) {
+	c.n.Add(1)
+	return c.Origin.Open(ctx, name, offset)
+}
