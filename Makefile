@@ -21,7 +21,7 @@ MODIFIED = $(shell test -n "$$(git status --porcelain --untracked-files=no 2>/de
 BUILDINFO := github.com/productdata/pds/buildinfo
 LDFLAGS = -X $(BUILDINFO).version=$(PDS_VERSION) -X $(BUILDINFO).commit=$(PDS_COMMIT) -X $(BUILDINFO).modified=$(MODIFIED)
 
-.PHONY: help build cross tools fleet run test lint fmt load image-test bench bench-go bench-http bench-ingest bench-resolve bench-search bench-serve bench-off bench-size compare-ingest compare-get fuzz conformance sample clean
+.PHONY: help build cross tools fleet run test lint fmt load image-test bench bench-go bench-http bench-ingest bench-resolve bench-search bench-serve bench-off bench-size bench-delta compare-ingest compare-get fuzz conformance sample clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -95,6 +95,9 @@ bench-resolve: build ## bulk resolve under wrk vs PostgreSQL = ANY (pgbench)
 
 bench-serve: build ## pds serve on the 1M snapshot: start to /readyz 200 (verification included), RSS while serving
 	bash scripts/bench-serve.sh
+
+bench-delta: build ## 1% and 5% of 1M products changed: delta size, bytes and objects a replica fetches by delta and whole, apply time; to BENCHMARKS.md
+	bash scripts/bench-delta.sh
 
 bench-size: build ## bytes a product of whole snapshots of 200k and 1M generated products (seed 1), per file, per folder and in all; to BENCHMARKS.md
 	bash scripts/bench-size.sh

@@ -20,9 +20,11 @@ var snapshotSynopsis = [][2]string{
 	{"keygen", "snapshot keygen --pub FILE --key FILE"},
 	{"sign", "snapshot sign --key FILE SNAPSHOT_DIR"},
 	{"verify", "snapshot verify --pubkey FILE SNAPSHOT_DIR"},
-	{"publish", "snapshot publish [--pubkey FILE] [--endpoint URL --region R] [--allow-downgrade] SNAPSHOT_DIR ORIGIN"},
-	{"pull", "snapshot pull ORIGIN --into SNAPSHOTS_DIR --pubkey FILE [--keep 3] [--allow-downgrade] [--lock-wait 10m] [--endpoint URL --region R]"},
-	{"follow", "snapshot follow ORIGIN --snapshots SNAPSHOTS_DIR --pubkey FILE [--every 30s] [--keep 3] [--endpoint URL --region R]"},
+	{"publish", "snapshot publish [--pubkey FILE] [--deltas-from DIR [--deltas 7]] [--endpoint URL --region R] [--allow-downgrade] SNAPSHOT_DIR ORIGIN"},
+	{"pull", "snapshot pull ORIGIN --into SNAPSHOTS_DIR --pubkey FILE [--keep 3] [--no-delta] [--allow-downgrade] [--lock-wait 10m] [--endpoint URL --region R]"},
+	{"follow", "snapshot follow ORIGIN --snapshots SNAPSHOTS_DIR --pubkey FILE [--every 30s] [--keep 3] [--no-delta] [--endpoint URL --region R]"},
+	{"bundle", "snapshot bundle --from BUILD_DIR --to BUILD_DIR --out FILE"},
+	{"apply", "snapshot apply FILE --into SNAPSHOTS_DIR --pubkey FILE [--keep 3] [--allow-downgrade] [--lock-wait 10m]"},
 	{"rollback", "snapshot rollback [--pubkey FILE] [--lock-wait 10m] SNAPSHOTS_DIR [BUILD_ID]"},
 }
 
@@ -39,6 +41,7 @@ func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	run := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
 		"keygen": runSnapshotKeygen, "sign": runSnapshotSign, "verify": runSnapshotVerify, "publish": runSnapshotPublish,
 		"pull": runSnapshotPull, "follow": runSnapshotFollow, "rollback": runSnapshotRollback,
+		"bundle": runSnapshotBundle, "apply": runSnapshotApply,
 	}
 	if len(args) > 0 && run[args[0]] != nil {
 		return run[args[0]](ctx, args[1:], stdout, stderr)
@@ -145,26 +148,45 @@ func runSnapshotPublish(ctx context.Context, args []string, stdout, stderr io.Wr
 	fs := newFlags("snapshot publish", synopsis("publish"), stderr)
 	pubPath := fs.String("pubkey", "", "if set, check the signature with this public key before uploading")
 	allow := fs.Bool("allow-downgrade", false, "publish even when the origin's latest build has a higher sequence")
+	deltasFrom := fs.String("deltas-from", "", "a folder of earlier builds (one per subfolder, such as a pull's folder): store a delta from the newest of them to this build beside it")
+	deltas := fs.Int("deltas", snapshots.DefaultDeltas, "with --deltas-from: how many of the newest earlier builds to make deltas from")
 	s3 := originFlags(fs)
 	pos, err := parseWithArgs(fs, args, "SNAPSHOT_DIR ORIGIN", 2, 2)
 	if err != nil {
 		return err
 	}
+	if *deltas < 0 {
+		return fmt.Errorf("%w: --deltas must be 0 or more", errUsage)
+	}
 	pub, err := optionalKey(*pubPath)
 	if err != nil {
 		return err
+	}
+	var from []string
+	if *deltasFrom != "" {
+		m, err := snapshots.ReadManifest(pos[0])
+		if err != nil {
+			return err
+		}
+		if from, err = snapshots.DeltaBases(*deltasFrom, m, *deltas); err != nil {
+			return fmt.Errorf("--deltas-from: %v", err)
+		}
 	}
 	o, err := snapshots.OpenOrigin(pos[1], *s3)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	p, err := snapshots.Publish(ctx, pos[0], o, snapshots.PublishOptions{PublicKey: pub, AllowDowngrade: *allow, Progress: stderr})
+	p, err := snapshots.Publish(ctx, pos[0], o, snapshots.PublishOptions{PublicKey: pub, AllowDowngrade: *allow, Progress: stderr, DeltasFrom: from})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "published build %s (sequence %d): %d files, %d bytes to %s in %s; %s/%s names it\n",
-		p.BuildID, p.Sequence, p.Files, p.Bytes, o, time.Since(start).Round(time.Millisecond), o, snapshots.LatestName)
+	var deltaBytes int64
+	for _, d := range p.Deltas {
+		deltaBytes += d.Bytes
+	}
+	fmt.Fprintf(stdout, "published build %s (sequence %d): %d files, %d bytes, and %d deltas from earlier builds, %d bytes, to %s in %s; %s/%s names it\n",
+		p.BuildID, p.Sequence, p.Files, p.Bytes, len(p.Deltas), deltaBytes, o, time.Since(start).Round(time.Millisecond), o, snapshots.LatestName)
 	return nil
 }
 
@@ -174,6 +196,7 @@ func runSnapshotPull(ctx context.Context, args []string, stdout, stderr io.Write
 	pubPath := fs.String("pubkey", "", "minisign public key builds must be signed with")
 	keep := fs.Int("keep", 3, "builds to keep, the current one included (at least 2: a server may still read the previous one until it swaps)")
 	allow := fs.Bool("allow-downgrade", false, "take the origin's latest build even when it is older than the current one")
+	noDelta := noDeltaFlag(fs)
 	lockWait := lockWaitFlag(fs)
 	s3 := originFlags(fs)
 	pos, err := parseWithArgs(fs, args, "ORIGIN", 1, 1, "into", "pubkey")
@@ -189,7 +212,7 @@ func runSnapshotPull(ctx context.Context, args []string, stdout, stderr io.Write
 		return err
 	}
 	start := time.Now()
-	p, err := snapshots.Pull(ctx, o, *into, snapshots.PullOptions{PublicKey: pub, AllowDowngrade: *allow, Keep: *keep, LockWait: *lockWait, Progress: stderr})
+	p, err := snapshots.Pull(ctx, o, *into, snapshots.PullOptions{PublicKey: pub, AllowDowngrade: *allow, Keep: *keep, LockWait: *lockWait, Progress: stderr, NoDelta: *noDelta})
 	if err != nil {
 		return err
 	}
@@ -200,8 +223,75 @@ func runSnapshotPull(ctx context.Context, args []string, stdout, stderr io.Write
 	if p.PruneErr != nil {
 		return fmt.Errorf("build %s is current in %s, but old builds were not pruned: %v", p.ID, *into, p.PruneErr)
 	}
-	fmt.Fprintf(stdout, "build %s (sequence %d) is current in %s: %d bytes pulled, %d reused from an interrupted pull, in %s; %d old builds removed\n",
-		p.ID, p.Manifest.Sequence, *into, p.Downloaded, p.Reused, time.Since(start).Round(time.Millisecond), len(p.Removed))
+	fmt.Fprintf(stdout, "build %s (sequence %d) is current in %s: %s, %d bytes pulled in %d objects, %d reused from an interrupted pull, in %s; %d old builds removed\n",
+		p.ID, p.Manifest.Sequence, *into, arrival(p), p.Downloaded, p.Objects, p.Reused, time.Since(start).Round(time.Millisecond), len(p.Removed))
+	return nil
+}
+
+// arrival says how a build came.
+func arrival(p snapshots.Pulled) string {
+	switch {
+	case p.Via == snapshots.ViaDelta:
+		return "by delta from build " + p.DeltaBase
+	case p.DeltaErr != nil:
+		return fmt.Sprintf("whole, after the delta failed (%v)", p.DeltaErr)
+	case p.Via == snapshots.ViaFull:
+		return "whole"
+	}
+	return "kept from an earlier pull"
+}
+
+func noDeltaFlag(fs *flag.FlagSet) *bool {
+	return fs.Bool("no-delta", false, "fetch a new build whole, even where the origin holds a delta to it from a build kept here")
+}
+
+func runSnapshotBundle(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("snapshot bundle", synopsis("bundle"), stderr)
+	from := fs.String("from", "", "the build the site keeps (a build folder)")
+	to := fs.String("to", "", "the signed build to bring it to (a build folder)")
+	out := fs.String("out", "", "the bundle file to write")
+	if _, err := parseWithArgs(fs, args, "only its flags", 0, 0, "from", "to", "out"); err != nil {
+		return err
+	}
+	start := time.Now()
+	st, err := snapshots.WriteBundle(ctx, *from, *to, *out)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s: build %s to %s, %d bytes (%d files linked from the kept build, %d patched, %d whole) in %s\n",
+		*out, st.Base, st.Target, st.Bytes, st.Same, st.Patched, st.Whole, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+func runSnapshotApply(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("snapshot apply", synopsis("apply"), stderr)
+	into := fs.String("into", "", "snapshots directory that keeps the build the bundle starts from")
+	pubPath := fs.String("pubkey", "", "minisign public key builds must be signed with")
+	keep := fs.Int("keep", 3, "builds to keep, the current one included (at least 2: a server may still read the previous one until it swaps)")
+	allow := fs.Bool("allow-downgrade", false, "take the bundle's build even when it is older than the current one")
+	lockWait := lockWaitFlag(fs)
+	pos, err := parseWithArgs(fs, args, "FILE", 1, 1, "into", "pubkey")
+	if err != nil {
+		return err
+	}
+	pub, err := snapshots.ReadPublicKey(*pubPath)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	p, err := snapshots.ApplyBundle(ctx, pos[0], *into, snapshots.PullOptions{PublicKey: pub, AllowDowngrade: *allow, Keep: *keep, LockWait: *lockWait, Progress: stderr})
+	if err != nil {
+		return err
+	}
+	if p.UpToDate {
+		fmt.Fprintf(stdout, "build %s is already current in %s\n", p.ID, *into)
+		return nil
+	}
+	if p.PruneErr != nil {
+		return fmt.Errorf("build %s is current in %s, but old builds were not pruned: %v", p.ID, *into, p.PruneErr)
+	}
+	fmt.Fprintf(stdout, "build %s (sequence %d) is current in %s: %s, in %s; %d old builds removed\n",
+		p.ID, p.Manifest.Sequence, *into, arrival(p), time.Since(start).Round(time.Millisecond), len(p.Removed))
 	return nil
 }
 
@@ -218,6 +308,7 @@ func runSnapshotFollow(ctx context.Context, args []string, stdout, stderr io.Wri
 	every := fs.Duration("every", 30*time.Second, "how often to poll the origin")
 	keep := fs.Int("keep", 3, "builds to keep, the current one included (at least 2: a server may still read the previous one until it swaps)")
 	allow := fs.Bool("allow-downgrade", false, "take the origin's latest build even when it is older than the current one")
+	noDelta := noDeltaFlag(fs)
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn, error")
 	s3 := originFlags(fs)
 	pos, err := parseWithArgs(fs, args, "ORIGIN", 1, 1, "snapshots", "pubkey")
@@ -241,7 +332,7 @@ func runSnapshotFollow(ctx context.Context, args []string, stdout, stderr io.Wri
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
 	f := &snapshots.Follower{Origin: o, Snapshots: *dir, Log: log,
-		Pull: snapshots.PullOptions{PublicKey: pub, AllowDowngrade: *allow, Keep: *keep}}
+		Pull: snapshots.PullOptions{PublicKey: pub, AllowDowngrade: *allow, Keep: *keep, NoDelta: *noDelta}}
 	log.Info("following", "origin", o.String(), "snapshots", *dir, "every", every.String(), "keep", *keep, "key", pub.ID())
 	f.Run(ctx, *every)
 	return nil

@@ -562,3 +562,63 @@ func TestConcurrentPullProcesses(t *testing.T) {
 	}
 	mustRun(t, "snapshot", "verify", "--pubkey", pub, filepath.Join(snaps, "current"))
 }
+
+// TestSnapshotDeltaCommands: publish --deltas-from stores a delta at a real
+// S3 server (versitygw), pull takes it and says so, --no-delta does not;
+// bundle and apply carry a build to a site without the origin, and apply
+// refuses a bundle checked with another key.
+func TestSnapshotDeltaCommands(t *testing.T) {
+	dir := t.TempDir()
+	pub, key := filepath.Join(dir, "pds.pub"), filepath.Join(dir, "pds.key")
+	mustRun(t, "snapshot", "keygen", "--pub", pub, "--key", key)
+	in := fixture.WriteCase(t, fixture.CaseFile("passport"))
+	builds := filepath.Join(dir, "builds")
+	if err := os.Mkdir(builds, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for seq := 1; seq <= 2; seq++ {
+		out := filepath.Join(builds, fmt.Sprintf("b%d", seq))
+		mustRun(t, "ingest", "--in", in, "--out", out, "--quiet", "--sequence", fmt.Sprint(seq))
+		mustRun(t, "snapshot", "sign", "--key", key, out)
+	}
+	b1, b2 := filepath.Join(builds, "b1"), filepath.Join(builds, "b2")
+
+	s3 := fixture.S3Server(t)
+	origin := "s3://" + s3.Bucket + "/nightly"
+	mustRun(t, "snapshot", "publish", "--endpoint", s3.Endpoint, b1, origin)
+	byDelta, whole, site := filepath.Join(dir, "by-delta"), filepath.Join(dir, "whole"), filepath.Join(dir, "site")
+	for _, snaps := range []string{byDelta, whole, site} {
+		mustRun(t, "snapshot", "pull", origin, "--endpoint", s3.Endpoint, "--into", snaps, "--pubkey", pub)
+	}
+	out := mustRun(t, "snapshot", "publish", "--endpoint", s3.Endpoint, "--deltas-from", builds, b2, origin)
+	if !strings.Contains(out, "and 1 deltas from earlier builds") {
+		t.Errorf("publish said %q", out)
+	}
+	out = mustRun(t, "snapshot", "pull", origin, "--endpoint", s3.Endpoint, "--into", byDelta, "--pubkey", pub)
+	if !strings.Contains(out, "by delta from build "+buildIDOf(t, b1)) || !strings.Contains(out, "in 5 objects") {
+		t.Errorf("pull said %q, want a delta from b1 in 5 objects", out)
+	}
+	out = mustRun(t, "snapshot", "pull", origin, "--endpoint", s3.Endpoint, "--into", whole, "--pubkey", pub, "--no-delta")
+	if !strings.Contains(out, ": whole,") {
+		t.Errorf("pull --no-delta said %q", out)
+	}
+
+	bundle := filepath.Join(dir, "b1-to-b2.pdsbundle")
+	if out := mustRun(t, "snapshot", "bundle", "--from", b1, "--to", b2, "--out", bundle); !strings.Contains(out, "wrote "+bundle) {
+		t.Errorf("bundle said %q", out)
+	}
+	otherPub := filepath.Join(dir, "other.pub")
+	mustRun(t, "snapshot", "keygen", "--pub", otherPub, "--key", filepath.Join(dir, "other.key"))
+	code, _, errOut := runCmd("snapshot", "apply", bundle, "--into", site, "--pubkey", otherPub)
+	if code != 1 || !strings.Contains(errOut, "signed by key") {
+		t.Errorf("apply checked with another key: exit %d, %q", code, errOut)
+	}
+	out = mustRun(t, "snapshot", "apply", bundle, "--into", site, "--pubkey", pub)
+	if !strings.Contains(out, "is current in "+site+": by delta from build "+buildIDOf(t, b1)) {
+		t.Errorf("apply said %q", out)
+	}
+	code, _, errOut = runCmd("snapshot", "bundle", "--from", b1, "--to", b2)
+	if code != 2 || !strings.Contains(errOut, "--out is required") {
+		t.Errorf("bundle without --out: exit %d, %q", code, errOut)
+	}
+}
