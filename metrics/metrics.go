@@ -42,6 +42,8 @@ type Metrics struct {
 	snapshotCreated prometheus.Gauge
 	swaps           prometheus.Counter
 	swapRefusals    *prometheus.CounterVec
+	updates         *prometheus.CounterVec
+	updateBytes     *prometheus.CounterVec
 	keyReloads      *prometheus.CounterVec
 
 	refusals *prometheus.CounterVec
@@ -87,6 +89,12 @@ func New(usage func() []TenantUsage) *Metrics {
 	m.swapRefusals = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "pds_snapshot_swap_refusals_total", Help: "New snapshots refused, by reason (unreadable_pointer, open_failed, verify_failed, known_bad).",
 	}, []string{"reason"})
+	m.updates = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "pds_snapshot_updates_total", Help: "Swaps to a new snapshot, by how the follower or pull brought it: delta, full, or unknown (not brought by a pull).",
+	}, []string{"via"})
+	m.updateBytes = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "pds_snapshot_update_bytes_total", Help: "Bytes fetched from the origin for the snapshots swapped to, by how they came (delta, full).",
+	}, []string{"via"})
 	m.keyReloads = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "pds_keys_reloads_total", Help: "Reloads of the keys file, by result (ok, failed).",
 	}, []string{"result"})
@@ -97,7 +105,7 @@ func New(usage func() []TenantUsage) *Metrics {
 		Name: "pds_mcp_tool_calls_total", Help: "MCP tool calls, by tool and outcome (ok, error, unknown_tool).",
 	}, []string{"tool", "outcome"})
 	m.reg.MustRegister(m.requests, m.duration, m.inFlight, m.shed, m.idleShut, m.snapshotInfo, m.snapshotCreated,
-		m.swaps, m.swapRefusals, m.keyReloads, m.refusals, m.mcpCalls,
+		m.swaps, m.swapRefusals, m.updates, m.updateBytes, m.keyReloads, m.refusals, m.mcpCalls,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if usage != nil {
 		m.reg.MustRegister(&usageCollector{m: m, usage: usage})
@@ -235,6 +243,16 @@ func (m *Metrics) Snapshot(buildID string, createdAt time.Time, formatVersion in
 
 // Swapped counts a swap to a new snapshot.
 func (m *Metrics) Swapped() { m.swaps.Inc() }
+
+// Updated counts a swap to a snapshot that came via delta or full (see
+// snapshots.Arrival) with the bytes fetched for it; via is "unknown" for
+// one no pull recorded.
+func (m *Metrics) Updated(via string, bytes int64) {
+	m.updates.WithLabelValues(via).Inc()
+	if via != "unknown" {
+		m.updateBytes.WithLabelValues(via).Add(float64(bytes))
+	}
+}
 
 // SwapRefused counts a refused new snapshot by reason.
 func (m *Metrics) SwapRefused(reason string) { m.swapRefusals.WithLabelValues(reason).Inc() }

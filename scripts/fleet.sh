@@ -2,16 +2,18 @@
 # make fleet: a fleet on loopback. versitygw is the origin (S3); three
 # replicas each run 'pds snapshot follow' beside 'pds serve --snapshot
 # DIR/current'; nginx load-balances them; wrk drives identity GETs and
-# resolve POSTs through nginx while two new builds are published one after
-# the other. Reports requests sent and failed (must be 0), seconds from each
-# publish until every replica serves the new build, and bytes pulled; writes
-# them to BENCHMARKS.md. Ports 18200-18213.
+# resolve POSTs through nginx while three new builds are published one after
+# the other; the last changes 1% of the products of the one before and is
+# published with deltas, and every replica must take it by delta. Reports
+# requests sent and failed (must be 0), seconds from each publish until every
+# replica serves the new build, and bytes pulled; writes them to
+# BENCHMARKS.md. Ports 18200-18213.
 source "$(dirname "$0")/bench-lib.sh"
 cd "$(dirname "$0")/.."
 bash scripts/tools.sh nginx wrk
 
 N=${N:-20000}            # products per build
-DUR=${DUR:-60}           # seconds of load
+DUR=${DUR:-90}           # seconds of load
 EVERY=${EVERY:-1s}       # follower poll and serve watch interval
 W=${FLEET_DIR:-var/fleet}
 P_NGINX=18200 P_S3=18201 P_R=(18211 18212 18213)
@@ -29,6 +31,7 @@ trap cleanup EXIT
 rm -rf "$W"
 mkdir -p "$W/s3/pds" "$W/nginx"
 go build -o bin/pds ./cmd/pds
+go build -o bin/changeinput ./bench/changeinput
 echo "fleet: machine $(machine)"
 
 # 1. Three signed builds: the bundled sample's showcase products in each,
@@ -41,6 +44,14 @@ for i in 1 2 3; do
   ID[$i]=$(sed -n 's/.*"build_id": "\([^"]*\)".*/\1/p' "$W/build$i/manifest.json")
   echo "fleet: build $i is ${ID[$i]} ($(du -sm "$W/build$i" | cut -f1) MiB)"
 done
+# Build 4: a night's change to build 3 (the claims of 1% of its products),
+# built with build 3's compression dictionaries as a nightly build keeps
+# them, and published with deltas from the earlier builds.
+bin/changeinput --in "$W/in3" --out "$W/in4" --per10k 100 2>/dev/null
+bin/pds ingest --in "$W/in4" --out "$W/build4" --sequence 4 --dictionaries-from "$W/build3" --quiet >/dev/null
+bin/pds snapshot sign --key "$W/pds.key" "$W/build4" >/dev/null
+ID[4]=$(sed -n 's/.*"build_id": "\([^"]*\)".*/\1/p' "$W/build4/manifest.json")
+echo "fleet: build 4 is ${ID[4]} (1% of build 3's products changed)"
 
 # 2. The origin, and build 1 published.
 "$VGW" --access "$AWS_ACCESS_KEY_ID" --secret "$AWS_SECRET_ACCESS_KEY" --port "127.0.0.1:$P_S3" --quiet posix "$W/s3" > "$W/versitygw.log" 2>&1 &
@@ -123,11 +134,14 @@ swapped_at() {
   date -d "$(sed -n 's/.*"time":"\([^"]*\)".*/\1/p' <<<"$line")" +%s.%N
 }
 
-# 6. Two builds published one after the other, under load.
+# 6. Three builds published one after the other, under load.
 sleep 10
-for i in 2 3; do
+for i in 2 3 4; do
+  deltas=()
+  # Build 4 carries deltas from the builds before it (they sit in $W).
+  [ "$i" = 4 ] && deltas=(--deltas-from "$W")
   t0=$(date +%s.%N)
-  bin/pds snapshot publish "${S3FLAGS[@]}" "$W/build$i" "$ORIGIN" 2>/dev/null
+  bin/pds snapshot publish "${S3FLAGS[@]}" "${deltas[@]}" "$W/build$i" "$ORIGIN" 2>/dev/null
   t1=$(date +%s.%N)
   last=
   for _ in $(seq 1 1200); do
@@ -155,10 +169,18 @@ req=$(( $(field requests "$r1") + $(field requests "$r2") ))
 failed=$(( $(field errors "$r1") + $(field non2xx "$r1") + $(field errors "$r2") + $(field non2xx "$r2") ))
 pulled=0
 for r in 0 1 2; do
-  b=$(grep '"msg":"new build is current"' "$W/replica$r/follow.log" | sed -n 's/.*"bytes_pulled":\([0-9]*\),.*/\1/p' | awk '{s+=$1} END{print s+0}')
+  # The first bytes_pulled of a line is that pull's; the one in "stats" is the follower's total.
+  b=$(grep '"msg":"new build is current"' "$W/replica$r/follow.log" | while read -r l; do grep -o '"bytes_pulled":[0-9]*' <<<"$l" | head -1 | cut -d: -f2; done | awk '{s+=$1} END{print s+0}')
   pulled=$((pulled + ${b:-0}))
 done
 refused=$(cat "$W"/replica*/follow.log | grep -c '"level":"ERROR"' || true)
+# How each replica took build 4, and the bytes it fetched for it.
+by_delta=0 delta_bytes=()
+for r in 0 1 2; do
+  line=$(grep '"msg":"new build is current"' "$W/replica$r/follow.log" | grep "\"build_id\":\"${ID[4]}\"" | head -1)
+  grep -q '"via":"delta"' <<<"$line" && by_delta=$((by_delta + 1))
+  delta_bytes+=("$(grep -o '"bytes_pulled":[0-9]*' <<<"$line" | head -1 | cut -d: -f2)")
+done
 out=$(mktemp)
 {
   echo "## Fleet: publish, pull, verify, swap under load (\`make fleet\`)"
@@ -174,8 +196,10 @@ out=$(mktemp)
   echo "| requests failed (socket errors + non-2xx) | $failed |"
   echo "| build 2: publish took / every replica serving it after publish | ${PUB[2]} s / ${LAG[2]} s |"
   echo "| build 3: publish took / every replica serving it after publish | ${PUB[3]} s / ${LAG[3]} s |"
-  echo "| bytes pulled by the 3 replicas (builds 1-3) | $pulled |"
-  echo "| build size on disk (build 2) | $(du -sb "$W/build2" | cut -f1) bytes |"
+  echo "| build 4 (1% of build 3's products changed, with deltas): publish took / every replica serving it after publish | ${PUB[4]} s / ${LAG[4]} s |"
+  echo "| build 4: replicas that took it by delta / bytes each fetched | $by_delta of 3 / ${delta_bytes[*]} |"
+  echo "| bytes pulled by the 3 replicas (builds 1-4) | $pulled |"
+  echo "| build size on disk (build 2 / build 4) | $(du -sb "$W/build2" | cut -f1) / $(du -sb "$W/build4" | cut -f1) bytes |"
   echo "| refusals logged by followers | $refused |"
   echo "| whole run (3 builds, setup, load) | $SECONDS s |"
   echo "| identity p50 / p99 through nginx | $(field p50_us "$r1") µs / $(field p99_us "$r1") µs |"
@@ -188,5 +212,9 @@ write_section fleet "$out"
 rm -f "$out"
 if [ "$failed" != 0 ]; then
   echo "fleet: $failed requests failed" >&2
+  exit 1
+fi
+if [ "$by_delta" != 3 ]; then
+  echo "fleet: only $by_delta of 3 replicas took build 4 by delta (see $W/replica*/follow.log)" >&2
   exit 1
 fi

@@ -42,6 +42,10 @@ const (
 	// whole; by then the deltas of a busy week approach the build's size.
 	DefaultDeltas  = 7
 	maxDeltaHeader = 16 << 20
+	// deltaWindow is the zstd window of a delta's entries (the encoder's
+	// default): a reader refuses a frame that asks for more, so a hostile
+	// delta cannot make it hold more than that.
+	deltaWindow = 8 << 20
 )
 
 // Ways a target file is made.
@@ -89,12 +93,18 @@ type DeltaStats struct {
 // the base is trusted only to be the build its manifest names (a reader
 // checks everything it makes anyway).
 func WriteDelta(ctx context.Context, w io.Writer, baseDir, targetDir string) (DeltaStats, error) {
+	target, err := VerifyContext(ctx, targetDir)
+	if err != nil {
+		return DeltaStats{}, err
+	}
+	return writeDelta(ctx, w, baseDir, targetDir, target)
+}
+
+// writeDelta is WriteDelta for a target verified already (target is its
+// manifest).
+func writeDelta(ctx context.Context, w io.Writer, baseDir, targetDir string, target Manifest) (DeltaStats, error) {
 	var st DeltaStats
 	base, err := ReadManifest(baseDir)
-	if err != nil {
-		return st, err
-	}
-	target, err := VerifyContext(ctx, targetDir)
 	if err != nil {
 		return st, err
 	}
@@ -178,7 +188,7 @@ func writeDeltaEntry(tw *tar.Writer, df deltaFile, baseDir, targetDir string) er
 	}
 	defer os.Remove(tmp.Name())
 	defer tmp.Close()
-	zw, err := zstd.NewWriter(tmp, zstd.WithEncoderConcurrency(1))
+	zw, err := zstd.NewWriter(tmp, zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(deltaWindow))
 	if err != nil {
 		return err
 	}
@@ -402,7 +412,7 @@ func (d *openedDelta) make(df deltaFile, src, dst string, f File, where string) 
 		return 0, fmt.Errorf("%w: %s: found %q where %s%s belongs", ErrRefused, where, hd.Name, deltaFilesDir, df.Path)
 	}
 	er := &entryReader{r: d.tr}
-	zr, err := zstd.NewReader(er, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(256<<20))
+	zr, err := zstd.NewReader(er, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(deltaWindow), zstd.WithDecoderMaxMemory(64<<20))
 	if err != nil {
 		return 0, err
 	}

@@ -159,6 +159,7 @@ func Prune(snapshots string, keep int) ([]string, error) {
 		if err := os.RemoveAll(b.Dir); err != nil {
 			return removed, err
 		}
+		os.Remove(arrivalPath(snapshots, b.ID))
 		removed = append(removed, b.ID)
 	}
 	return removed, nil

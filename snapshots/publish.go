@@ -73,7 +73,7 @@ func Publish(ctx context.Context, dir string, o Origin, opts PublishOptions) (Pu
 		}
 	}
 	if len(opts.DeltasFrom) > 0 {
-		if err := publishDeltas(ctx, dir, o, m.BuildID, opts, &pub); err != nil {
+		if err := publishDeltas(ctx, dir, o, m, opts, &pub); err != nil {
 			return pub, err
 		}
 	}
@@ -133,14 +133,15 @@ func putFile(ctx context.Context, o Origin, name, path string) error {
 // publishDeltas stores the delta from each of opts.DeltasFrom to the build
 // (BUILD/deltas/BASE), then their list (BUILD/deltas.json), before the
 // manifest and latest pointer: a puller that sees the build sees its deltas.
-func publishDeltas(ctx context.Context, dir string, o Origin, id string, opts PublishOptions, pub *Published) error {
+func publishDeltas(ctx context.Context, dir string, o Origin, m Manifest, opts PublishOptions, pub *Published) error {
+	id := m.BuildID
 	list := deltaList{BuildID: id}
 	for _, base := range opts.DeltasFrom {
 		tmp, err := os.CreateTemp("", "pds-publish-delta-*")
 		if err != nil {
 			return err
 		}
-		st, err := WriteDelta(ctx, tmp, base, dir)
+		st, err := writeDelta(ctx, tmp, base, dir, m) // Publish verified the build
 		if err == nil {
 			_, err = tmp.Seek(0, io.SeekStart)
 		}

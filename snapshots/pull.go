@@ -197,6 +197,9 @@ func pullBuild(ctx context.Context, o Origin, snapshots, id string, opts PullOpt
 	if !activate {
 		return p, nil
 	}
+	if co, ok := o.(*countingOrigin); ok {
+		p.Objects = co.n.Load()
+	}
 	return p, selfTestAndActivate(ctx, snapshots, id, opts, &p)
 }
 
@@ -214,6 +217,9 @@ func selfTestAndActivate(ctx context.Context, snapshots, id string, opts PullOpt
 		}
 		return fmt.Errorf("%w: %v; the build was removed", ErrRefused, err)
 	}
+	// Recorded before current names the build, so that a server swapping
+	// to it finds the record.
+	writeArrival(snapshots, p)
 	if err := Activate(snapshots, id); err != nil {
 		return err
 	}

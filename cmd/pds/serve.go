@@ -331,8 +331,14 @@ func (s *serve) swapIfChanged() {
 	s.svc.Swap(next)
 	next.CheckInBackground()
 	s.metrics.Swapped()
+	a, ok := snapshots.ArrivalOf(next.Dir)
+	if !ok {
+		a.Via = "unknown"
+	}
+	s.metrics.Updated(a.Via, a.Bytes)
 	s.reportSnapshot(next)
-	s.log.Info("snapshot swapped", "snapshot", next.Dir, "build_id", next.Manifest.BuildID, "verify_ms", next.Verified.Milliseconds(), "open_ms", next.Opened.Milliseconds(), "cache_mb", next.CacheBytes>>20, "point_index", next.Points)
+	s.log.Info("snapshot swapped", "snapshot", next.Dir, "build_id", next.Manifest.BuildID, "verify_ms", next.Verified.Milliseconds(), "open_ms", next.Opened.Milliseconds(), "cache_mb", next.CacheBytes>>20, "point_index", next.Points,
+		"via", a.Via, "bytes_fetched", a.Bytes)
 }
 
 // Close drains: /readyz turns 503, the drain period passes, the listener

@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -590,6 +592,10 @@ func TestSnapshotDeltaCommands(t *testing.T) {
 	for _, snaps := range []string{byDelta, whole, site} {
 		mustRun(t, "snapshot", "pull", origin, "--endpoint", s3.Endpoint, "--into", snaps, "--pubkey", pub)
 	}
+	keysPath, _ := fixture.Keys(t)
+	_, serveLog := startServe(t, "--admin-addr", "127.0.0.1:0", "--snapshot", filepath.Join(byDelta, "current"), "--keys", keysPath,
+		"--pubkey", pub, "--watch", "20ms")
+	admin := "http://" + regexp.MustCompile(`"admin_addr":"([^"]+)"`).FindStringSubmatch(serveLog.String())[1]
 	out := mustRun(t, "snapshot", "publish", "--endpoint", s3.Endpoint, "--deltas-from", builds, b2, origin)
 	if !strings.Contains(out, "and 1 deltas from earlier builds") {
 		t.Errorf("publish said %q", out)
@@ -597,6 +603,30 @@ func TestSnapshotDeltaCommands(t *testing.T) {
 	out = mustRun(t, "snapshot", "pull", origin, "--endpoint", s3.Endpoint, "--into", byDelta, "--pubkey", pub)
 	if !strings.Contains(out, "by delta from build "+buildIDOf(t, b1)) || !strings.Contains(out, "in 5 objects") {
 		t.Errorf("pull said %q, want a delta from b1 in 5 objects", out)
+	}
+	// The server swaps to it and counts how it came.
+	bytes := regexp.MustCompile(`, (\d+) bytes pulled`).FindStringSubmatch(out)[1]
+	want := []string{`pds_snapshot_updates_total{via="delta"} 1`, `pds_snapshot_update_bytes_total{via="delta"} ` + bytes}
+	var metrics string
+	for i := 0; i < 400; i++ {
+		res, err := http.Get(admin + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if metrics = string(b); strings.Contains(metrics, want[0]) && strings.Contains(serveLog.String(), `"msg":"snapshot swapped"`) {
+			break
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	for _, w := range want {
+		if !strings.Contains(metrics, w) {
+			t.Errorf("/metrics lacks %s", w)
+		}
+	}
+	if !strings.Contains(serveLog.String(), `"via":"delta","bytes_fetched":`+bytes) {
+		t.Errorf("the swap's log line does not say how the build came:\n%s", serveLog.String())
 	}
 	out = mustRun(t, "snapshot", "pull", origin, "--endpoint", s3.Endpoint, "--into", whole, "--pubkey", pub, "--no-delta")
 	if !strings.Contains(out, ": whole,") {
