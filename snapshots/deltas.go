@@ -2,10 +2,12 @@ package snapshots
 
 import (
 	"archive/tar"
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"os"
 	"path/filepath"
@@ -379,17 +381,20 @@ func (d *openedDelta) apply(ctx context.Context, base Build, staging string, m M
 		switch df.How {
 		case howSame:
 			err = linkOrCopy(src, dst)
+			if err == nil {
+				err = checkMade(dst, f)
+			}
 		case howPatch, howWhole:
 			n, err = d.make(df, src, dst, f, where)
 			written += n
 		default:
 			err = fmt.Errorf("%w: %s: %s is made by %q, which this pds does not know", ErrRefused, where, f.Path, df.How)
 		}
+		if errors.Is(err, errMismatch) {
+			return written, fmt.Errorf("%w: %s: %s %v", ErrRefused, where, f.Path, err)
+		}
 		if err != nil {
 			return written, err
-		}
-		if err := checkMade(dst, f); err != nil {
-			return written, fmt.Errorf("%w: %s: %s %v", ErrRefused, where, f.Path, err)
 		}
 	}
 	if hd, err := d.tr.Next(); err != io.EOF {
@@ -422,6 +427,10 @@ func (d *openedDelta) make(df deltaFile, src, dst string, f File, where string) 
 		return 0, err
 	}
 	defer out.Close()
+	// Hashed as it is written, through one buffer: a patch is many small
+	// copies.
+	h := f.NewHash()
+	bw := bufio.NewWriterSize(io.MultiWriter(out, h), 1<<20)
 	var n int64
 	if df.How == howPatch {
 		in, oerr := os.Open(src)
@@ -433,9 +442,12 @@ func (d *openedDelta) make(df deltaFile, src, dst string, f File, where string) 
 		if serr != nil {
 			return 0, serr
 		}
-		n, err = delta.Apply(out, zr, in, st.Size(), f.Size)
+		n, err = delta.Apply(bw, zr, in, st.Size(), f.Size)
 	} else {
-		n, err = io.Copy(out, io.LimitReader(zr, f.Size+1))
+		n, err = io.Copy(bw, io.LimitReader(zr, f.Size+1))
+	}
+	if err == nil {
+		err = bw.Flush()
 	}
 	if er.cut {
 		return n, fmt.Errorf("%w: %s: %s%s: the file is cut short", ErrRefused, where, deltaFilesDir, f.Path)
@@ -443,11 +455,17 @@ func (d *openedDelta) make(df deltaFile, src, dst string, f File, where string) 
 	if err != nil {
 		return n, fmt.Errorf("%w: %s: %s%s: %v", ErrRefused, where, deltaFilesDir, f.Path, err)
 	}
+	if err := matches(n, h, f); err != nil {
+		return n, err
+	}
 	if err := out.Sync(); err != nil {
 		return n, err
 	}
 	return n, out.Close()
 }
+
+// errMismatch: a made file is not the one the signed manifest lists.
+var errMismatch = errors.New("does not match the signed manifest")
 
 // checkMade hashes a made file and compares it with the manifest's listing.
 func checkMade(p string, f File) error {
@@ -456,11 +474,15 @@ func checkMade(p string, f File) error {
 	if err != nil {
 		return err
 	}
+	return matches(n, h, f)
+}
+
+func matches(n int64, h hash.Hash, f File) error {
 	if n != f.Size {
-		return fmt.Errorf("has %d bytes; the signed manifest says %d", n, f.Size)
+		return fmt.Errorf("%w: it has %d bytes, and the manifest says %d", errMismatch, n, f.Size)
 	}
 	if !f.Matches(h) {
-		return errors.New("does not match the signed manifest's checksum")
+		return fmt.Errorf("%w's checksum", errMismatch)
 	}
 	return nil
 }

@@ -111,6 +111,14 @@ func TestPullByDelta(t *testing.T) {
 	if p.Objects != 5 {
 		t.Errorf("read %d objects, want 5", p.Objects)
 	}
+	// The pull recorded how the build came, for pds serve's metrics.
+	a, ok := snapshots.ArrivalOf(filepath.Join(snaps2, snapshots.CurrentName))
+	if !ok || a.Via != snapshots.ViaDelta || a.DeltaFrom != buildID(t, b1) || a.Bytes != p.Downloaded || a.Objects != 5 {
+		t.Errorf("arrival %+v (recorded %v), want a delta from %s of %d bytes in 5 objects", a, ok, buildID(t, b1), p.Downloaded)
+	}
+	if a, ok := snapshots.ArrivalOf(filepath.Join(snaps2, buildID(t, b1))); !ok || a.Via != snapshots.ViaFull {
+		t.Errorf("arrival of the first build %+v (recorded %v), want a whole pull", a, ok)
+	}
 	if full := totalSize(t, c); p.Downloaded >= full {
 		t.Errorf("fetched %d bytes by delta; the whole build is %d", p.Downloaded, full)
 	}
