@@ -25,9 +25,9 @@ import (
 //	files/<path>           for each target file made by "patch" or "whole", in the header's order:
 //	                       zstd of a package delta patch from the base file, or of the whole file
 //
-// A file the base holds with the same checksum is linked from it ("same"),
-// never copied. Nothing in the archive is trusted: the signature is checked
-// against the reader's public key, and every file the delta makes, linked
+// A file the base holds with the same checksum is copied from it ("same")
+// rather than fetched. Nothing in the archive is trusted: the signature is checked
+// against the reader's public key, and every file the delta makes, copied
 // ones included, is hashed and compared with the signed manifest before the
 // build can become current. That is the check a full pull makes, on the same
 // bytes, so a delta is exactly as strong. The origin stores the delta from
@@ -52,7 +52,7 @@ const (
 
 // Ways a target file is made.
 const (
-	howSame  = "same"  // linked from the base file From, which has its checksum
+	howSame  = "same"  // copied from the base file From, which has its checksum
 	howPatch = "patch" // a delta.Apply of files/<path> on the base file From
 	howWhole = "whole" // files/<path> is the file, zstd-compressed
 )
@@ -86,7 +86,7 @@ func deltaObject(target, base string) string { return target + "/deltas/" + base
 // DeltaStats says what WriteDelta wrote.
 type DeltaStats struct {
 	Base, Target         string
-	Same, Patched, Whole int   // target files linked, patched and carried whole
+	Same, Patched, Whole int   // target files copied from the base, patched and carried whole
 	Bytes                int64 // the delta file's size
 }
 
@@ -156,6 +156,7 @@ func writeDelta(ctx context.Context, w io.Writer, baseDir, targetDir string, tar
 			return st, err
 		}
 	}
+	var bufs entryBuffers
 	for _, df := range h.Files {
 		if err := ctx.Err(); err != nil {
 			return st, err
@@ -169,7 +170,7 @@ func writeDelta(ctx context.Context, w io.Writer, baseDir, targetDir string, tar
 		case howWhole:
 			st.Whole++
 		}
-		if err := writeDeltaEntry(tw, df, baseDir, targetDir); err != nil {
+		if err := writeDeltaEntry(tw, df, baseDir, targetDir, &bufs); err != nil {
 			return st, err
 		}
 	}
@@ -183,7 +184,34 @@ func writeDelta(ctx context.Context, w io.Writer, baseDir, targetDir string, tar
 // writeDeltaEntry writes files/<path> for one patched or whole file: the
 // compressed entry goes to a temporary file first, since a tar header
 // carries its size.
-func writeDeltaEntry(tw *tar.Writer, df deltaFile, baseDir, targetDir string) error {
+// entryBuffers hold the two files of a patch; they are reused from file to
+// file, so that a delta's memory is its largest pair of files rather than
+// whatever the collector has not returned yet.
+type entryBuffers struct{ old, now []byte }
+
+// readInto reads the file at path into *buf, growing it when needed.
+func readInto(buf *[]byte, path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if int64(cap(*buf)) < st.Size() {
+		*buf = nil // the old one can go before the new one is made
+		*buf = make([]byte, st.Size())
+	}
+	b := (*buf)[:st.Size()]
+	if _, err := io.ReadFull(f, b); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	return b, nil
+}
+
+func writeDeltaEntry(tw *tar.Writer, df deltaFile, baseDir, targetDir string, bufs *entryBuffers) error {
 	tmp, err := os.CreateTemp("", "pds-delta-*")
 	if err != nil {
 		return err
@@ -194,12 +222,12 @@ func writeDeltaEntry(tw *tar.Writer, df deltaFile, baseDir, targetDir string) er
 	if err != nil {
 		return err
 	}
-	now, err := os.ReadFile(filepath.Join(targetDir, filepath.FromSlash(df.Path)))
+	now, err := readInto(&bufs.now, filepath.Join(targetDir, filepath.FromSlash(df.Path)))
 	if err != nil {
 		return err
 	}
 	if df.How == howPatch {
-		old, err := os.ReadFile(filepath.Join(baseDir, filepath.FromSlash(df.From)))
+		old, err := readInto(&bufs.old, filepath.Join(baseDir, filepath.FromSlash(df.From)))
 		if err != nil {
 			return err
 		}
@@ -340,7 +368,7 @@ func noEOF(err error) error {
 // checked, and whose manifest bytes are d.mb) from the base build in
 // baseDir. Each file is hashed as it is made and compared with m; the first
 // difference, or anything else wrong with the delta, is an error wrapping
-// ErrRefused. It returns the bytes it wrote (linked files not counted).
+// ErrRefused. It returns the bytes it wrote from the delta (copied files not counted).
 func (d *openedDelta) apply(ctx context.Context, base Build, staging string, m Manifest, where string) (int64, error) {
 	h := d.header
 	if h.Target != m.BuildID {
@@ -380,7 +408,7 @@ func (d *openedDelta) apply(ctx context.Context, base Build, staging string, m M
 		var n int64
 		switch df.How {
 		case howSame:
-			err = linkOrCopy(src, dst)
+			err = copyFile(src, dst)
 			if err == nil {
 				err = checkMade(dst, f)
 			}
@@ -487,12 +515,13 @@ func matches(n int64, h hash.Hash, f File) error {
 	return nil
 }
 
-// linkOrCopy makes dst the file src: a hard link, or a copy where the two
-// cannot be linked (another file system).
-func linkOrCopy(src, dst string) error {
-	if err := os.Link(src, dst); err == nil {
-		return nil
-	}
+// copyFile makes dst a copy of src. It is never a hard link: linking a
+// file moves its change time, and a server reading the kept build would
+// take that for a write (see the threat model in docs/snapshots.md) and
+// stop serving it. io.Copy between two files is copy_file_range on Linux:
+// the kernel copies, and file systems that share blocks (XFS, Btrfs)
+// clone instead.
+func copyFile(src, dst string) error {
 	in, err := os.Open(src)
 	if err != nil {
 		return err

@@ -191,6 +191,47 @@ func TestBadDeltaFallsBackToWholePull(t *testing.T) {
 	}
 }
 
+// TestDamagedKeptBuildFallsBackToWholePull: a file the delta links from
+// the kept build, damaged on disk since it was pulled, fails the checksum;
+// the build then comes whole.
+func TestDamagedKeptBuildFallsBackToWholePull(t *testing.T) {
+	k := newKeys(t, t.TempDir())
+	b1 := signedCopy(t, 1, k)
+	c := changedBuild(t, 5, "changed", b1, k)
+	o, _ := fileOrigin(t)
+	publish(t, o, b1)
+	snaps := t.TempDir()
+	pullOK(t, o, snaps, k)
+	publishWithDeltas(t, o, c, b1)
+	flipByte(t, filepath.Join(snaps, buildID(t, b1), "points", "identity"))
+	snaps2 := t.TempDir()
+	o2, _ := fileOrigin(t)
+	publish(t, o2, b1)
+	pullOK(t, o2, snaps2, k)
+	publishWithDeltas(t, o2, c, b1)
+	flipByte(t, filepath.Join(snaps2, buildID(t, b1), "points", "identity"))
+
+	p := pullOK(t, o, snaps, k)
+	if p.Via != snapshots.ViaFull || !errors.Is(p.DeltaErr, snapshots.ErrRefused) || !strings.Contains(p.DeltaErr.Error(), "points/identity does not match the signed manifest") {
+		t.Fatalf("pulled via %q, delta error %v; want a whole pull after points/identity failed its checksum", p.Via, p.DeltaErr)
+	}
+	if err := sameFiles(filepath.Join(snaps, p.ID), c); err != nil {
+		t.Error(err)
+	}
+	noStaging(t, snaps)
+
+	// A follower does the same, and counts the failed delta.
+	f := follower(t, o2, snaps2, k)
+	if id, err := f.Poll(context.Background()); err != nil || id != buildID(t, c) {
+		t.Fatalf("poll: %q, %v", id, err)
+	}
+	if f.Stats.DeltasFailed.Load() != 1 || f.Stats.SwapsByDelta.Load() != 0 || f.Stats.Swaps.Load() != 1 {
+		t.Errorf("follower counted %d failed deltas, %d swaps by delta, %d swaps; want 1, 0, 1",
+			f.Stats.DeltasFailed.Load(), f.Stats.SwapsByDelta.Load(), f.Stats.Swaps.Load())
+	}
+	serves(t, snaps2, buildID(t, c), k)
+}
+
 // relabel rewrites the base build id in a delta's header from one id to
 // another, leaving its patches as they are.
 func relabel(t testing.TB, d []byte, from, to string) []byte {
@@ -281,7 +322,7 @@ func TestBundle(t *testing.T) {
 		t.Fatal(err)
 	}
 	if st.Patched == 0 || st.Same == 0 {
-		t.Errorf("bundle stats %+v: want files both linked and patched", st)
+		t.Errorf("bundle stats %+v: want files both copied and patched", st)
 	}
 	good, err := os.ReadFile(bundle)
 	if err != nil {

@@ -156,7 +156,7 @@ func publishDeltas(ctx context.Context, dir string, o Origin, m Manifest, opts P
 		pub.Deltas = append(pub.Deltas, st)
 		list.Deltas = append(list.Deltas, deltaEntry{Base: st.Base, Size: st.Bytes})
 		if opts.Progress != nil {
-			fmt.Fprintf(opts.Progress, "publish: %s/%s (%d bytes: %d files linked, %d patched, %d whole)\n",
+			fmt.Fprintf(opts.Progress, "publish: %s/%s (%d bytes: %d files the same, %d patched, %d whole)\n",
 				o, deltaObject(id, st.Base), st.Bytes, st.Same, st.Patched, st.Whole)
 		}
 	}

@@ -87,7 +87,7 @@ func stageDelta(ctx context.Context, o Origin, snapshots string, mb, sig []byte,
 	where := fmt.Sprintf("%s/%s", o, name)
 	d, err := openDelta(cr, where)
 	if err == nil {
-		err = checkDeltaFits(d, staging, m, opts.FreeBytes)
+		err = checkDeltaFits(staging, m, opts.FreeBytes)
 	}
 	if err == nil && string(d.mb) != string(mb) {
 		err = fmt.Errorf("%w: %s carries another manifest than %s/%s/%s", ErrRefused, where, o, m.BuildID, ManifestName)
@@ -110,18 +110,12 @@ func stageDelta(ctx context.Context, o Origin, snapshots string, mb, sig []byte,
 	return nil
 }
 
-// checkDeltaFits refuses a delta whose new files (all but the linked ones)
-// do not fit on the disk.
-func checkDeltaFits(d *openedDelta, staging string, m Manifest, free func(string) (uint64, error)) error {
-	sizes := map[string]int64{}
-	for _, f := range m.Files {
-		sizes[f.Path] = f.Size
-	}
+// checkDeltaFits refuses a delta whose build does not fit on the disk:
+// every file is written, the ones copied from the kept build included.
+func checkDeltaFits(staging string, m Manifest, free func(string) (uint64, error)) error {
 	var need int64
-	for _, f := range d.header.Files {
-		if f.How != howSame {
-			need += sizes[f.Path]
-		}
+	for _, f := range m.Files {
+		need += f.Size
 	}
 	return checkFree(staging, m.BuildID, need, need/100, free)
 }

@@ -258,7 +258,7 @@ func runSnapshotBundle(ctx context.Context, args []string, stdout, stderr io.Wri
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s: build %s to %s, %d bytes (%d files linked from the kept build, %d patched, %d whole) in %s\n",
+	fmt.Fprintf(stdout, "wrote %s: build %s to %s, %d bytes (%d files the same as in the kept build, %d patched, %d whole) in %s\n",
 		*out, st.Base, st.Target, st.Bytes, st.Same, st.Patched, st.Whole, time.Since(start).Round(time.Millisecond))
 	return nil
 }

@@ -628,6 +628,11 @@ func TestSnapshotDeltaCommands(t *testing.T) {
 	if !strings.Contains(serveLog.String(), `"via":"delta","bytes_fetched":`+bytes) {
 		t.Errorf("the swap's log line does not say how the build came:\n%s", serveLog.String())
 	}
+	// Making the new build from the served one left the served one alone:
+	// the server never saw a file of it change.
+	if strings.Contains(serveLog.String(), "snapshot damaged") {
+		t.Errorf("the served build was touched while the delta was applied:\n%s", serveLog.String())
+	}
 	out = mustRun(t, "snapshot", "pull", origin, "--endpoint", s3.Endpoint, "--into", whole, "--pubkey", pub, "--no-delta")
 	if !strings.Contains(out, ": whole,") {
 		t.Errorf("pull --no-delta said %q", out)
