@@ -38,6 +38,8 @@ func TestImports(t *testing.T) {
 			why: "every operation is implemented once, below both transports; an operation that knew a transport would let that transport's wire form leak into the other"},
 		{pkgs: []string{"domain"}, stdOnly: true,
 			why: "domain is the vocabulary every package shares, so it must not bring a storage engine or a transport into any of them"},
+		{pkgs: []string{"snapshots/delta"}, stdOnly: true,
+			why: "a delta is bytes against bytes: the algorithm knows nothing of snapshots, storage or compression, so it can be fuzzed alone and replaced alone"},
 		{pkgs: []string{"gs1"}, stdOnly: true,
 			why: "ingest and serving judge identifiers with this same code, which is pure syntax with nothing to open or configure"},
 		{pkgs: []string{"cmd/pds"}, transitive: []string{"testing", mod + "internal/fixture"},

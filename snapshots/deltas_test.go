@@ -81,9 +81,16 @@ func TestPullByDelta(t *testing.T) {
 	pullOK(t, o, snaps, k)
 
 	c := changedBuild(t, 5, "changed", b1, k)
-	pub := publishWithDeltas(t, o, c, b1)
+	// A build of other data: its delta would be most of the build, and is
+	// not stored.
+	other := filepath.Join(t.TempDir(), "other")
+	if _, err := ingest.Run(context.Background(), ingest.Options{In: fixture.WriteCase(t, fixture.CaseFile("passport")), Out: other,
+		Rejects: io.Discard, Sequence: 3}); err != nil {
+		t.Fatal(err)
+	}
+	pub := publishWithDeltas(t, o, c, b1, other)
 	if len(pub.Deltas) != 1 || pub.Deltas[0].Base != buildID(t, b1) || pub.Deltas[0].Patched == 0 {
-		t.Fatalf("published deltas %+v, want one from %s that patches files", pub.Deltas, buildID(t, b1))
+		t.Fatalf("published deltas %+v, want only the one from %s, which patches files", pub.Deltas, buildID(t, b1))
 	}
 	f := follower(t, o, snaps, k)
 	id, err := f.Poll(context.Background())

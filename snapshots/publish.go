@@ -133,25 +133,37 @@ func putFile(ctx context.Context, o Origin, name, path string) error {
 // publishDeltas stores the delta from each of opts.DeltasFrom to the build
 // (BUILD/deltas/BASE), then their list (BUILD/deltas.json), before the
 // manifest and latest pointer: a puller that sees the build sees its deltas.
+// A delta larger than half the build is left out: a replica would fetch
+// nearly as much by it, and the origin would store it for nothing.
 func publishDeltas(ctx context.Context, dir string, o Origin, m Manifest, opts PublishOptions, pub *Published) error {
 	id := m.BuildID
 	list := deltaList{BuildID: id}
+	var whole int64
+	for _, f := range m.Files {
+		whole += f.Size
+	}
 	for _, base := range opts.DeltasFrom {
 		tmp, err := os.CreateTemp("", "pds-publish-delta-*")
 		if err != nil {
 			return err
 		}
 		st, err := writeDelta(ctx, tmp, base, dir, m) // Publish verified the build
-		if err == nil {
-			_, err = tmp.Seek(0, io.SeekStart)
-		}
-		if err == nil {
-			err = o.Put(ctx, deltaObject(id, st.Base), tmp, st.Bytes)
+		useful := st.Bytes*2 <= whole
+		if err == nil && useful {
+			if _, err = tmp.Seek(0, io.SeekStart); err == nil {
+				err = o.Put(ctx, deltaObject(id, st.Base), tmp, st.Bytes)
+			}
 		}
 		tmp.Close()
 		os.Remove(tmp.Name())
 		if err != nil {
 			return fmt.Errorf("delta from %s: %w", base, err)
+		}
+		if !useful {
+			if opts.Progress != nil {
+				fmt.Fprintf(opts.Progress, "publish: no delta from %s: at %d bytes it is more than half the build's %d\n", st.Base, st.Bytes, whole)
+			}
+			continue
 		}
 		pub.Deltas = append(pub.Deltas, st)
 		list.Deltas = append(list.Deltas, deltaEntry{Base: st.Base, Size: st.Bytes})
