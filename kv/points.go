@@ -16,6 +16,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 	"github.com/klauspost/compress/s2"
 	"github.com/productdata/pds/domain"
+	"github.com/productdata/pds/internal/osfile"
 )
 
 // A point index is a side file, written by a Builder beside the store, that
@@ -254,13 +255,13 @@ func openPoints(path string, guard PointsGuard) (p *points, err error) {
 			f.Close()
 		}
 	}()
-	m, err := mapFile(f, int(size))
+	m, err := osfile.Map(f, int(size))
 	if err != nil {
 		return nil, fmt.Errorf("kv: point index: map %s: %w", path, err)
 	}
 	p, err = readPoints(m, guard)
 	if err != nil {
-		unmapFile(m)
+		osfile.Unmap(m)
 		if errors.Is(err, domain.ErrDamaged) {
 			return nil, err
 		}
@@ -646,7 +647,7 @@ func uvarintLen(v uint64) int {
 func (p *points) close() error {
 	var err error
 	if p.mapped != nil {
-		err = unmapFile(p.mapped)
+		err = osfile.Unmap(p.mapped)
 	}
 	if p.file != nil {
 		if cerr := p.file.Close(); err == nil {

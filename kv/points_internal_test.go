@@ -14,6 +14,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 	"github.com/klauspost/compress/s2"
 	"github.com/productdata/pds/internal/fuzzseed"
+	"github.com/productdata/pds/internal/osfile"
 )
 
 // writePoints writes a point index of version 2 of the given keys (in
@@ -197,7 +198,7 @@ func TestPointsReadBack(t *testing.T) {
 }
 
 // openPointsInMemory opens the point index at path the way a platform
-// without mmap does: read into memory by readWhole.
+// without mmap does: read into memory by osfile.ReadWhole.
 func openPointsInMemory(t *testing.T, path string) *points {
 	t.Helper()
 	f, err := os.Open(path)
@@ -209,7 +210,7 @@ func openPointsInMemory(t *testing.T, path string) *points {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := readWhole(f, int(st.Size()))
+	b, err := osfile.ReadWhole(f, int(st.Size()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,8 +11,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/productdata/pds/internal/osfile"
 	"github.com/productdata/pds/snapshots/delta"
 )
 
@@ -156,7 +158,6 @@ func writeDelta(ctx context.Context, w io.Writer, baseDir, targetDir string, tar
 			return st, err
 		}
 	}
-	var bufs entryBuffers
 	for _, df := range h.Files {
 		if err := ctx.Err(); err != nil {
 			return st, err
@@ -170,7 +171,7 @@ func writeDelta(ctx context.Context, w io.Writer, baseDir, targetDir string, tar
 		case howWhole:
 			st.Whole++
 		}
-		if err := writeDeltaEntry(tw, df, baseDir, targetDir, &bufs); err != nil {
+		if err := writeDeltaEntry(tw, df, baseDir, targetDir); err != nil {
 			return st, err
 		}
 	}
@@ -184,34 +185,38 @@ func writeDelta(ctx context.Context, w io.Writer, baseDir, targetDir string, tar
 // writeDeltaEntry writes files/<path> for one patched or whole file: the
 // compressed entry goes to a temporary file first, since a tar header
 // carries its size.
-// entryBuffers hold the two files of a patch; they are reused from file to
-// file, so that a delta's memory is its largest pair of files rather than
-// whatever the collector has not returned yet.
-type entryBuffers struct{ old, now []byte }
+// mapped is a file's bytes mapped read-only (osfile.Map): a delta reads two
+// versions of a file of up to a few hundred MB, which then stay the page
+// cache's rather than the heap's.
+type mapped struct {
+	f *os.File
+	b []byte
+}
 
-// readInto reads the file at path into *buf, growing it when needed.
-func readInto(buf *[]byte, path string) ([]byte, error) {
+func mapRead(path string) (*mapped, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
+		f.Close()
 		return nil, err
 	}
-	if int64(cap(*buf)) < st.Size() {
-		*buf = nil // the old one can go before the new one is made
-		*buf = make([]byte, st.Size())
+	b, err := osfile.Map(f, int(st.Size()))
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("map %s: %v", path, err)
 	}
-	b := (*buf)[:st.Size()]
-	if _, err := io.ReadFull(f, b); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	return b, nil
+	return &mapped{f: f, b: b}, nil
 }
 
-func writeDeltaEntry(tw *tar.Writer, df deltaFile, baseDir, targetDir string, bufs *entryBuffers) error {
+func (m *mapped) close() {
+	osfile.Unmap(m.b)
+	m.f.Close()
+}
+
+func writeDeltaEntry(tw *tar.Writer, df deltaFile, baseDir, targetDir string) (err error) {
 	tmp, err := os.CreateTemp("", "pds-delta-*")
 	if err != nil {
 		return err
@@ -222,19 +227,32 @@ func writeDeltaEntry(tw *tar.Writer, df deltaFile, baseDir, targetDir string, bu
 	if err != nil {
 		return err
 	}
-	now, err := readInto(&bufs.now, filepath.Join(targetDir, filepath.FromSlash(df.Path)))
+	now, err := mapRead(filepath.Join(targetDir, filepath.FromSlash(df.Path)))
 	if err != nil {
 		return err
 	}
+	defer now.close()
+	// A mapped file cut short by someone else faults on reading: an error
+	// here, not a crash.
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			if _, fault := r.(interface{ Addr() uintptr }); !fault {
+				panic(r)
+			}
+			err = fmt.Errorf("%s changed while a delta was made from it: %v", df.Path, r)
+		}
+	}()
 	if df.How == howPatch {
-		old, err := readInto(&bufs.old, filepath.Join(baseDir, filepath.FromSlash(df.From)))
+		old, err := mapRead(filepath.Join(baseDir, filepath.FromSlash(df.From)))
 		if err != nil {
 			return err
 		}
-		if _, err := delta.Encode(zw, old, now); err != nil {
+		defer old.close()
+		if _, err := delta.Encode(zw, old.b, now.b); err != nil {
 			return err
 		}
-	} else if _, err := zw.Write(now); err != nil {
+	} else if _, err := zw.Write(now.b); err != nil {
 		return err
 	}
 	if err := zw.Close(); err != nil {

@@ -18,6 +18,8 @@
 //     os.Root resolves a link inside the root itself whatever the flags. So
 //     it checks the file with Lstat and then that what it opened is that
 //     file, the same way everywhere.
+//   - Map and Unmap: a file's bytes mapped read-only (mmap(2)) on Unix, read
+//     into memory elsewhere.
 //   - SyncPath: flush a file or a folder to stable storage. Windows cannot
 //     flush a folder (its file systems journal the names) and flushes a file
 //     only through a handle open for writing.
