@@ -79,7 +79,7 @@ sample: build ## regenerate the bundled sample input (sample-input) with pds gen
 	rm -rf $(SAMPLE_IN)
 	$(BIN) gen --products 300 --seed 1 --showcase --out $(SAMPLE_IN)
 
-bench: bench-go bench-http bench-ingest bench-resolve bench-search bench-serve bench-off bench-size ## every benchmark; figures go to BENCHMARKS.md
+bench: bench-go bench-http bench-ingest bench-resolve bench-search bench-serve bench-off bench-size bench-delta ## every benchmark; figures go to BENCHMARKS.md
 
 bench-go: ## in-process Go benchmarks of the hot paths (GS1 syntax, view Get, REST GET, resolve of 1000, ingest of 10k records) with allocations; table to BENCHMARKS.md
 	bash scripts/bench-go.sh

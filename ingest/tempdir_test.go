@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -147,5 +148,18 @@ func TestPublishedSnapshotIsReadableByEveryUser(t *testing.T) {
 	}
 	if dirs < 4 || files < 5 {
 		t.Fatalf("walked %d folders and %d files: not a whole snapshot", dirs, files)
+	}
+}
+
+// TestOutInFoldersNotYetMade: --out may name a folder whose parents do not
+// exist yet; they are made, as for a folder of nightly builds.
+func TestOutInFoldersNotYetMade(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "builds", "2026", "11-28")
+	in := filepath.Join(fixture.Root(), "sample-input")
+	if _, err := ingest.Run(context.Background(), ingest.Options{In: in, Out: out, Rejects: io.Discard}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "manifest.json")); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -29,6 +29,10 @@ func Create(out, buildID string) (*Writer, error) {
 	if _, err := os.Stat(out); err == nil {
 		return nil, fmt.Errorf("output %s already exists; snapshots are immutable, so build into a new directory", out)
 	}
+	// The folders above out are made as needed (builds/2026-11-28).
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return nil, err
+	}
 	w := &Writer{out: out}
 	var err error
 	if w.RemovedStale, err = removeStale(out); err != nil {
