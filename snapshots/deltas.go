@@ -101,12 +101,16 @@ func WriteDelta(ctx context.Context, w io.Writer, baseDir, targetDir string) (De
 	if err != nil {
 		return DeltaStats{}, err
 	}
-	return writeDelta(ctx, w, baseDir, targetDir, target)
+	return writeDelta(ctx, w, baseDir, targetDir, target, 0)
 }
 
+// errDeltaTooLarge: the delta being written passed its limit.
+var errDeltaTooLarge = errors.New("the delta is larger than its limit")
+
 // writeDelta is WriteDelta for a target verified already (target is its
-// manifest).
-func writeDelta(ctx context.Context, w io.Writer, baseDir, targetDir string, target Manifest) (DeltaStats, error) {
+// manifest). With a limit above 0, it stops with errDeltaTooLarge as soon
+// as the delta has more bytes than that.
+func writeDelta(ctx context.Context, w io.Writer, baseDir, targetDir string, target Manifest, limit int64) (DeltaStats, error) {
 	var st DeltaStats
 	base, err := ReadManifest(baseDir)
 	if err != nil {
@@ -173,6 +177,10 @@ func writeDelta(ctx context.Context, w io.Writer, baseDir, targetDir string, tar
 		}
 		if err := writeDeltaEntry(tw, df, baseDir, targetDir); err != nil {
 			return st, err
+		}
+		if limit > 0 && cw.n > limit {
+			st.Bytes = cw.n
+			return st, errDeltaTooLarge
 		}
 	}
 	if err := tw.Close(); err != nil {

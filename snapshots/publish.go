@@ -147,8 +147,13 @@ func publishDeltas(ctx context.Context, dir string, o Origin, m Manifest, opts P
 		if err != nil {
 			return err
 		}
-		st, err := writeDelta(ctx, tmp, base, dir, m) // Publish verified the build
-		useful := st.Bytes*2 <= whole
+		// Publish verified the build. A delta that passes half the build is
+		// given up as soon as it does.
+		st, err := writeDelta(ctx, tmp, base, dir, m, whole/2)
+		useful := err == nil
+		if errors.Is(err, errDeltaTooLarge) {
+			err = nil
+		}
 		if err == nil && useful {
 			if _, err = tmp.Seek(0, io.SeekStart); err == nil {
 				err = o.Put(ctx, deltaObject(id, st.Base), tmp, st.Bytes)
@@ -161,7 +166,7 @@ func publishDeltas(ctx context.Context, dir string, o Origin, m Manifest, opts P
 		}
 		if !useful {
 			if opts.Progress != nil {
-				fmt.Fprintf(opts.Progress, "publish: no delta from %s: at %d bytes it is more than half the build's %d\n", st.Base, st.Bytes, whole)
+				fmt.Fprintf(opts.Progress, "publish: no delta from %s: it passed half the build's %d bytes\n", st.Base, whole)
 			}
 			continue
 		}
