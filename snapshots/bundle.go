@@ -75,20 +75,13 @@ func ApplyBundle(ctx context.Context, file, snapshots string, opts PullOptions) 
 		return p, err
 	}
 	defer func() { lock.unlock(err != nil) }()
-	cur, hasCur, err := Current(snapshots)
+	cur, upToDate, err := checkTakeable(snapshots, m, opts.AllowDowngrade)
 	if err != nil {
 		return p, err
 	}
-	if hasCur && cur.ID == m.BuildID {
+	if upToDate {
 		p.Build, p.UpToDate = cur, true
 		return p, nil
-	}
-	if err := checkNotRolledBack(snapshots, m.BuildID); err != nil {
-		return p, err
-	}
-	if hasCur && !newer(m, cur.Manifest) && !opts.AllowDowngrade {
-		return p, fmt.Errorf("%w: build %s (sequence %d) is not newer than the served build %s (sequence %d); pass --allow-downgrade",
-			ErrRefused, m.BuildID, m.Sequence, cur.ID, cur.Manifest.Sequence)
 	}
 	kept, err := Builds(snapshots)
 	if err != nil {

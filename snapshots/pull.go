@@ -176,20 +176,13 @@ func pullBuild(ctx context.Context, o Origin, snapshots, id string, opts PullOpt
 		return p, err
 	}
 	defer func() { lock.unlock(err != nil) }()
-	cur, hasCur, err := Current(snapshots)
+	cur, upToDate, err := checkTakeable(snapshots, m, opts.AllowDowngrade)
 	if err != nil {
 		return p, err
 	}
-	if hasCur && cur.ID == id {
+	if upToDate {
 		p.Build, p.UpToDate = cur, true
 		return p, nil
-	}
-	if err := checkNotRolledBack(snapshots, id); err != nil {
-		return p, err
-	}
-	if hasCur && !newer(m, cur.Manifest) && !opts.AllowDowngrade {
-		return p, fmt.Errorf("%w: build %s (sequence %d) is not newer than the served build %s (sequence %d); pass --allow-downgrade, or use 'pds snapshot rollback' to go back on purpose",
-			ErrRefused, id, m.Sequence, cur.ID, cur.Manifest.Sequence)
 	}
 	if err := place(ctx, o, snapshots, mb, sig, m, opts, &p); err != nil {
 		return p, err
@@ -225,6 +218,28 @@ func selfTestAndActivate(ctx context.Context, snapshots, id string, opts PullOpt
 	}
 	p.Removed, p.PruneErr = Prune(snapshots, opts.Keep)
 	return nil
+}
+
+// checkTakeable, under the snapshots directory's lock, says whether build m
+// may become current there: not if it is current already (upToDate, with
+// cur the current build), was rolled back from, or is not newer than the
+// current one (unless allowDowngrade).
+func checkTakeable(snapshots string, m Manifest, allowDowngrade bool) (cur Build, upToDate bool, err error) {
+	cur, hasCur, err := Current(snapshots)
+	if err != nil {
+		return cur, false, err
+	}
+	if hasCur && cur.ID == m.BuildID {
+		return cur, true, nil
+	}
+	if err := checkNotRolledBack(snapshots, m.BuildID); err != nil {
+		return Build{}, false, err
+	}
+	if hasCur && !newer(m, cur.Manifest) && !allowDowngrade {
+		return Build{}, false, fmt.Errorf("%w: build %s (sequence %d) is not newer than the served build %s (sequence %d); pass --allow-downgrade, or use 'pds snapshot rollback' to go back on purpose",
+			ErrRefused, m.BuildID, m.Sequence, cur.ID, cur.Manifest.Sequence)
+	}
+	return Build{}, false, nil
 }
 
 // place makes snapshots/<id> hold the build: one pulled before (kept, then
