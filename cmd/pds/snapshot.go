@@ -216,15 +216,23 @@ func runSnapshotPull(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
+	return reportTaken(stdout, p, *into, " from "+o.String(),
+		fmt.Sprintf(", %d bytes pulled in %d objects, %d reused from an interrupted pull", p.Downloaded, p.Objects, p.Reused), start)
+}
+
+// reportTaken prints what a pull or an apply made current in into: from
+// says where the build came from in the line for one already current, and
+// detail what follows how it came.
+func reportTaken(stdout io.Writer, p snapshots.Pulled, into, from, detail string, start time.Time) error {
 	if p.UpToDate {
-		fmt.Fprintf(stdout, "build %s from %s is already current in %s\n", p.ID, o, *into)
+		fmt.Fprintf(stdout, "build %s%s is already current in %s\n", p.ID, from, into)
 		return nil
 	}
 	if p.PruneErr != nil {
-		return fmt.Errorf("build %s is current in %s, but old builds were not pruned: %v", p.ID, *into, p.PruneErr)
+		return fmt.Errorf("build %s is current in %s, but old builds were not pruned: %v", p.ID, into, p.PruneErr)
 	}
-	fmt.Fprintf(stdout, "build %s (sequence %d) is current in %s: %s, %d bytes pulled in %d objects, %d reused from an interrupted pull, in %s; %d old builds removed\n",
-		p.ID, p.Manifest.Sequence, *into, arrival(p), p.Downloaded, p.Objects, p.Reused, time.Since(start).Round(time.Millisecond), len(p.Removed))
+	fmt.Fprintf(stdout, "build %s (sequence %d) is current in %s: %s%s, in %s; %d old builds removed\n",
+		p.ID, p.Manifest.Sequence, into, arrival(p), detail, time.Since(start).Round(time.Millisecond), len(p.Removed))
 	return nil
 }
 
@@ -283,16 +291,7 @@ func runSnapshotApply(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	if p.UpToDate {
-		fmt.Fprintf(stdout, "build %s is already current in %s\n", p.ID, *into)
-		return nil
-	}
-	if p.PruneErr != nil {
-		return fmt.Errorf("build %s is current in %s, but old builds were not pruned: %v", p.ID, *into, p.PruneErr)
-	}
-	fmt.Fprintf(stdout, "build %s (sequence %d) is current in %s: %s, in %s; %d old builds removed\n",
-		p.ID, p.Manifest.Sequence, *into, arrival(p), time.Since(start).Round(time.Millisecond), len(p.Removed))
-	return nil
+	return reportTaken(stdout, p, *into, "", "", start)
 }
 
 // lockWaitFlag is the flag of the commands that wait for a snapshots
