@@ -235,7 +235,9 @@ func (b *builder) writeViews(ctx context.Context) error {
 			if err := b.write(&outs[i]); err != nil {
 				return err
 			}
-			batch = append(batch, outs[i].docs...)
+			if b.up == nil {
+				batch = append(batch, outs[i].docs...)
+			}
 		}
 		docs <- batch
 		return nil
@@ -269,7 +271,10 @@ type subjectOut struct {
 	views   []visibleViews
 	entries []kvEntry
 	docs    []index.Doc
-	err     error
+	// kept and summary are what the kept records hold of the product
+	// (appendKept, appendSummary), when records are kept.
+	kept, summary []byte
+	err           error
 }
 
 // visibleViews are the views of one visibility (tenant "" = public).
@@ -294,6 +299,11 @@ func (b *builder) computeAll(bt []rawSubject) []subjectOut {
 			continue
 		}
 		out[i] = b.cat.compute(sd)
+		if b.kept != nil && out[i].err == nil {
+			out[i].kept = appendKept(nil, &bt[i])
+			sum := summarize(sd, &out[i])
+			out[i].summary = appendSummary(nil, &sum)
+		}
 	}
 	return out
 }
@@ -567,6 +577,13 @@ func (b *builder) write(o *subjectOut) error {
 			return err
 		}
 	}
+	if err := b.keepSubject(o); err != nil {
+		return err
+	}
+	b.summary.Views += int64(len(o.docs))
+	if b.up != nil {
+		return b.up.stage(b, o)
+	}
 	// The two tables each get their entries in key order: per visibility,
 	// identity and then passport with evidence; tables are separate, so
 	// interleaving is fine.
@@ -575,7 +592,6 @@ func (b *builder) write(o *subjectOut) error {
 			return err
 		}
 	}
-	b.summary.Views += int64(len(o.docs))
 	return nil
 }
 

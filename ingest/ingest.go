@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -34,6 +35,7 @@ import (
 	"github.com/productdata/pds/index"
 	"github.com/productdata/pds/jsonutf8"
 	"github.com/productdata/pds/kv"
+	"github.com/productdata/pds/records"
 	"github.com/productdata/pds/scratch"
 	"github.com/productdata/pds/snapshots"
 	fastjson "github.com/segmentio/encoding/json"
@@ -71,6 +73,15 @@ type Options struct {
 	// own: the views of every product that did not change are then the same
 	// bytes as there, which is what keeps a small change small.
 	DictionariesFrom string
+	// KeepRecords keeps the build's records beside the snapshot, in
+	// RecordsDir(Out), for a later incremental build to take as its base.
+	KeepRecords bool
+	// Base, when set, makes the build incremental: In holds only the
+	// products added or changed (each whole), the sources, parties and
+	// documents added or changed, and deletions; every other product is
+	// kept from the snapshot Base, which must have kept its records
+	// (KeepRecords). The build keeps its own records.
+	Base string
 }
 
 // Summary reports a finished build.
@@ -102,6 +113,26 @@ type Summary struct {
 	// Stages is how long each stage of the build took, in order: one per
 	// input file read, then views, finishing, manifest and publish.
 	Stages []StageTime
+	// Incremental says what an incremental build did (nil for a full one).
+	Incremental *Incremental
+	// Records is where the build's records were kept ("" when they were not).
+	Records string
+}
+
+// Incremental is the part of a Summary particular to an incremental build.
+type Incremental struct {
+	Base string
+	// Changed and Added are the change set's products that replaced one of
+	// the base's, and those that are new; Deleted the base's products
+	// removed.
+	Changed, Added, Deleted int64
+	// Recomputed are kept products computed again because a source, party
+	// or document they cite changed (all of them when a source was added or
+	// its coverage changed); Kept those copied as they were.
+	Recomputed, Kept int64
+	// ChangedSources are the sources added or changed (a changed party
+	// changes the sources it operates).
+	ChangedSources []string
 }
 
 // StageTime is how long one stage of a build took.
@@ -161,6 +192,12 @@ type builder struct {
 	// claim, document and evidence ids): a key it has not seen is surely
 	// new, so the scratch store is asked only about the rare maybes.
 	seen *idFilter
+	// kept is the records the build keeps (KeepRecords, Base), written in
+	// keptTemp until the snapshot is in place.
+	kept     *records.Store
+	keptTemp string
+	// up is the state of an incremental build (nil for a full one).
+	up *update
 }
 
 // seenBytes sizes the id filter: 32 MiB, whatever the input. It answers
@@ -217,6 +254,27 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	}
 	defer w.Close()
 	b.summary.RemovedStale = w.RemovedStale
+	if opts.Base != "" {
+		if err := b.openBase(); err != nil {
+			return b.summary, err
+		}
+		defer b.up.close()
+	} else if _, ok := inputs.paths[FileDeletions]; ok {
+		return b.summary, fmt.Errorf("input: %s is read only by an incremental build (--base)", inputs.paths[FileDeletions])
+	}
+	if opts.KeepRecords || opts.Base != "" {
+		if err := b.createKept(w.Work("records")); err != nil {
+			return b.summary, err
+		}
+		defer func() {
+			if b.kept != nil {
+				b.kept.Abort()
+			}
+			if b.keptTemp != "" {
+				os.RemoveAll(b.keptTemp)
+			}
+		}()
+	}
 
 	stop := b.startProgress()
 	defer stop()
@@ -229,13 +287,36 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	m := snapshots.Manifest{BuildID: b.summary.BuildID, CreatedAt: opts.Now().UTC().Format(time.RFC3339), InputDigest: b.digest.String(),
 		Counts: b.summary.Accepted, Rejected: b.summary.Rejected, Sequence: opts.Sequence}
 	m.Counts["views"] = b.summary.Views
+	if b.up != nil {
+		m.InputDigest = b.up.inputDigest(m.InputDigest)
+		m.Counts = b.up.counts(b)
+	}
+	if b.kept != nil {
+		if err := b.finishKept(m.Counts); err != nil {
+			return b.summary, err
+		}
+	}
 	if err := w.WriteManifest(m, b.storeSums); err != nil {
 		return b.summary, err
 	}
-	delete(m.Counts, "views")
+	delete(b.summary.Accepted, "views")
 	b.stage(stagePublish)
 	if err := w.Publish(); err != nil {
 		return b.summary, err
+	}
+	if b.keptTemp != "" {
+		if err := os.Rename(b.keptTemp, RecordsDir(opts.Out)); err != nil {
+			return b.summary, fmt.Errorf("kept records: %w", err)
+		}
+		b.keptTemp = ""
+		b.summary.Records = RecordsDir(opts.Out)
+	}
+	if u := b.up; u != nil {
+		changed := int64(len(u.replaced))
+		b.summary.Incremental = &Incremental{Base: opts.Base, Changed: changed,
+			Added: u.computed.products - int64(len(u.replayed)) - changed, Deleted: int64(len(u.deleted)),
+			Recomputed: int64(len(u.replayed)), Kept: u.baseCounts[FileProducts] - u.dropped.products,
+			ChangedSources: u.changedSources}
 	}
 	b.stage("")
 	stop()
@@ -304,11 +385,21 @@ func (b *builder) build(ctx context.Context, w *snapshots.Writer) (err error) {
 	// The id checks are over: the filter's 32 MiB of heap go back before
 	// the views, whose live heap is the build's largest.
 	b.seen = nil
+	if b.up != nil {
+		if err := b.plan(); err != nil {
+			return err
+		}
+	}
 	if err := b.joinDocuments(ctx); err != nil {
 		return err
 	}
 	if err := b.writeViews(ctx); err != nil {
 		return err
+	}
+	if b.kept != nil {
+		if err := b.keepDocuments(); err != nil {
+			return err
+		}
 	}
 	// The views' garbage goes back to the system before the search index's
 	// merge maps its segments: left to the collector's pace, the two
@@ -322,7 +413,18 @@ func (b *builder) build(ctx context.Context, w *snapshots.Writer) (err error) {
 	ix := b.index
 	b.index = nil
 	indexed := make(chan error, 1)
-	go func() { indexed <- ix.Close() }()
+	go func() {
+		if b.up != nil {
+			// An incremental build's index is fed now, kept products and
+			// computed ones in subject order, beside the store's merge.
+			if err := b.feedIndex(ix); err != nil {
+				ix.Close()
+				indexed <- err
+				return
+			}
+		}
+		indexed <- ix.Close()
+	}()
 	err = b.finishStore()
 	// The store is finished while the search index is still merging on
 	// one core: checksum the store's files for the manifest meanwhile
@@ -352,7 +454,16 @@ func (b *builder) build(ctx context.Context, w *snapshots.Writer) (err error) {
 // finishStore writes what follows the views (aliases, sources, metadata)
 // and finishes the store.
 func (b *builder) finishStore() error {
-	if err := b.writeAliases(); err != nil {
+	if b.up != nil {
+		for _, tag := range []byte{kv.PointsTag, kv.TagViews} {
+			if err := b.mergeTable(tag); err != nil {
+				return err
+			}
+		}
+		if err := b.mergeAliases(); err != nil {
+			return err
+		}
+	} else if err := b.writeAliases(); err != nil {
 		return err
 	}
 	if err := b.writeSources(); err != nil {
@@ -377,7 +488,11 @@ type phase struct {
 // to the ones before it.
 func (b *builder) phases() []phase {
 	strict := b.opts.Strict
-	return []phase{
+	var deletions []phase
+	if b.up != nil {
+		deletions = []phase{{FileDeletions, parseRecord(strict, checkDeletion), nil, b.applyDeletion}}
+	}
+	return append(deletions, []phase{
 		{FileParties, parseRecord(strict, checkParty), nil, b.applyParty},
 		{FileSources, parseRecord(strict, func(s *domain.Source) *reject { return checkSource(s, b.parties) }), nil, b.applySource},
 		{FileProducts, parseRecord(strict, checkProduct), nil, b.applyProduct},
@@ -385,7 +500,7 @@ func (b *builder) phases() []phase {
 		{FileDocuments, parseRecord(strict, func(d *domain.Document) *reject { return checkDocument(d, b.cat.sources) }), nil, b.applyDocument},
 		{FileEvidence, parseRecord(strict, checkEvidence), b.resolveEvidence, b.applyEvidence},
 		{FileVerdicts, parseRecord(strict, checkVerdict), b.resolveVerdicts, b.applyVerdict},
-	}
+	}...)
 }
 
 // parseRecord returns the parser of one input file: a line's text is checked
@@ -541,8 +656,10 @@ func duplicateID(id string, earlier int) *reject {
 
 func (b *builder) applyParty(p parsed, n int) *reject {
 	party := p.v.(*domain.Party)
-	if b.parties[party.ID] != nil {
-		return duplicateID(party.ID, b.partyLine[party.ID])
+	// A party of the base (an incremental build) is replaced, not a
+	// duplicate.
+	if line, dup := b.partyLine[party.ID]; dup {
+		return duplicateID(party.ID, line)
 	}
 	b.parties[party.ID] = party
 	b.partyLine[party.ID] = n
@@ -551,8 +668,8 @@ func (b *builder) applyParty(p parsed, n int) *reject {
 
 func (b *builder) applySource(p parsed, n int) *reject {
 	s := p.v.(*domain.Source)
-	if b.cat.sources[s.ID] != nil {
-		return duplicateID(s.ID, b.sourceLine[s.ID])
+	if line, dup := b.sourceLine[s.ID]; dup {
+		return duplicateID(s.ID, line)
 	}
 	b.cat.sources[s.ID] = s
 	b.sourceLine[s.ID] = n
@@ -606,7 +723,17 @@ func (b *builder) applyProduct(p parsed, n int) *reject {
 			return rejectf("identifier %s already names product %s (line %d)", id, c, line)
 		}
 	}
+	var replaces string
+	if b.up != nil {
+		var r *reject
+		if replaces, r = b.up.replaces(prod, n); r != nil {
+			return r
+		}
+	}
 	canonical := prod.Identifiers[0]
+	if replaces != "" {
+		b.up.replaced[replaces] = n
+	}
 	for _, id := range prod.Identifiers {
 		b.rec = appendOwned(b.rec[:0], canonical, prod.Tenant, n)
 		b.seen.testAndAdd(b.skey(tagAlias, id))
@@ -654,6 +781,9 @@ func (b *builder) applyDocument(p parsed, n int) *reject {
 	if b.summary.Accepted[FileDocuments]%docSampleEvery == 0 {
 		b.docSample = append(b.docSample, strings.Clone(d.ID))
 	}
+	if b.up != nil {
+		b.noteDocument(d.ID, p.rec)
+	}
 	tenant := b.cat.sources[d.SourceID].Tenant
 	b.rec = binary.AppendUvarint(append(append(b.rec[:0], tenant...), 0), uint64(n))
 	if err := b.scratch.Set(b.key, b.rec); err != nil {
@@ -668,6 +798,11 @@ const docSampleEvery = 500
 func (b *builder) applyEvidence(p parsed, n int) *reject {
 	e := p.v.(*domain.Evidence)
 	canonical := p.ref.canonical // resolveEvidence checked the references
+	if p.ref.baseDoc != nil {
+		if err := b.importDocument(e.DocumentID, p.ref.baseDoc); err != nil {
+			return rejectf("scratch store: %v", err)
+		}
+	}
 	if b.markSeen(b.skey(tagEvidenceID, e.ID)) {
 		if v, dup, _ := b.scratch.Get(b.key, b.buf); dup {
 			b.buf = v

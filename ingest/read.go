@@ -27,7 +27,7 @@ const (
 	FileVerdicts  = "verdicts.ndjson"
 )
 
-var inputFiles = []string{FileParties, FileSources, FileProducts, FileClaims, FileDocuments, FileEvidence, FileVerdicts}
+var inputFiles = []string{FileDeletions, FileParties, FileSources, FileProducts, FileClaims, FileDocuments, FileEvidence, FileVerdicts}
 
 // maxLine is the longest input line accepted; a longer one is rejected.
 const maxLine = 1 << 20

@@ -23,6 +23,9 @@ type lineRef struct {
 	// product that the line's subject (claims, verdicts) or claim (evidence)
 	// belongs to.
 	canonical, owner string
+	// baseDoc is, for evidence of an incremental build naming a document
+	// the change set does not hold, the base's record of it.
+	baseDoc []byte
 }
 
 // refFound is what a lookup of one name found: the reference it gives (for
@@ -131,7 +134,7 @@ func (b *builder) resolveClaims(res []parseResult) {
 		i := idx[k]
 		p := products[c.Subject]
 		if !p.ok {
-			res[i].r = rejectf("subject %s names no product in %s", c.Subject, FileProducts)
+			res[i].r = b.unknownSubject(c.Subject)
 			continue
 		}
 		if t := b.cat.tenantOfClaim(c); t != "" && p.ref.owner != "" && t != p.ref.owner {
@@ -160,6 +163,12 @@ func (b *builder) resolveEvidence(res []parseResult) {
 			continue
 		}
 		d := docs[e.DocumentID]
+		if !d.ok && b.up != nil {
+			if rec, tenant, ok := b.baseDocument(e.DocumentID); ok {
+				d = refFound{ref: lineRef{owner: tenant}, ok: true}
+				res[i].p.ref.baseDoc = rec
+			}
+		}
 		if !d.ok {
 			res[i].r = rejectf("document_id %s names no document in %s", e.DocumentID, FileDocuments)
 			continue
@@ -168,7 +177,9 @@ func (b *builder) resolveEvidence(res []parseResult) {
 			res[i].r = rejectf("document %s belongs to tenant %q but the claim's product belongs to tenant %q", e.DocumentID, t, c.ref.owner)
 			continue
 		}
+		baseDoc := res[i].p.ref.baseDoc
 		res[i].p.ref = c.ref
+		res[i].p.ref.baseDoc = baseDoc
 	}
 }
 
@@ -182,9 +193,21 @@ func (b *builder) resolveVerdicts(res []parseResult) {
 		i := idx[k]
 		p := products[v.Subject]
 		if !p.ok {
-			res[i].r = rejectf("subject %s names no product in %s", v.Subject, FileProducts)
+			res[i].r = b.unknownSubject(v.Subject)
 			continue
 		}
 		res[i].p.ref = p.ref
 	}
+}
+
+// unknownSubject is the reject of a claim or verdict whose subject names no
+// product of products.ndjson: in an incremental build, it may name a kept
+// product, which the change set must restate whole to change.
+func (b *builder) unknownSubject(subject string) *reject {
+	if b.up != nil {
+		if product, ok := b.up.baseProduct(subject); ok {
+			return notRestated(subject, product)
+		}
+	}
+	return rejectf("subject %s names no product in %s", subject, FileProducts)
 }

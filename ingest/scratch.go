@@ -60,7 +60,7 @@ const (
 
 // orderedTables are the tables that are read in key order only, each in
 // one pass, and never by key.
-var orderedTables = []byte{tagProduct, tagClaim, tagEvidence, tagVerdict, tagDocRecord, tagDocUse, tagSubjectDoc}
+var orderedTables = []byte{tagProduct, tagClaim, tagEvidence, tagVerdict, tagDocRecord, tagDocUse, tagSubjectDoc, tagStaged, tagStagedDocs}
 
 // skey returns the scratch key of table tag with parts, in a buffer reused
 // by the next call.

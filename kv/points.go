@@ -598,12 +598,24 @@ func (p *points) record(off uint64, buf *[]byte) (key, value []byte, ok bool, er
 
 // scan calls fn for every record in key order, with its value decoded; the
 // padding after the last record (zero bytes, an empty key) ends it.
-func (p *points) scan(fn func(key, value []byte) error) (err error) {
+func (p *points) scan(fn func(key, value []byte) error) error {
+	var val []byte
+	return p.scanRaw(func(k, v []byte) error {
+		var err error
+		if val, _, err = p.value(val[:0], v); err != nil {
+			return err
+		}
+		return fn(k, val)
+	})
+}
+
+// scanRaw is scan with each value as stored (s2, with the dictionary).
+func (p *points) scanRaw(fn func(key, value []byte) error) (err error) {
 	if p.mapped != nil {
 		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 		defer faulted(&err)
 	}
-	var buf, val []byte
+	var buf []byte
 	for off := uint64(0); off < p.dataLen; {
 		k, v, ok, err := p.record(off, &buf)
 		if err != nil {
@@ -616,11 +628,7 @@ func (p *points) scan(fn func(key, value []byte) error) (err error) {
 			return nil
 		}
 		off += uint64(len(v)+len(k)) + uint64(uvarintLen(uint64(len(k)))+uvarintLen(uint64(len(v))))
-		val, _, err = p.value(val[:0], v)
-		if err != nil {
-			return err
-		}
-		if err := fn(k, val); err != nil {
+		if err := fn(k, v); err != nil {
 			return err
 		}
 	}

@@ -316,6 +316,25 @@ func (s *Store) Scan(tag byte, fn func(key, value []byte) error) error {
 	return s.scan(tag, fn)
 }
 
+// ScanRaw is Scan with the values as the store holds them, not decoded: an
+// identity value of the point index as an Encoder made it, a TagViews value
+// as one frame. A Builder with the same dictionaries takes them back with
+// Set, which is how an incremental build keeps the views of the products it
+// does not compute again. key has its table prefix removed.
+func (s *Store) ScanRaw(tag byte, fn func(key, value []byte) error) error {
+	if tag == PointsTag && s.points != nil {
+		err := s.points.scanRaw(func(k, v []byte) error { return fn(k[2:], v) })
+		if err == nil {
+			err = s.points.unchanged()
+		}
+		return s.noteDamage(err)
+	}
+	if tag == PointsTag && s.views != nil {
+		return errNoPoints
+	}
+	return s.scan(tag, fn)
+}
+
 // scan is Scan of Pebble's table tag.
 func (s *Store) scan(tag byte, fn func(key, value []byte) error) error {
 	prefix := []byte{tag, 0}

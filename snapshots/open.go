@@ -300,6 +300,12 @@ func (s *Snapshot) Scan(tag byte, fn func(key, value []byte) error) error {
 	return s.store.Scan(tag, fn)
 }
 
+// ScanRaw is Scan with the values as the store holds them (kv.Store.ScanRaw):
+// for an incremental build, which keeps the views it does not compute again.
+func (s *Snapshot) ScanRaw(tag byte, fn func(key, value []byte) error) error {
+	return s.store.ScanRaw(tag, fn)
+}
+
 // Search runs a manufacturer search. The first waits until the index's
 // files are hashed; every search is followed by a look at those files, so
 // that one written or replaced meanwhile fails it, and a fault on Bleve's

@@ -22,12 +22,14 @@ import (
 const ingestHeapLimit = 384 << 20
 
 func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("ingest", "ingest --in DIR --out SNAPSHOT_DIR [--strict] [--quiet] [--sequence N] [--dictionaries-from SNAPSHOT]", stderr)
+	fs := newFlags("ingest", "ingest --in DIR --out SNAPSHOT_DIR [--strict] [--quiet] [--sequence N] [--dictionaries-from SNAPSHOT] [--keep-records] [--base SNAPSHOT]", stderr)
 	in := fs.String("in", "", "input directory of NDJSON files (products.ndjson required; .ndjson.gz allowed)")
 	out := fs.String("out", "", "snapshot directory to create (must not exist; the folders above it are made as needed)")
 	strict := fs.Bool("strict", false, "fail on the first rejected line (text that is not UTF-8 included) and publish nothing")
 	quiet := fs.Bool("quiet", false, "no progress lines")
 	sequence := fs.Int64("sequence", 0, "the manifest's build order, which replicas never go below (default: the build time in Unix milliseconds)")
+	keep := fs.Bool("keep-records", false, "keep the build's records beside it (SNAPSHOT_DIR.records), so that the next build can be incremental (--base)")
+	base := fs.String("base", "", "an earlier snapshot, built with --keep-records or incrementally: --in then holds only what changed since it (see docs/input.md#incremental-builds)")
 	dicts := fs.String("dictionaries-from", "", "an earlier snapshot whose compression dictionaries to use, so that what did not change is stored as the same bytes (see docs/snapshots.md)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the build to this file (for go tool pprof)")
 	if err := parseFlags(fs, args, "in", "out"); err != nil {
@@ -55,7 +57,8 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	opts := ingest.Options{In: *in, Out: *out, Strict: *strict, Rejects: stderr, Sequence: *sequence, SourceDateEpoch: epoch, DictionariesFrom: *dicts}
+	opts := ingest.Options{In: *in, Out: *out, Strict: *strict, Rejects: stderr, Sequence: *sequence, SourceDateEpoch: epoch, DictionariesFrom: *dicts,
+		KeepRecords: *keep, Base: *base}
 	if !*quiet {
 		opts.Progress = stderr
 	}
@@ -101,6 +104,16 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintf(stdout, "  %s began with a UTF-8 byte order mark, which was skipped\n", f)
 	}
 	fmt.Fprintf(stdout, "  %d views\n", sum.Views)
+	if inc := sum.Incremental; inc != nil {
+		fmt.Fprintf(stdout, "  incremental from %s: %d products changed, %d added, %d deleted; %d computed again for a source or document they cite; %d kept as they were\n",
+			inc.Base, inc.Changed, inc.Added, inc.Deleted, inc.Recomputed, inc.Kept)
+		if len(inc.ChangedSources) > 0 {
+			fmt.Fprintf(stdout, "  sources added or changed: %s\n", strings.Join(inc.ChangedSources, ", "))
+		}
+	}
+	if sum.Records != "" {
+		fmt.Fprintf(stdout, "  records kept in %s\n", sum.Records)
+	}
 	if len(sum.Stages) > 0 {
 		took := make([]string, len(sum.Stages))
 		for i, st := range sum.Stages {

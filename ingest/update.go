@@ -1,0 +1,652 @@
+package ingest
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/productdata/pds/domain"
+	"github.com/productdata/pds/index"
+	"github.com/productdata/pds/kv"
+	"github.com/productdata/pds/records"
+	"github.com/productdata/pds/snapshots"
+)
+
+// An incremental build (Options.Base) reads a change set: the products
+// added or changed, each whole (its product line, claims, evidence and
+// verdicts), the sources, parties and documents added or changed, and
+// deletions.ndjson. It computes the views of those products, and of every
+// kept product whose views cite a changed source, party or document, with
+// the base's compression dictionaries; every other product's views, aliases
+// and search index docs are copied from the base as they are. Its answers
+// are those of a full build of the merged input (TestIncrementalEqualsFull).
+
+// FileDeletions lists the products an incremental build removes, one
+// {"identifier": …} a line (any of the product's identifiers).
+const FileDeletions = "deletions.ndjson"
+
+// Scratch tables of an incremental build, read in key order only.
+const (
+	// tagStaged: a store key -> its value, for the products computed.
+	tagStaged byte = 'n'
+	// tagStagedDocs: canonical subject -> its search index docs
+	// (appendSummary with only the docs).
+	tagStagedDocs byte = 'x'
+)
+
+// deletion is one line of deletions.ndjson.
+type deletion struct {
+	Identifier string `json:"identifier"`
+}
+
+func checkDeletion(d *deletion) *reject {
+	c, r := canonicalSubject("identifier", d.Identifier)
+	if r != nil {
+		return r
+	}
+	d.Identifier = c
+	return nil
+}
+
+// update is the state of an incremental build.
+type update struct {
+	base        *snapshots.Snapshot
+	baseRec     *records.Store
+	baseCounts  keptCounts
+	baseSources map[string][]byte // each source of the base, as JSON
+	baseParties map[string][]byte
+	// replaced and deleted are the base's products that the change set
+	// restates or deletes, with the line that did; replayed are those
+	// computed again because what they cite changed.
+	replaced, deleted map[string]int
+	replayed          map[string]bool
+	// changeDocs are the documents of the change set; changedDocs those of
+	// them the base had; imported the base's documents copied into the
+	// scratch store for the views computed.
+	changeDocs, changedDocs, imported map[string]bool
+	newDocs                           int64
+	// dropped counts what the base's replaced, deleted and replayed
+	// products had; computed what the products computed have.
+	dropped, computed summaryCounts
+	rebuildAll                       bool
+	changedSources                   []string
+}
+
+// summaryCounts sums products' summaries.
+type summaryCounts struct {
+	products, claims, evidence, verdicts, views int64
+}
+
+func (c *summaryCounts) add(s *summary) {
+	c.products++
+	c.claims += s.counts[0]
+	c.evidence += s.counts[1]
+	c.verdicts += s.counts[2]
+	c.views += s.views
+}
+
+// openBase opens the base snapshot and its kept records, and starts the
+// catalog from the base's sources and parties.
+func (b *builder) openBase() error {
+	if b.opts.DictionariesFrom != "" {
+		return errors.New("--dictionaries-from: an incremental build (--base) uses its base's dictionaries")
+	}
+	base, err := snapshots.Open(b.opts.Base, snapshots.OpenOptions{CacheBytes: 64 << 20})
+	if err != nil {
+		return fmt.Errorf("--base: %w", err)
+	}
+	rec, err := records.Open(RecordsDir(b.opts.Base))
+	if err != nil {
+		base.Close()
+		if errors.Is(err, records.ErrMissing) {
+			return fmt.Errorf("--base %s: its records were not kept (no %s); build it with --keep-records, or incrementally", b.opts.Base, RecordsDir(b.opts.Base))
+		}
+		return fmt.Errorf("--base: %w", err)
+	}
+	u := &update{base: base, baseRec: rec, baseSources: map[string][]byte{}, baseParties: map[string][]byte{},
+		replaced: map[string]int{}, deleted: map[string]int{}, replayed: map[string]bool{},
+		changeDocs: map[string]bool{}, changedDocs: map[string]bool{}, imported: map[string]bool{}}
+	b.up = u
+	var cat keptCatalog
+	if err := readMeta(rec, metaCatalog, &cat); err != nil {
+		return fmt.Errorf("--base: %w", err)
+	}
+	if err := readMeta(rec, metaCounts, &u.baseCounts); err != nil {
+		return fmt.Errorf("--base: %w", err)
+	}
+	for _, p := range cat.Parties {
+		b.parties[p.ID] = p
+		u.baseParties[p.ID], _ = json.Marshal(p)
+	}
+	for _, s := range cat.Sources {
+		b.cat.sources[s.ID] = s
+		u.baseSources[s.ID], _ = json.Marshal(s)
+	}
+	b.opts.DictionariesFrom = b.opts.Base
+	return nil
+}
+
+func (u *update) close() {
+	u.base.Close()
+	u.baseRec.Close()
+}
+
+// dropped reports whether the base's product subject is not kept as it is.
+func (u *update) isDropped(subject string) bool {
+	if _, ok := u.replaced[subject]; ok {
+		return true
+	}
+	if _, ok := u.deleted[subject]; ok {
+		return true
+	}
+	return u.replayed[subject]
+}
+
+func (b *builder) applyDeletion(p parsed, n int) *reject {
+	d := p.v.(*deletion)
+	a, ok, err := b.up.base.Alias(d.Identifier)
+	if err != nil {
+		return rejectf("base snapshot: %v", err)
+	}
+	if !ok {
+		return rejectf("identifier %s names no product of the base build", d.Identifier)
+	}
+	if line, dup := b.up.deleted[a.Subject]; dup {
+		return rejectf("product %s is deleted by line %d already", a.Subject, line)
+	}
+	b.up.deleted[a.Subject] = n
+	return nil
+}
+
+// replaces checks a product of the change set against the base: its
+// identifiers may name one product of the base (which it then replaces)
+// or none (it is new).
+func (u *update) replaces(prod *domain.Product, n int) (string, *reject) {
+	var subject string
+	for _, id := range prod.Identifiers {
+		a, ok, err := u.base.Alias(id)
+		if err != nil {
+			return "", rejectf("base snapshot: %v", err)
+		}
+		if !ok {
+			continue
+		}
+		if subject != "" && a.Subject != subject {
+			return "", rejectf("identifiers name two products of the base build, %s and %s; a change set replaces one product a line", subject, a.Subject)
+		}
+		subject = a.Subject
+	}
+	if subject == "" {
+		return "", nil
+	}
+	if line, dup := u.replaced[subject]; dup {
+		return "", rejectf("product %s of the base build is restated by line %d already", subject, line)
+	}
+	return subject, nil
+}
+
+// baseProduct names, in a reject, the base's product that subject names.
+func (u *update) baseProduct(subject string) (string, bool) {
+	a, ok, err := u.base.Alias(subject)
+	if err != nil || !ok {
+		return "", false
+	}
+	return a.Subject, true
+}
+
+// notRestated is the reject of a claim or verdict of a kept product.
+func notRestated(subject, product string) *reject {
+	return rejectf("subject %s names product %s of the base build, which this change set does not restate in %s (a change set holds each product it changes whole)", subject, product, FileProducts)
+}
+
+// baseDocument reads a document of the base; its record and its source's
+// tenant.
+func (b *builder) baseDocument(id string) ([]byte, string, bool) {
+	rec, ok, err := b.up.baseRec.Get(kv.Key(keptDoc, id), nil)
+	if err != nil || !ok {
+		return nil, "", false
+	}
+	var d domain.Document
+	if _, _, err := decodeRecord(rec, &d); err != nil {
+		return nil, "", false
+	}
+	tenant := ""
+	if s := b.cat.sources[d.SourceID]; s != nil {
+		tenant = s.Tenant
+	}
+	return rec, tenant, true
+}
+
+// importDocument copies a base document into the scratch store, for the
+// views of the products whose evidence names it.
+func (b *builder) importDocument(id string, rec []byte) error {
+	if b.up.imported[id] || b.up.changeDocs[id] {
+		return nil
+	}
+	b.up.imported[id] = true
+	line, _ := binary.Uvarint(rec)
+	tenant := ""
+	var d domain.Document
+	if _, _, err := decodeRecord(rec, &d); err == nil {
+		if s := b.cat.sources[d.SourceID]; s != nil {
+			tenant = s.Tenant
+		}
+	}
+	v := binary.AppendUvarint(append([]byte(tenant), 0), line)
+	if err := b.scratch.Set(kv.Key(tagDocument, id), v); err != nil {
+		return err
+	}
+	return b.scratch.Set(kv.Key(tagDocRecord, id), rec)
+}
+
+// noteDocument records a document of the change set: new, or replacing
+// one of the base (whose citing products are then computed again).
+func (b *builder) noteDocument(id string, rec []byte) {
+	b.up.changeDocs[id] = true
+	old, ok, err := b.up.baseRec.Get(kv.Key(keptDoc, id), nil)
+	if err != nil || !ok {
+		b.up.newDocs++
+		return
+	}
+	if !bytes.Equal(recordBody(old), recordBody(rec)) {
+		b.up.changedDocs[id] = true
+	}
+}
+
+// recordBody is a scratch record without its line number.
+func recordBody(rec []byte) []byte {
+	_, n := binary.Uvarint(rec)
+	if n <= 0 {
+		return rec
+	}
+	return rec[n:]
+}
+
+// coverageKey is what of a source every product's coverage depends on.
+func coverageKey(s *domain.Source) string {
+	j, _ := json.Marshal(struct {
+		Tenant  string
+		Covers  *domain.Covers
+		Enabled bool
+	}{s.Tenant, s.Covers, s.IsEnabled()})
+	return string(j)
+}
+
+// plan decides, once the change set is read, which kept products must be
+// computed again, and copies their records into the scratch store.
+func (b *builder) plan() error {
+	u := b.up
+	changed := map[string]bool{}
+	var baseCat keptCatalog
+	if err := readMeta(u.baseRec, metaCatalog, &baseCat); err != nil {
+		return err
+	}
+	baseByID := map[string]*domain.Source{}
+	for _, s := range baseCat.Sources {
+		baseByID[s.ID] = s
+	}
+	changedParties := map[string]bool{}
+	for id, p := range b.parties {
+		if j, _ := json.Marshal(p); !bytes.Equal(j, u.baseParties[id]) {
+			changedParties[id] = true
+		}
+	}
+	for id, s := range b.cat.sources {
+		old := baseByID[id]
+		if old == nil || coverageKey(old) != coverageKey(s) {
+			// Every product's coverage may name it.
+			u.rebuildAll = true
+		}
+		if j, _ := json.Marshal(s); !bytes.Equal(j, u.baseSources[id]) || s.OperatorPartyID != nil && changedParties[*s.OperatorPartyID] {
+			changed[id] = true
+			u.changedSources = append(u.changedSources, id)
+		}
+	}
+	slices.Sort(u.changedSources)
+	// The base's products that are gone count as dropped.
+	for _, m := range []map[string]int{u.replaced, u.deleted} {
+		for subject := range m {
+			if err := u.drop(b, subject); err != nil {
+				return err
+			}
+		}
+	}
+	if !u.rebuildAll && len(changed) == 0 && len(u.changedDocs) == 0 {
+		return nil
+	}
+	var replay []string
+	err := u.baseRec.Scan([]byte{keptSummary, 0}, func(key, value []byte) error {
+		subject := string(key[2:])
+		if u.isDropped(subject) {
+			return nil
+		}
+		if !u.rebuildAll {
+			s, err := decodeSummary(subject, value)
+			if err != nil {
+				return err
+			}
+			if !slices.ContainsFunc(s.sources, func(id string) bool { return changed[id] }) &&
+				!slices.ContainsFunc(s.docs, func(id string) bool { return u.changedDocs[id] }) {
+				return nil
+			}
+		}
+		replay = append(replay, subject)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, subject := range replay {
+		if err := u.drop(b, subject); err != nil {
+			return err
+		}
+		u.replayed[subject] = true
+		if err := b.replay(subject); err != nil {
+			return err
+		}
+	}
+	return b.scratch.Flush()
+}
+
+// drop counts what the base had of subject, and removes its records from
+// the build's kept records (a product computed again writes them anew).
+func (u *update) drop(b *builder, subject string) error {
+	v, ok, err := u.baseRec.Get(kv.Key(keptSummary, subject), nil)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("--base: the kept records have no %s", subject)
+	}
+	s, err := decodeSummary(subject, v)
+	if err != nil {
+		return err
+	}
+	u.dropped.add(&s)
+	if err := b.kept.Delete(kv.Key(keptSubject, subject)); err != nil {
+		return err
+	}
+	return b.kept.Delete(kv.Key(keptSummary, subject))
+}
+
+// replay copies a kept product's records into the scratch store, as the
+// input phases would have written them.
+func (b *builder) replay(subject string) error {
+	blob, ok, err := b.up.baseRec.Get(kv.Key(keptSubject, subject), nil)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("--base: the kept records have no %s", subject)
+	}
+	rs, err := decodeKept(subject, blob)
+	if err != nil {
+		return err
+	}
+	var prod domain.Product
+	line, _, err := decodeRecord(rs.product, &prod)
+	if err != nil {
+		return err
+	}
+	for _, id := range prod.Identifiers {
+		if err := b.scratch.Set(kv.Key(tagAlias, id), appendOwned(nil, subject, prod.Tenant, line)); err != nil {
+			return err
+		}
+	}
+	if err := b.scratch.Set(kv.Key(tagProduct, subject), rs.product); err != nil {
+		return err
+	}
+	for _, v := range rs.claims {
+		var c domain.Claim
+		if _, _, err := decodeRecord(v, &c); err != nil {
+			return err
+		}
+		if err := b.scratch.Set(kv.Key(tagClaim, subject, c.ID), v); err != nil {
+			return err
+		}
+	}
+	for _, v := range rs.evidence {
+		var e domain.Evidence
+		if _, _, err := decodeRecord(v, &e); err != nil {
+			return err
+		}
+		if err := b.scratch.Set(kv.Key(tagEvidence, subject, e.ClaimID, e.ID), v); err != nil {
+			return err
+		}
+		if err := b.scratch.Set(kv.Key(tagDocUse, e.DocumentID, subject), nil); err != nil {
+			return err
+		}
+		if !b.up.changeDocs[e.DocumentID] && !b.up.imported[e.DocumentID] {
+			rec, _, ok := b.baseDocument(e.DocumentID)
+			if !ok {
+				return fmt.Errorf("--base: the kept records have no document %s (of %s)", e.DocumentID, subject)
+			}
+			if err := b.importDocument(e.DocumentID, rec); err != nil {
+				return err
+			}
+		}
+	}
+	for _, v := range rs.verdicts {
+		n, k := binary.Uvarint(v)
+		if k <= 0 {
+			return fmt.Errorf("kept records of %s: %w", subject, errCorruptRecord)
+		}
+		var seq [8]byte
+		binary.BigEndian.PutUint64(seq[:], n)
+		if err := b.scratch.Set(kv.Key(tagVerdict, subject, string(seq[:])), v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stage keeps a computed product's store entries and index docs in the
+// scratch store, for mergeStore and feedIndex.
+func (u *update) stage(b *builder, o *subjectOut) error {
+	for _, e := range o.entries {
+		if err := b.scratch.Set(append([]byte{tagStaged, 0}, e.key...), e.value); err != nil {
+			return err
+		}
+	}
+	s, err := decodeSummary(o.subject, o.summary)
+	if err != nil {
+		return err
+	}
+	u.computed.add(&s)
+	return b.scratch.Set(kv.Key(tagStagedDocs, o.subject), appendSummary(nil, &summary{index: o.docs}))
+}
+
+// viewSubject is the subject of a store key's remainder "subject\x00tenant".
+func viewSubject(k []byte) []byte {
+	if i := bytes.IndexByte(k, 0); i >= 0 {
+		return k[:i]
+	}
+	return k
+}
+
+// mergeTable writes table tag of the new store: the base's entries of the
+// products kept, and the staged entries of those computed, in key order.
+func (b *builder) mergeTable(tag byte) error {
+	prefix := []byte{tagStaged, 0, tag, 0}
+	it, err := b.scratch.NewRangeIter(prefix, []byte{tagStaged, 0, tag, 1})
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	ok := it.First()
+	emit := func(limit []byte) error {
+		for ok && (limit == nil || bytes.Compare(it.Key()[2:], limit) < 0) {
+			if err := b.out.Set(it.Key()[2:], it.Value()); err != nil {
+				return err
+			}
+			ok = it.Next()
+		}
+		return nil
+	}
+	var key []byte
+	err = b.up.base.ScanRaw(tag, func(k, v []byte) error {
+		if b.up.isDropped(string(viewSubject(k))) {
+			return nil
+		}
+		key = append(append(key[:0], tag, 0), k...)
+		if err := emit(key); err != nil {
+			return err
+		}
+		return b.out.Set(key, v)
+	})
+	if err == nil {
+		err = emit(nil)
+	}
+	if err == nil {
+		err = it.Error()
+	}
+	return err
+}
+
+// mergeAliases writes the new store's aliases: the base's of the products
+// kept, and those of the products computed.
+func (b *builder) mergeAliases() error {
+	it, err := b.scratch.NewIter([]byte{tagAlias, 0})
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	tenants, err := b.scratch.NewReader()
+	if err != nil {
+		return err
+	}
+	defer tenants.Close()
+	ok := it.First()
+	var key, val, tv []byte
+	emit := func(limit []byte) error {
+		for ok && (limit == nil || bytes.Compare(it.Key()[2:], limit) < 0) {
+			c, owner, _ := splitOwned(it.Value())
+			a := kv.Alias{Subject: string(c), Owner: string(owner)}
+			if a.Owner == "" {
+				var found bool
+				if tv, found, err = tenants.Get(kv.Key(tagViewTenants, a.Subject), tv); err != nil {
+					return err
+				}
+				if found {
+					a.ViewTenants = splitZero(tv)
+				}
+			}
+			key = append(append(key[:0], kv.TagAlias, 0), it.Key()[2:]...)
+			val = kv.AppendAlias(val[:0], a)
+			if err := b.out.Set(key, val); err != nil {
+				return err
+			}
+			ok = it.Next()
+		}
+		return nil
+	}
+	err = b.up.base.ScanRaw(kv.TagAlias, func(k, v []byte) error {
+		a, err := kv.DecodeAlias(v)
+		if err != nil {
+			return err
+		}
+		if b.up.isDropped(a.Subject) {
+			return nil
+		}
+		if err := emit(k); err != nil {
+			return err
+		}
+		key = append(append(key[:0], kv.TagAlias, 0), k...)
+		return b.out.Set(key, v)
+	})
+	if err == nil {
+		err = emit(nil)
+	}
+	if err == nil {
+		err = it.Error()
+	}
+	return err
+}
+
+// feedIndex gives the search index every product's docs in subject order:
+// the kept ones' from the base's records, the computed ones' as staged.
+func (b *builder) feedIndex(ix *index.Builder) error {
+	it, err := b.scratch.NewIter([]byte{tagStagedDocs, 0})
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	ok := it.First()
+	add := func(subject string, v []byte) error {
+		s, err := decodeSummary(subject, v)
+		if err != nil {
+			return err
+		}
+		for _, d := range s.index {
+			if err := ix.Add(d); err != nil {
+				return fmt.Errorf("index: %w", err)
+			}
+		}
+		return nil
+	}
+	emit := func(limit []byte) error {
+		for ok && (limit == nil || bytes.Compare(it.Key()[2:], limit) < 0) {
+			if err := add(string(it.Key()[2:]), it.Value()); err != nil {
+				return err
+			}
+			ok = it.Next()
+		}
+		return nil
+	}
+	err = b.up.baseRec.Scan([]byte{keptSummary, 0}, func(k, v []byte) error {
+		subject := k[2:]
+		if b.up.isDropped(string(subject)) {
+			return nil
+		}
+		if err := emit(subject); err != nil {
+			return err
+		}
+		return add(string(subject), v)
+	})
+	if err == nil {
+		err = emit(nil)
+	}
+	if err == nil {
+		err = it.Error()
+	}
+	return err
+}
+
+// counts is the new build's manifest counts: the base's, less what the
+// products dropped had, plus what those computed have.
+func (u *update) counts(b *builder) map[string]int64 {
+	c := map[string]int64{}
+	for k, v := range u.baseCounts {
+		c[k] = v
+	}
+	delta := func(name string, minus, plus int64) { c[name] += plus - minus }
+	delta(FileProducts, u.dropped.products, u.computed.products)
+	delta(FileClaims, u.dropped.claims, u.computed.claims)
+	delta(FileEvidence, u.dropped.evidence, u.computed.evidence)
+	delta(FileVerdicts, u.dropped.verdicts, u.computed.verdicts)
+	delta("views", u.dropped.views, u.computed.views)
+	c[FileDocuments] += u.newDocs
+	c[FileParties] = int64(len(b.parties))
+	c[FileSources] = int64(len(b.cat.sources))
+	return c
+}
+
+// inputDigest is the new build's input digest: of the base's and the
+// change set's.
+func (u *update) inputDigest(changes string) string {
+	h := sha256.Sum256(fmt.Appendf(nil, "pds incremental build\n%s\n%s\n", u.base.Manifest.InputDigest, changes))
+	return "sha256:" + hex.EncodeToString(h[:])
+}
+
+func splitZero(v []byte) []string {
+	var out []string
+	for _, p := range bytes.Split(v, []byte{0}) {
+		out = append(out, string(p))
+	}
+	return out
+}

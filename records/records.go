@@ -1,0 +1,256 @@
+package records
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/sstable"
+	"github.com/productdata/pds/internal/pebbleutil"
+)
+
+// ErrMissing is returned by Open when dir holds no records store.
+var ErrMissing = errors.New("no kept records")
+
+// Store is an open records store.
+type Store struct {
+	dir      string
+	db       *pebble.DB
+	readOnly bool
+	batch    *pebble.Batch
+}
+
+// batchBytes is how much a writable store's pending batch holds before it is
+// committed.
+const batchBytes = 16 << 20
+
+func options() *pebble.Options {
+	o := &pebble.Options{Logger: pebbleutil.Logger{}, DisableWAL: true}
+	for i := range o.Levels {
+		o.Levels[i].Compression = func() *sstable.CompressionProfile { return sstable.ZstdCompression }
+	}
+	o.EnsureDefaults()
+	return o
+}
+
+// Create makes an empty store at dir, which must not exist.
+func Create(dir string) (*Store, error) {
+	if _, err := os.Stat(dir); err == nil {
+		return nil, fmt.Errorf("records: %s exists", dir)
+	}
+	o := options()
+	o.ErrorIfExists = true
+	db, err := pebble.Open(dir, o)
+	if err != nil {
+		return nil, fmt.Errorf("records: create %s: %w", dir, err)
+	}
+	return &Store{dir: dir, db: db}, nil
+}
+
+// Open opens the store at dir read-only.
+func Open(dir string) (*Store, error) {
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("records: %s: %w", dir, ErrMissing)
+	}
+	o := options()
+	o.ReadOnly = true
+	o.ErrorIfNotExists = true
+	db, err := pebble.Open(dir, o)
+	if err != nil {
+		return nil, fmt.Errorf("records: open %s: %w", dir, err)
+	}
+	return &Store{dir: dir, db: db, readOnly: true}, nil
+}
+
+// Copy makes a writable copy of s at dir (which must not exist). Pebble's
+// tables are immutable, so they are hard-linked (copied across file
+// systems); its other files, which a writable store changes, are copied. s
+// is not changed by writes to the copy. (Pebble's own Checkpoint needs a
+// writable store, and s is opened read-only so that a build never changes
+// its base.)
+func (s *Store) Copy(dir string) (*Store, error) {
+	entries, err := os.ReadDir(s.dir)
+	if err != nil {
+		return nil, fmt.Errorf("records: copy %s: %w", s.dir, err)
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("records: copy %s: %w", s.dir, err)
+	}
+	for _, e := range entries {
+		if e.IsDir() || e.Name() == "LOCK" {
+			continue
+		}
+		from, to := filepath.Join(s.dir, e.Name()), filepath.Join(dir, e.Name())
+		if strings.HasSuffix(e.Name(), ".sst") && os.Link(from, to) == nil {
+			continue
+		}
+		if err := copyFile(from, to); err != nil {
+			return nil, fmt.Errorf("records: copy %s: %w", s.dir, err)
+		}
+	}
+	db, err := pebble.Open(dir, options())
+	if err != nil {
+		return nil, fmt.Errorf("records: open %s: %w", dir, err)
+	}
+	return &Store{dir: dir, db: db}, nil
+}
+
+func copyFile(from, to string) error {
+	r, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	w, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(w, r); err != nil {
+		w.Close()
+		return err
+	}
+	return w.Close()
+}
+
+// Get returns the value of key, appended to dst[:0].
+func (s *Store) Get(key, dst []byte) ([]byte, bool, error) {
+	v, closer, err := s.db.Get(key)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return dst[:0], false, nil
+	}
+	if err != nil {
+		return dst[:0], false, fmt.Errorf("records: %s: %w", s.dir, err)
+	}
+	dst = append(dst[:0], v...)
+	closer.Close()
+	return dst, true, nil
+}
+
+// Scan calls fn for every key with prefix, in key order. The slices are
+// valid only during the call. Writes not yet committed are not seen.
+func (s *Store) Scan(prefix []byte, fn func(key, value []byte) error) error {
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: pebbleutil.PrefixEnd(prefix)})
+	if err != nil {
+		return fmt.Errorf("records: %s: %w", s.dir, err)
+	}
+	for it.First(); it.Valid(); it.Next() {
+		if err := fn(it.Key(), it.Value()); err != nil {
+			it.Close()
+			return err
+		}
+	}
+	if err := it.Close(); err != nil {
+		return fmt.Errorf("records: %s: %w", s.dir, err)
+	}
+	return nil
+}
+
+// Iter is a pull iterator over one prefix, for merging with another sorted
+// sequence.
+type Iter struct {
+	it *pebble.Iterator
+}
+
+// NewIter returns an iterator over the keys with prefix, positioned at the
+// first.
+func (s *Store) NewIter(prefix []byte) (*Iter, error) {
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: pebbleutil.PrefixEnd(prefix)})
+	if err != nil {
+		return nil, fmt.Errorf("records: %s: %w", s.dir, err)
+	}
+	it.First()
+	return &Iter{it: it}, nil
+}
+
+// Valid, Key, Value and Next are Pebble's.
+func (i *Iter) Valid() bool   { return i.it.Valid() }
+func (i *Iter) Key() []byte   { return i.it.Key() }
+func (i *Iter) Value() []byte { return i.it.Value() }
+func (i *Iter) Next() bool    { return i.it.Next() }
+
+// Close closes the iterator and reports an error that ended it early.
+func (i *Iter) Close() error {
+	if err := i.it.Close(); err != nil {
+		return fmt.Errorf("records: %w", err)
+	}
+	return nil
+}
+
+// Set writes key with value (committed in batches; Close commits the rest).
+func (s *Store) Set(key, value []byte) error {
+	if s.batch == nil {
+		s.batch = s.db.NewBatch()
+	}
+	if err := s.batch.Set(key, value, nil); err != nil {
+		return fmt.Errorf("records: %w", err)
+	}
+	return s.commitFull()
+}
+
+// Delete removes key.
+func (s *Store) Delete(key []byte) error {
+	if s.batch == nil {
+		s.batch = s.db.NewBatch()
+	}
+	if err := s.batch.Delete(key, nil); err != nil {
+		return fmt.Errorf("records: %w", err)
+	}
+	return s.commitFull()
+}
+
+func (s *Store) commitFull() error {
+	if s.batch.Len() < batchBytes {
+		return nil
+	}
+	return s.commit()
+}
+
+func (s *Store) commit() error {
+	if s.batch == nil {
+		return nil
+	}
+	b := s.batch
+	s.batch = nil
+	if err := b.Commit(pebble.NoSync); err != nil {
+		return fmt.Errorf("records: %s: %w", s.dir, err)
+	}
+	return b.Close()
+}
+
+// Close commits what is pending, writes it to disk (the store has no
+// write-ahead log: a store is whole only once closed) and closes the store.
+func (s *Store) Close() error {
+	if s.db == nil {
+		return nil
+	}
+	var err error
+	if !s.readOnly {
+		err = s.commit()
+		if err == nil {
+			if err = s.db.Flush(); err != nil {
+				err = fmt.Errorf("records: %s: %w", s.dir, err)
+			}
+		}
+	}
+	if cerr := s.db.Close(); cerr != nil && err == nil {
+		err = fmt.Errorf("records: %s: %w", s.dir, cerr)
+	}
+	s.db = nil
+	return err
+}
+
+// Abort closes the store without committing what is pending.
+func (s *Store) Abort() {
+	if s.batch != nil {
+		s.batch.Close()
+		s.batch = nil
+	}
+	if s.db != nil {
+		s.db.Close()
+		s.db = nil
+	}
+}
