@@ -28,7 +28,7 @@ func TestImports(t *testing.T) {
 	}{
 		{pkgs: []string{"http", "mcp", "httpwire", "resolver"}, direct: engines,
 			why: "a transport reaches storage only through service; kv and index turn Pebble and Bleve errors into domain errors, so a transport only maps those to its wire form"},
-		{pkgs: []string{"http", "mcp", "httpwire", "service", "resolver"}, transitive: []string{mod + "ingest", mod + "openfoodfacts", mod + "scratch", mod + "synthetic"},
+		{pkgs: []string{"http", "mcp", "httpwire", "service", "resolver"}, transitive: []string{mod + "ingest", mod + "openfoodfacts", mod + "scratch", mod + "records", mod + "synthetic"},
 			why: "the server only reads snapshots; building and importing them is the offline tools' job (ingest, import off, gen), and none of their code belongs in what serves"},
 		{pkgs: adapters, direct: modPaths(append([]string{"service", "http", "mcp", "httpwire", "resolver", "ingest", "snapshots"}, adapters...)...),
 			why: "an adapter translates one outside thing (Pebble, Bleve, the keys file, a quota file, Open Food Facts' dump) into domain types; one that imported another adapter, or service for a type, would tie two outside things together and hide the data flow, so shared types live in domain"},

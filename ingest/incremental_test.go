@@ -442,3 +442,83 @@ func jsonOf(t *testing.T, v any) string {
 	}
 	return string(j)
 }
+
+// TestChangeSetLinesThatAreRefused holds the rejects particular to a change
+// set: each names its file and line and says why, and the build goes on.
+func TestChangeSetLinesThatAreRefused(t *testing.T) {
+	dir := t.TempDir()
+	base := filepath.Join(dir, "base")
+	if _, err := ingest.Run(context.Background(), ingest.Options{In: "../sample-input", Out: base, Rejects: io.Discard, KeepRecords: true, Sequence: 1}); err != nil {
+		t.Fatal(err)
+	}
+	changes := filepath.Join(dir, "changes")
+	os.Mkdir(changes, 0o755)
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(changes, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(ingest.FileDeletions, `{"identifier":"gtin:9520123450106"}
+{"identifier":"gtin:09520123450106"}
+{"identifier":"gtin:00000000000000"}
+{"identifier":"not a subject"}
+`)
+	write(ingest.FileProducts, `{"identifiers":["gtin:09520123456788"],"manufacturer":"Havregården Oat Works AB","trust_level":"L4","status":"active","updated_at":"2026-11-20T09:30:00Z"}
+{"identifiers":["gtin:09520123456788"],"manufacturer":"Again","trust_level":"L4","status":"active","updated_at":"2026-11-20T09:30:00Z"}
+{"identifiers":["internal_sku:NRP-4711-Blue","gtin:09520123450304"],"manufacturer":"Two in one","trust_level":"L1","status":"active","updated_at":"2026-11-20T09:30:00Z"}
+`)
+	write(ingest.FileClaims, `{"id":"clm_new_1","subject":"gtin:09520123450304","predicate":"name","object":{"value":"x","unit":null,"language":"en"},"claim_type":"FACT","method":null,"method_version":null,"source_ref":"d0465c85-9bf3-50ea-85fe-7255399ea11e","publisher_ref":null,"evidence_refs":[],"verification_status":"registry_verified","verification_method":"registry_lookup","trust_level":"L5","confidence":1,"published_at":null,"retrieved_at":"2026-11-01T00:00:00Z","valid_from":null,"valid_to":null,"supersedes":null,"superseded_by":null}
+`)
+	var rejects bytes.Buffer
+	sum, err := ingest.Run(context.Background(), ingest.Options{In: changes, Out: filepath.Join(dir, "next"), Base: base, Rejects: &rejects, Sequence: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"deletions.ndjson:2: product gtin:09520123450106 is deleted by line 1 already",
+		"deletions.ndjson:3: identifier gtin:00000000000000 names no product of the base build",
+		`deletions.ndjson:4: identifier "not a subject"`,
+		"products.ndjson:2: identifier gtin:09520123456788 already names product gtin:09520123456788 (line 1)",
+		"products.ndjson:3: identifiers name two products of the base build, internal_sku:NRP-4711-Blue and gtin:09520123450304",
+		"claims.ndjson:1: subject gtin:09520123450304 names product gtin:09520123450304 of the base build, which this change set does not restate in products.ndjson",
+	} {
+		if !strings.Contains(rejects.String(), want) {
+			t.Errorf("rejects lack %q:\n%s", want, rejects.String())
+		}
+	}
+	if inc := sum.Incremental; inc == nil || inc.Changed != 1 || inc.Deleted != 1 {
+		t.Errorf("summary: %+v", inc)
+	}
+}
+
+// TestIncrementalBuildNeedsKeptRecords: a base built without
+// --keep-records, deletions in a full build, and --dictionaries-from with
+// --base are each refused before anything is built.
+func TestIncrementalBuildNeedsKeptRecords(t *testing.T) {
+	dir := t.TempDir()
+	base := filepath.Join(dir, "base")
+	if _, err := ingest.Run(context.Background(), ingest.Options{In: "../sample-input", Out: base, Rejects: io.Discard}); err != nil {
+		t.Fatal(err)
+	}
+	changes := filepath.Join(dir, "changes")
+	os.Mkdir(changes, 0o755)
+	os.WriteFile(filepath.Join(changes, ingest.FileProducts), nil, 0o644)
+	os.WriteFile(filepath.Join(changes, ingest.FileDeletions), []byte(`{"identifier":"gtin:09520123456788"}`+"\n"), 0o644)
+	for _, c := range []struct {
+		opts ingest.Options
+		want string
+	}{
+		{ingest.Options{Base: base}, "its records were not kept"},
+		{ingest.Options{}, "deletions.ndjson is read only by an incremental build (--base)"},
+		{ingest.Options{Base: base, DictionariesFrom: base}, "uses its base's dictionaries"},
+	} {
+		c.opts.In, c.opts.Out, c.opts.Rejects = changes, filepath.Join(dir, "next"), io.Discard
+		_, err := ingest.Run(context.Background(), c.opts)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: got %v, want %q", c.opts, err, c.want)
+		}
+		if _, err := os.Stat(c.opts.Out); !os.IsNotExist(err) {
+			t.Errorf("%s was made", c.opts.Out)
+		}
+	}
+}

@@ -12,6 +12,7 @@ targets=(
   "./ingest/ FuzzParseLine"
   "./ingest/ FuzzFastDecodeMatchesStd"
   "./ingest/ FuzzViewsAreUTF8JSON"
+  "./ingest/ FuzzKeptRecords"
   "./jsonutf8/ FuzzFix"
   "./domain/ FuzzAppendJSONMatchesMarshal"
   "./kv/ FuzzPoints"

@@ -4,6 +4,12 @@
 // 10,000, is below --per10k; each of its claims gets a new value (a string
 // gets " (changed)" appended, a number 1 added, a boolean flipped). Every
 // other file is hard-linked (or copied, across file systems).
+//
+// With --changes DIR it also writes the change set an incremental build
+// (pds ingest --base) takes for the same change: each changed product
+// whole (its product line, its changed claims, its evidence and verdicts);
+// the documents they name stay in the base. Claims and verdicts name their
+// product by its first identifier, as pds gen writes them.
 package main
 
 import (
@@ -24,6 +30,7 @@ func main() {
 	in := flag.String("in", "", "input directory")
 	out := flag.String("out", "", "output directory (created)")
 	per10k := flag.Uint64("per10k", 100, "products changed per 10,000 (100 is 1%)")
+	changes := flag.String("changes", "", "also write the change set of an incremental build to this directory (created)")
 	flag.Parse()
 	if *in == "" || *out == "" {
 		log.Fatal("usage: changeinput --in DIR --out DIR [--per10k N]")
@@ -34,6 +41,11 @@ func main() {
 	entries, err := os.ReadDir(*in)
 	if err != nil {
 		log.Fatal(err)
+	}
+	if *changes != "" {
+		if err := writeChanges(*in, *changes, *per10k); err != nil {
+			log.Fatal(err)
+		}
 	}
 	for _, e := range entries {
 		src, dst := filepath.Join(*in, e.Name()), filepath.Join(*out, e.Name())
@@ -52,6 +64,110 @@ func main() {
 			}
 		}
 	}
+}
+
+// changed reports whether the product of subject changes.
+func changed(subject string, per10k uint64) bool { return xxhash.Sum64String(subject)%10000 < per10k }
+
+// changeLine is a claim line with a new value.
+func changeLine(line []byte) ([]byte, bool) {
+	var c map[string]any
+	if json.Unmarshal(line, &c) != nil {
+		return line, false
+	}
+	obj, ok := c["object"].(map[string]any)
+	if !ok {
+		return line, false
+	}
+	switch v := obj["value"].(type) {
+	case string:
+		obj["value"] = v + " (changed)"
+	case float64:
+		obj["value"] = v + 1
+	case bool:
+		obj["value"] = !v
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		return line, false
+	}
+	return b, true
+}
+
+// writeChanges writes the change set: the changed products' lines of
+// products, claims (changed), evidence and verdicts.
+func writeChanges(in, out string, per10k uint64) error {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	claimIDs := map[string]bool{}
+	var probe struct {
+		ID          string   `json:"id"`
+		Subject     string   `json:"subject"`
+		ClaimID     string   `json:"claim_id"`
+		Identifiers []string `json:"identifiers"`
+	}
+	keep := func(file string, pick func(line []byte) ([]byte, bool)) (int, error) {
+		r, err := os.Open(filepath.Join(in, file))
+		if os.IsNotExist(err) {
+			return 0, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+		defer r.Close()
+		f, err := os.Create(filepath.Join(out, file))
+		if err != nil {
+			return 0, err
+		}
+		w := bufio.NewWriterSize(f, 1<<20)
+		sc := bufio.NewScanner(bufio.NewReaderSize(r, 1<<20))
+		sc.Buffer(nil, 16<<20)
+		n := 0
+		for sc.Scan() {
+			probe.ID, probe.Subject, probe.ClaimID, probe.Identifiers = "", "", "", nil
+			if json.Unmarshal(sc.Bytes(), &probe) != nil {
+				continue
+			}
+			if line, ok := pick(sc.Bytes()); ok {
+				w.Write(line)
+				w.WriteByte('\n')
+				n++
+			}
+		}
+		if err := sc.Err(); err != nil {
+			return n, err
+		}
+		if err := w.Flush(); err != nil {
+			return n, err
+		}
+		return n, f.Close()
+	}
+	counts := map[string]int{}
+	var err error
+	if counts["products"], err = keep("products.ndjson", func(line []byte) ([]byte, bool) {
+		return line, len(probe.Identifiers) > 0 && changed(probe.Identifiers[0], per10k)
+	}); err != nil {
+		return err
+	}
+	if counts["claims"], err = keep("claims.ndjson", func(line []byte) ([]byte, bool) {
+		if !changed(probe.Subject, per10k) {
+			return nil, false
+		}
+		claimIDs[probe.ID] = true
+		line, _ = changeLine(line)
+		return line, true
+	}); err != nil {
+		return err
+	}
+	if counts["evidence"], err = keep("evidence.ndjson", func(line []byte) ([]byte, bool) { return line, claimIDs[probe.ClaimID] }); err != nil {
+		return err
+	}
+	if counts["verdicts"], err = keep("verdicts.ndjson", func(line []byte) ([]byte, bool) { return line, changed(probe.Subject, per10k) }); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "changeinput: change set in %s: %v\n", out, counts)
+	return nil
 }
 
 func changeClaims(src, dst string, per10k uint64) (int, error) {
@@ -74,23 +190,10 @@ func changeClaims(src, dst string, per10k uint64) (int, error) {
 	for sc.Scan() {
 		line := sc.Bytes()
 		subj.Subject = ""
-		if json.Unmarshal(line, &subj) == nil && xxhash.Sum64String(subj.Subject)%10000 < per10k {
-			var c map[string]any
-			if json.Unmarshal(line, &c) == nil {
-				if obj, ok := c["object"].(map[string]any); ok {
-					switch v := obj["value"].(type) {
-					case string:
-						obj["value"] = v + " (changed)"
-					case float64:
-						obj["value"] = v + 1
-					case bool:
-						obj["value"] = !v
-					}
-					if b, err := json.Marshal(c); err == nil {
-						line = b
-						n++
-					}
-				}
+		if json.Unmarshal(line, &subj) == nil && changed(subj.Subject, per10k) {
+			var ok bool
+			if line, ok = changeLine(line); ok {
+				n++
 			}
 		}
 		w.Write(line)
