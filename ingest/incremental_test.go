@@ -274,6 +274,21 @@ func randomChanges(t *testing.T, m *inputModel, rng *rand.Rand, round int) chang
 	if rng.IntN(2) == 0 {
 		change(ingest.FileParties, func(p map[string]any) { p["name"] = fmt.Sprintf("Party renamed %d", round) })
 	}
+	if rng.IntN(3) == 0 {
+		// A new source: one that covers products (every product's
+		// coverage changes), or one that covers none.
+		src := m.global[ingest.FileSources][rng.IntN(len(m.global[ingest.FileSources]))]
+		covers := rng.IntN(2) == 0
+		line := edit(t, src, func(s map[string]any) {
+			s["id"] = fmt.Sprintf("00000000-0000-4000-8000-%012d", round)
+			if !covers {
+				delete(s, "covers")
+			}
+		})
+		cs.merged.global[ingest.FileSources] = append(cs.merged.global[ingest.FileSources], line)
+		cs.changes.global[ingest.FileSources] = append(cs.changes.global[ingest.FileSources], line)
+		cs.what = append(cs.what, fmt.Sprintf("a new source (covering products: %v)", covers))
+	}
 	for range rng.IntN(3) {
 		change(ingest.FileDocuments, func(d map[string]any) { d["retrieved_at"] = fmt.Sprintf("2026-11-%02dT12:00:00Z", 1+round) })
 	}

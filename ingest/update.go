@@ -267,7 +267,20 @@ func recordBody(rec []byte) []byte {
 	return rec[n:]
 }
 
-// coverageKey is what of a source every product's coverage depends on.
+// coverageChanged reports whether a source's change (old is nil for a new
+// source) may change the coverage of products that do not cite it: every
+// passport names the sources that cover its subject.
+func coverageChanged(old, s *domain.Source) bool {
+	if old == nil {
+		return s.Covers != nil
+	}
+	if old.Covers == nil && s.Covers == nil {
+		return false
+	}
+	return coverageKey(old) != coverageKey(s)
+}
+
+// coverageKey is what of a source a product's coverage depends on.
 func coverageKey(s *domain.Source) string {
 	j, _ := json.Marshal(struct {
 		Tenant  string
@@ -297,9 +310,7 @@ func (b *builder) plan() error {
 		}
 	}
 	for id, s := range b.cat.sources {
-		old := baseByID[id]
-		if old == nil || coverageKey(old) != coverageKey(s) {
-			// Every product's coverage may name it.
+		if coverageChanged(baseByID[id], s) {
 			u.rebuildAll = true
 		}
 		if j, _ := json.Marshal(s); !bytes.Equal(j, u.baseSources[id]) || s.OperatorPartyID != nil && changedParties[*s.OperatorPartyID] {
