@@ -537,3 +537,29 @@ func TestIncrementalBuildNeedsKeptRecords(t *testing.T) {
 		}
 	}
 }
+
+// TestKilledBuildsRecordsAreRemoved: the kept records of a build that was
+// killed (their temporary folder beside the snapshot, unlocked) are removed
+// by the next build beside them, and a finished build leaves no temporary.
+func TestKilledBuildsRecordsAreRemoved(t *testing.T) {
+	dir := t.TempDir()
+	stale := filepath.Join(dir, ".night.records.tmp-01M8G381FE19CZ0XNJYGESJ5FA")
+	if err := os.MkdirAll(filepath.Join(stale, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := ingest.Run(context.Background(), ingest.Options{In: "../sample-input", Out: filepath.Join(dir, "base"), Rejects: io.Discard, KeepRecords: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(sum.RemovedStale, stale) {
+		t.Errorf("removed %v, want %s among them", sum.RemovedStale, stale)
+	}
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if fmt.Sprint(names) != "[base base.records]" {
+		t.Errorf("left beside the build: %v", names)
+	}
+}

@@ -195,7 +195,7 @@ type builder struct {
 	// kept is the records the build keeps (KeepRecords, Base), written in
 	// keptTemp until the snapshot is in place.
 	kept     *records.Store
-	keptTemp string
+	keptTemp *snapshots.Temp
 	// up is the state of an incremental build (nil for a full one).
 	up *update
 }
@@ -263,16 +263,14 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		return b.summary, fmt.Errorf("input: %s is read only by an incremental build (--base)", inputs.paths[FileDeletions])
 	}
 	if opts.KeepRecords || opts.Base != "" {
-		if err := b.createKept(w.Work("records")); err != nil {
+		if err := b.createKept(w.ID()); err != nil {
 			return b.summary, err
 		}
 		defer func() {
 			if b.kept != nil {
 				b.kept.Abort()
 			}
-			if b.keptTemp != "" {
-				os.RemoveAll(b.keptTemp)
-			}
+			b.keptTemp.Release()
 		}()
 	}
 
@@ -304,11 +302,10 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	if err := w.Publish(); err != nil {
 		return b.summary, err
 	}
-	if b.keptTemp != "" {
-		if err := os.Rename(b.keptTemp, RecordsDir(opts.Out)); err != nil {
+	if b.keptTemp != nil {
+		if err := os.Rename(b.keptTemp.Path, RecordsDir(opts.Out)); err != nil {
 			return b.summary, fmt.Errorf("kept records: %w", err)
 		}
-		b.keptTemp = ""
 		b.summary.Records = RecordsDir(opts.Out)
 	}
 	if u := b.up; u != nil {

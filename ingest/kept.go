@@ -13,6 +13,7 @@ import (
 	"github.com/productdata/pds/index"
 	"github.com/productdata/pds/kv"
 	"github.com/productdata/pds/records"
+	"github.com/productdata/pds/snapshots"
 )
 
 // The records a build keeps for the next, incremental build (package
@@ -319,51 +320,34 @@ func readMeta(r *records.Store, name string, v any) error {
 	return json.Unmarshal(j, v)
 }
 
-// recordsTemp is where the records of a build are written until the build
-// is in place: hidden, beside it.
-func recordsTemp(out, id string) string {
-	dir, name := filepath.Split(filepath.Clean(out))
-	return filepath.Join(dir, "."+name+".records.tmp-"+id)
-}
-
-// createKept starts the build's kept records in dir: empty, or a copy of
-// the base's.
-func (b *builder) createKept(dir string) error {
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		return err
+// createKept starts the build's kept records, empty or a copy of the
+// base's, in a temporary folder beside where they go (named and locked as
+// the snapshot's is, so that a killed build's is removed by the next).
+func (b *builder) createKept(id string) error {
+	final := RecordsDir(b.opts.Out)
+	if _, err := os.Stat(final); err == nil {
+		return fmt.Errorf("kept records: %s exists", final)
 	}
-	var err error
-	if b.up != nil {
-		b.kept, err = b.up.baseRec.Copy(dir)
-	} else {
-		b.kept, err = records.Create(dir)
-	}
+	t, err := snapshots.ClaimTemp(final, id)
 	if err != nil {
 		return err
 	}
-	b.keptTemp = dir
-	return nil
+	b.keptTemp = t
+	if b.up != nil {
+		b.kept, err = b.up.baseRec.Copy(t.Path)
+	} else {
+		b.kept, err = records.Create(t.Path)
+	}
+	return err
 }
 
-// finishKept writes the catalog and counts, closes the kept records and
-// moves them out of the build's working folder to a temporary folder beside
-// the snapshot (Run renames it into place once the snapshot is).
+// finishKept writes the catalog and counts and closes the kept records (Run
+// renames them into place once the snapshot is).
 func (b *builder) finishKept(counts map[string]int64) error {
 	if err := b.keepMeta(counts); err != nil {
 		return err
 	}
 	err := b.kept.Close()
 	b.kept = nil
-	if err != nil {
-		return err
-	}
-	if _, err := os.Stat(RecordsDir(b.opts.Out)); err == nil {
-		return fmt.Errorf("kept records: %s exists", RecordsDir(b.opts.Out))
-	}
-	tmp := recordsTemp(b.opts.Out, b.summary.BuildID)
-	if err := os.Rename(b.keptTemp, tmp); err != nil {
-		return fmt.Errorf("kept records: %w", err)
-	}
-	b.keptTemp = tmp
-	return nil
+	return err
 }

@@ -73,8 +73,8 @@ type update struct {
 	// dropped counts what the base's replaced, deleted and replayed
 	// products had; computed what the products computed have.
 	dropped, computed summaryCounts
-	rebuildAll                       bool
-	changedSources                   []string
+	rebuildAll        bool
+	changedSources    []string
 }
 
 // summaryCounts sums products' summaries.

@@ -37,10 +37,10 @@ func options() *pebble.Options {
 	return o
 }
 
-// Create makes an empty store at dir, which must not exist.
+// Create makes an empty store at dir, which must not exist or be empty.
 func Create(dir string) (*Store, error) {
-	if _, err := os.Stat(dir); err == nil {
-		return nil, fmt.Errorf("records: %s exists", dir)
+	if err := emptyDir(dir); err != nil {
+		return nil, err
 	}
 	o := options()
 	o.ErrorIfExists = true
@@ -77,7 +77,10 @@ func (s *Store) Copy(dir string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("records: copy %s: %w", s.dir, err)
 	}
-	if err := os.Mkdir(dir, 0o755); err != nil {
+	if err := emptyDir(dir); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("records: copy %s: %w", s.dir, err)
 	}
 	for _, e := range entries {
@@ -97,6 +100,21 @@ func (s *Store) Copy(dir string) (*Store, error) {
 		return nil, fmt.Errorf("records: open %s: %w", dir, err)
 	}
 	return &Store{dir: dir, db: db}, nil
+}
+
+// emptyDir checks that dir does not exist or is empty.
+func emptyDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("records: %w", err)
+	}
+	if len(entries) > 0 {
+		return fmt.Errorf("records: %s is not empty", dir)
+	}
+	return nil
 }
 
 func copyFile(from, to string) error {

@@ -195,3 +195,26 @@ func setModes(dir string) error {
 		return nil
 	})
 }
+
+// Temp is a temporary folder beside a path that a build writes besides its
+// snapshot (ingest's kept records), owned through the same lock as the
+// snapshot's own temporary: a killed build's is removed by the next build
+// beside it, and a live build's never is.
+type Temp struct {
+	Path string
+	t    *tempDir
+}
+
+// ClaimTemp creates the temporary folder of build id for out, beside it and
+// locked. The caller renames Path to out when the build is done, then calls
+// Release, which removes what is left.
+func ClaimTemp(out, id string) (*Temp, error) {
+	t, err := claimTemp(out, id)
+	if err != nil {
+		return nil, err
+	}
+	return &Temp{Path: t.path, t: t}, nil
+}
+
+// Release removes the folder, if it was not renamed, and its lock.
+func (t *Temp) Release() { t.t.release() }

@@ -16,8 +16,8 @@ import (
 // renames the folder into place. Until Publish, nothing is at the final
 // place; a Writer closed before it leaves nothing behind.
 type Writer struct {
-	out, tmp string
-	temp     *tempDir
+	out, tmp, id string
+	temp         *tempDir
 	// RemovedStale lists the temporary folders of earlier, killed builds
 	// that Create removed from beside out.
 	RemovedStale []string
@@ -41,9 +41,13 @@ func Create(out, buildID string) (*Writer, error) {
 	if w.temp, err = claimTemp(out, buildID); err != nil {
 		return nil, err
 	}
-	w.tmp = w.temp.path
+	w.tmp, w.id = w.temp.path, buildID
 	return w, nil
 }
+
+// ID is the id the build was created with, which names its temporary
+// folder (and those of what the build writes beside it: ClaimTemp).
+func (w *Writer) ID() string { return w.id }
 
 // Work returns a new working folder for the build's own scratch files. It
 // is inside the temporary folder (on the same file system as the
