@@ -286,7 +286,12 @@ func (b *builder) keepMeta(counts map[string]int64) error {
 	}
 	slices.SortFunc(c.Parties, func(x, y *domain.Party) int { return cmpString(x.ID, y.ID) })
 	c.Sources = b.cat.sourceList
-	for name, v := range map[string]any{metaCatalog: c, metaCounts: counts} {
+	// In key order: a new store's tables are written sorted.
+	for _, m := range []struct {
+		name string
+		v    any
+	}{{metaCatalog, c}, {metaCounts, counts}} {
+		name, v := m.name, m.v
 		j, err := json.Marshal(v)
 		if err != nil {
 			return err

@@ -1,6 +1,8 @@
 package records
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,7 +11,9 @@ import (
 	"strings"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/objstorage/objstorageprovider"
 	"github.com/cockroachdb/pebble/v2/sstable"
+	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/productdata/pds/internal/pebbleutil"
 )
 
@@ -17,11 +21,29 @@ import (
 var ErrMissing = errors.New("no kept records")
 
 // Store is an open records store.
+//
+// A new store (Create) is written table by table, each in key order (a
+// table is a key's first byte), as sorted files that Close ingests whole:
+// nothing is compacted. A copy (Copy) takes a night's few changes through
+// batches, and never compacts either: a compaction would rewrite the kept
+// tables whose keys the changes fall between (all of them, as changed
+// products are spread over the keys), where each night adds a few small
+// files instead.
 type Store struct {
 	dir      string
 	db       *pebble.DB
 	readOnly bool
 	batch    *pebble.Batch
+	// tables are the sorted files of a new store, by table.
+	tables map[byte]*table
+	done   []string
+}
+
+// table is one table's sorted file being written.
+type table struct {
+	w    *sstable.Writer
+	path string
+	last []byte
 }
 
 // batchBytes is how much a writable store's pending batch holds before it is
@@ -29,7 +51,7 @@ type Store struct {
 const batchBytes = 16 << 20
 
 func options() *pebble.Options {
-	o := &pebble.Options{Logger: pebbleutil.Logger{}, DisableWAL: true}
+	o := &pebble.Options{Logger: pebbleutil.Logger{}, DisableWAL: true, DisableAutomaticCompactions: true}
 	for i := range o.Levels {
 		o.Levels[i].Compression = func() *sstable.CompressionProfile { return sstable.ZstdCompression }
 	}
@@ -48,7 +70,7 @@ func Create(dir string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("records: create %s: %w", dir, err)
 	}
-	return &Store{dir: dir, db: db}, nil
+	return &Store{dir: dir, db: db, tables: map[byte]*table{}}, nil
 }
 
 // Open opens the store at dir read-only.
@@ -198,8 +220,13 @@ func (i *Iter) Close() error {
 	return nil
 }
 
-// Set writes key with value (committed in batches; Close commits the rest).
+// Set writes key with value. In a new store (Create), the keys of one table
+// must come in increasing order; in a copy, in any order (committed in
+// batches; Close commits the rest).
 func (s *Store) Set(key, value []byte) error {
+	if s.tables != nil {
+		return s.setSorted(key, value)
+	}
 	if s.batch == nil {
 		s.batch = s.db.NewBatch()
 	}
@@ -209,8 +236,56 @@ func (s *Store) Set(key, value []byte) error {
 	return s.commitFull()
 }
 
-// Delete removes key.
+// setSorted adds key to its table's sorted file.
+func (s *Store) setSorted(key, value []byte) error {
+	if len(key) == 0 {
+		return errors.New("records: empty key")
+	}
+	t := s.tables[key[0]]
+	if t == nil {
+		t = &table{path: filepath.Join(s.dir, fmt.Sprintf("table-%02x.sst.tmp", key[0]))}
+		f, err := vfs.Default.Create(t.path, vfs.WriteCategoryUnspecified)
+		if err != nil {
+			return fmt.Errorf("records: %w", err)
+		}
+		opts := options()
+		t.w = sstable.NewWriter(objstorageprovider.NewFileWritable(f), opts.MakeWriterOptions(6, s.db.TableFormat()))
+		s.tables[key[0]] = t
+	}
+	if t.last != nil && bytes.Compare(key, t.last) <= 0 {
+		return fmt.Errorf("records: key %q after %q: a new store's tables are written in key order", key, t.last)
+	}
+	t.last = append(t.last[:0], key...)
+	if err := t.w.Set(key, value); err != nil {
+		return fmt.Errorf("records: %w", err)
+	}
+	return nil
+}
+
+// ingest closes a new store's sorted files and ingests them.
+func (s *Store) ingest() error {
+	var paths []string
+	for _, t := range s.tables {
+		if err := t.w.Close(); err != nil {
+			return fmt.Errorf("records: %w", err)
+		}
+		paths = append(paths, t.path)
+	}
+	s.tables = nil
+	if len(paths) == 0 {
+		return nil
+	}
+	if err := s.db.Ingest(context.Background(), paths); err != nil {
+		return fmt.Errorf("records: %s: %w", s.dir, err)
+	}
+	return nil
+}
+
+// Delete removes key; only a copy (Copy) deletes.
 func (s *Store) Delete(key []byte) error {
+	if s.tables != nil {
+		return errors.New("records: a new store is written, not changed")
+	}
 	if s.batch == nil {
 		s.batch = s.db.NewBatch()
 	}
@@ -246,7 +321,10 @@ func (s *Store) Close() error {
 		return nil
 	}
 	var err error
-	if !s.readOnly {
+	if s.tables != nil {
+		err = s.ingest()
+	}
+	if !s.readOnly && err == nil {
 		err = s.commit()
 		if err == nil {
 			if err = s.db.Flush(); err != nil {
@@ -263,6 +341,11 @@ func (s *Store) Close() error {
 
 // Abort closes the store without committing what is pending.
 func (s *Store) Abort() {
+	for _, t := range s.tables {
+		t.w.Close()
+		os.Remove(t.path)
+	}
+	s.tables = nil
 	if s.batch != nil {
 		s.batch.Close()
 		s.batch = nil

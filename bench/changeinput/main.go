@@ -32,11 +32,8 @@ func main() {
 	per10k := flag.Uint64("per10k", 100, "products changed per 10,000 (100 is 1%)")
 	changes := flag.String("changes", "", "also write the change set of an incremental build to this directory (created)")
 	flag.Parse()
-	if *in == "" || *out == "" {
-		log.Fatal("usage: changeinput --in DIR --out DIR [--per10k N]")
-	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		log.Fatal(err)
+	if *in == "" || *out == "" && *changes == "" {
+		log.Fatal("usage: changeinput --in DIR (--out DIR | --changes DIR) [--per10k N]")
 	}
 	entries, err := os.ReadDir(*in)
 	if err != nil {
@@ -46,6 +43,12 @@ func main() {
 		if err := writeChanges(*in, *changes, *per10k); err != nil {
 			log.Fatal(err)
 		}
+	}
+	if *out == "" {
+		return
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		log.Fatal(err)
 	}
 	for _, e := range entries {
 		src, dst := filepath.Join(*in, e.Name()), filepath.Join(*out, e.Name())
