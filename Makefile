@@ -21,7 +21,7 @@ MODIFIED = $(shell test -n "$$(git status --porcelain --untracked-files=no 2>/de
 BUILDINFO := github.com/productdata/pds/buildinfo
 LDFLAGS = -X $(BUILDINFO).version=$(PDS_VERSION) -X $(BUILDINFO).commit=$(PDS_COMMIT) -X $(BUILDINFO).modified=$(MODIFIED)
 
-.PHONY: help build cross tools fleet run test lint fmt load image-test bench bench-go bench-http bench-ingest bench-resolve bench-search bench-serve bench-off bench-size bench-delta compare-ingest compare-get fuzz conformance sample clean
+.PHONY: help build cross tools fleet run test lint fmt load image-test bench bench-go bench-http bench-ingest bench-resolve bench-search bench-serve bench-off bench-off-nightly bench-size bench-delta compare-ingest compare-get fuzz conformance sample clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -79,7 +79,7 @@ sample: build ## regenerate the bundled sample input (sample-input) with pds gen
 	rm -rf $(SAMPLE_IN)
 	$(BIN) gen --products 300 --seed 1 --showcase --out $(SAMPLE_IN)
 
-bench: bench-go bench-http bench-ingest bench-resolve bench-search bench-serve bench-off bench-size bench-delta ## every benchmark; figures go to BENCHMARKS.md
+bench: bench-go bench-http bench-ingest bench-resolve bench-search bench-serve bench-off bench-off-nightly bench-size bench-delta ## every benchmark; figures go to BENCHMARKS.md
 
 bench-go: ## in-process Go benchmarks of the hot paths (GS1 syntax, view Get, REST GET, resolve of 1000, ingest of 10k records) with allocations; table to BENCHMARKS.md
 	bash scripts/bench-go.sh
@@ -96,7 +96,7 @@ bench-resolve: build ## bulk resolve under wrk vs PostgreSQL = ANY (pgbench)
 bench-serve: build ## pds serve on the 1M snapshot: start to /readyz 200 (verification included), RSS while serving
 	bash scripts/bench-serve.sh
 
-bench-delta: build ## 1% and 5% of 1M products changed: delta size, bytes and objects a replica fetches by delta and whole, apply time; to BENCHMARKS.md
+bench-delta: build ## 1% and 5% of 1M products changed: the incremental build, delta size, bytes and objects a replica fetches by delta and whole, apply time; to BENCHMARKS.md
 	bash scripts/bench-delta.sh
 
 bench-size: build ## bytes a product of whole snapshots of 200k and 1M generated products (seed 1), per file, per folder and in all; to BENCHMARKS.md
@@ -113,6 +113,9 @@ image-test: ## the deploy/Dockerfile image under podman: read-only as 65532, a s
 
 bench-off: build ## import + ingest of a synthetic 1M-record Open Food Facts dump: records/s, peak RSS, 3M projection
 	bash scripts/bench-off.sh
+
+bench-off-nightly: build ## the Open Food Facts nightly job at 1M records: a daily delta imported, built incrementally, signed, published, pulled; to BENCHMARKS.md
+	bash scripts/bench-off-nightly.sh
 
 compare-ingest: build ## A=REF [B=REF, default bin/pds]: alternating 200k builds by two pds (a file or a git revision); medians of wall, CPU, peak RSS
 	bash scripts/compare-ingest.sh

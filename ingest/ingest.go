@@ -74,7 +74,7 @@ type Options struct {
 	// bytes as there, which is what keeps a small change small.
 	DictionariesFrom string
 	// KeepRecords keeps the build's records beside the snapshot, in
-	// RecordsDir(Out), for a later incremental build to take as its base.
+	// recordsDir(Out), for a later incremental build to take as its base.
 	KeepRecords bool
 	// Base, when set, makes the build incremental: In holds only the
 	// products added or changed (each whole), the sources, parties and
@@ -303,10 +303,10 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		return b.summary, err
 	}
 	if b.keptTemp != nil {
-		if err := os.Rename(b.keptTemp.Path, RecordsDir(opts.Out)); err != nil {
+		if err := os.Rename(b.keptTemp.Path, recordsDir(opts.Out)); err != nil {
 			return b.summary, fmt.Errorf("kept records: %w", err)
 		}
-		b.summary.Records = RecordsDir(opts.Out)
+		b.summary.Records = recordsDir(opts.Out)
 	}
 	if u := b.up; u != nil {
 		changed := int64(len(u.replaced))

@@ -37,8 +37,8 @@ const (
 	metaCounts  = "counts"
 )
 
-// RecordsDir is where the records of the snapshot at out are kept.
-func RecordsDir(out string) string { return filepath.Clean(out) + ".records" }
+// recordsDir is where the records of the snapshot at out are kept.
+func recordsDir(out string) string { return filepath.Clean(out) + ".records" }
 
 // keptCatalog is the sources and parties, kept whole: every build holds
 // them in memory anyway.
@@ -329,7 +329,7 @@ func readMeta(r *records.Store, name string, v any) error {
 // base's, in a temporary folder beside where they go (named and locked as
 // the snapshot's is, so that a killed build's is removed by the next).
 func (b *builder) createKept(id string) error {
-	final := RecordsDir(b.opts.Out)
+	final := recordsDir(b.opts.Out)
 	if _, err := os.Stat(final); err == nil {
 		return fmt.Errorf("kept records: %s exists", final)
 	}

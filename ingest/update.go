@@ -60,6 +60,9 @@ type update struct {
 	baseCounts  keptCounts
 	baseSources map[string][]byte // each source of the base, as JSON
 	baseParties map[string][]byte
+	// baseSource is each source of the base as it was, before the change
+	// set's lines replaced any.
+	baseSource map[string]*domain.Source
 	// replaced and deleted are the base's products that the change set
 	// restates or deletes, with the line that did; replayed are those
 	// computed again because what they cite changed.
@@ -100,15 +103,15 @@ func (b *builder) openBase() error {
 	if err != nil {
 		return fmt.Errorf("--base: %w", err)
 	}
-	rec, err := records.Open(RecordsDir(b.opts.Base))
+	rec, err := records.Open(recordsDir(b.opts.Base))
 	if err != nil {
 		base.Close()
 		if errors.Is(err, records.ErrMissing) {
-			return fmt.Errorf("--base %s: its records were not kept (no %s); build it with --keep-records, or incrementally", b.opts.Base, RecordsDir(b.opts.Base))
+			return fmt.Errorf("--base %s: its records were not kept (no %s); build it with --keep-records, or incrementally", b.opts.Base, recordsDir(b.opts.Base))
 		}
 		return fmt.Errorf("--base: %w", err)
 	}
-	u := &update{base: base, baseRec: rec, baseSources: map[string][]byte{}, baseParties: map[string][]byte{},
+	u := &update{base: base, baseRec: rec, baseSources: map[string][]byte{}, baseParties: map[string][]byte{}, baseSource: map[string]*domain.Source{},
 		replaced: map[string]int{}, deleted: map[string]int{}, replayed: map[string]bool{},
 		changeDocs: map[string]bool{}, changedDocs: map[string]bool{}, imported: map[string]bool{}}
 	b.up = u
@@ -125,6 +128,7 @@ func (b *builder) openBase() error {
 	}
 	for _, s := range cat.Sources {
 		b.cat.sources[s.ID] = s
+		u.baseSource[s.ID] = s
 		u.baseSources[s.ID], _ = json.Marshal(s)
 	}
 	b.opts.DictionariesFrom = b.opts.Base
@@ -295,14 +299,6 @@ func coverageKey(s *domain.Source) string {
 func (b *builder) plan() error {
 	u := b.up
 	changed := map[string]bool{}
-	var baseCat keptCatalog
-	if err := readMeta(u.baseRec, metaCatalog, &baseCat); err != nil {
-		return err
-	}
-	baseByID := map[string]*domain.Source{}
-	for _, s := range baseCat.Sources {
-		baseByID[s.ID] = s
-	}
 	changedParties := map[string]bool{}
 	for id, p := range b.parties {
 		if j, _ := json.Marshal(p); !bytes.Equal(j, u.baseParties[id]) {
@@ -310,7 +306,7 @@ func (b *builder) plan() error {
 		}
 	}
 	for id, s := range b.cat.sources {
-		if coverageChanged(baseByID[id], s) {
+		if coverageChanged(u.baseSource[id], s) {
 			u.rebuildAll = true
 		}
 		if j, _ := json.Marshal(s); !bytes.Equal(j, u.baseSources[id]) || s.OperatorPartyID != nil && changedParties[*s.OperatorPartyID] {

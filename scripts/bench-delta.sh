@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# make bench-delta: what a night's change costs a replica. On the N_BIG-
-# product snapshot (the base), the claims of 1% and then 5% of the products
-# are changed (bench/changeinput) and each is built again in full with the
-# base's compression dictionaries (ingest --dictionaries-from), as a nightly
-# build keeps them (the build is not timed here: see the ingest rows). Each new build is signed and published to a file://
-# origin with deltas from the earlier builds; one replica that keeps the base
-# pulls it by delta and another pulls it whole (--no-delta), in the same
-# run. Reports the build's time, the delta's size and how long publish took
-# to make it, and per pull the bytes and objects fetched and the time to
+# make bench-delta: what a night's change costs, built and shipped. The base
+# is a full build of the N_BIG-product input that keeps its records
+# (ingest --keep-records; timed when it is built). Then, for 1% and 5% of
+# the products, bench/changeinput writes a change set (each changed product
+# whole: new claim values and a new updated_at) and ingest --base builds the
+# next snapshot from the base and it, incrementally. Each new build is
+# signed and published to a file:// origin with deltas from the earlier
+# builds; one replica that keeps the base pulls it by delta and another
+# pulls it whole (--no-delta), in the same run. Reports the incremental
+# build's time and memory, the delta's size and how long publish took to
+# make it, and per pull the bytes and objects fetched and the time to
 # apply, verify, self-test and make current. Writes to BENCHMARKS.md.
 source "$(dirname "$0")/bench-lib.sh"
 cd "$(dirname "$0")/.."
@@ -18,33 +20,41 @@ SHARES=${SHARES:-1 5}
 go build -o bin/pds ./cmd/pds
 go build -o bin/changeinput ./bench/changeinput
 ensure_snapshot "$W" "$N"
-base=$SNAP
+in=$IN
+base=$W/snap-$N-kept
+format=$(pds_format) || exit 1
+if [ ! -d "$base.records" ] || [ ! -f "$W/ingest-kept-$N.txt" ] || ! grep -Eq "\"format_version\": *$format[,}]" "$base/manifest.json" 2>/dev/null; then
+  rm -rf "$base" "$base.records"
+  echo "bench-delta: building $base with its records kept" >&2
+  measure bin/pds ingest --in "$in" --out "$base" --keep-records --quiet > "$W/ingest-kept-$N.out"
+  echo "$WALL_S $RSS_MB" > "$W/ingest-kept-$N.txt"
+fi
+read -r kept_s kept_rss < "$W/ingest-kept-$N.txt"
 rm -rf "$D"
 mkdir -p "$D/builds"
 D=$(realpath "$D")
 origin="file://$D/origin"
 bin/pds snapshot keygen --pub "$D/pds.pub" --key "$D/pds.key" >/dev/null
 # Hard-linked copies, so that signing does not touch the benchmark's own
-# snapshots.
+# snapshot (a build's kept records are only read by the next build).
 cp -al "$base" "$D/builds/base"
+cp -al "$base.records" "$D/builds/base.records"
 bin/pds snapshot sign --key "$D/pds.key" "$D/builds/base" >/dev/null
 bin/pds snapshot publish "$D/builds/base" "$origin" >/dev/null 2>&1
 for r in $SHARES whole; do
   bin/pds snapshot pull "$origin" --into "$D/replica-$r" --pubkey "$D/pds.pub" >/dev/null 2>&1
 done
 full_bytes=$(du -sb --apparent-size "$D/builds/base" | cut -f1)
+records_bytes=$(du -sb --apparent-size "$base.records" | cut -f1)
 
 rows=$(mktemp)
 for pct in $SHARES; do
-  in="$W/in-$N-c$pct" snap="$W/snap-$N-c$pct"
-  if [ ! -f "$snap/manifest.json" ] || ! grep -q '"format_version": '"$(pds_format)" "$snap/manifest.json"; then
-    rm -rf "$snap"
-    bin/changeinput --in "$W/in-$N" --out "$in" --per10k $((pct * 100))
-    echo "bench-delta: building $snap ($pct% of the products changed)" >&2
-    bin/pds ingest --in "$in" --out "$snap" --dictionaries-from "$base" --quiet
-    rm -rf "$in"
-  fi
-  cp -al "$snap" "$D/builds/c$pct"
+  bin/changeinput --in "$in" --changes "$D/changes-$pct" --per10k $((pct * 100)) 2>/dev/null
+  measure bin/pds ingest --base "$D/builds/base" --in "$D/changes-$pct" --out "$D/builds/c$pct" --quiet > "$D/ingest-$pct.out"
+  changed=$(sed -n 's/.*incremental from [^:]*: \([0-9]*\) products changed.*/\1/p' "$D/ingest-$pct.out")
+  finishing=$(sed -n 's/.*finishing \([0-9.]*m*s\).*/\1/p' "$D/ingest-$pct.out")
+  echo "$pct $changed $WALL_S $RSS_MB $finishing" >> "$rows.build"
+  echo "bench-delta: $pct%: incremental build of $changed changed products in ${WALL_S}s" >&2
   bin/pds snapshot sign --key "$D/pds.key" "$D/builds/c$pct" >/dev/null
   measure bin/pds snapshot publish --deltas-from "$D/builds" "$D/builds/c$pct" "$origin" > "$D/publish-$pct.out" 2>&1
   publish_s=$WALL_S publish_rss=$RSS_MB
@@ -64,11 +74,20 @@ for pct in $SHARES; do
   done
   echo "bench-delta: $pct%: delta $delta_bytes bytes, publish (with its deltas) ${publish_s}s" >&2
   echo "$pct $delta_bytes $publish_s $ndeltas $publish_rss" >> "$rows.publish"
+  rm -rf "$D/changes-$pct"
 done
 
 out=$(mktemp)
 {
   echo "Measured $(date -u +%F) on $(machine) with \`make bench-delta\` (N_BIG=$N; the base snapshot is $full_bytes bytes)."
+  echo
+  echo "| products changed | \`ingest --base\`: the incremental build | of which finishing: the search index, built whole, beside the store's merge | peak RSS |"
+  echo "|---|---|---|---|"
+  while read -r pct changed secs rss fin; do
+    printf '| %s%% (%s products) | %s s | %s | %s MiB |\n' "$pct" "$changed" "$secs" "$fin" "$rss"
+  done < "$rows.build"
+  echo
+  echo "The base, a full build that keeps its records (\`ingest --keep-records\`): $kept_s s, peak $kept_rss MiB; the records take $records_bytes bytes beside it."
   echo
   echo "| products changed | pull | came | bytes fetched (of the snapshot) | objects | pull: fetch, apply, verify, self-test, swap | peak RSS |"
   echo "|---|---|---|---|---|---|---|"
@@ -80,9 +99,8 @@ out=$(mktemp)
     printf '| %s%% | %s bytes (%.2f%%) | %s s, %s deltas | %s MiB |\n' "$pct" "$bytes" "$(awk -v a="$bytes" -v b="$full_bytes" 'BEGIN{print 100*a/b}')" "$secs" "$n" "$rss"
   done < "$rows.publish"
   echo
-  echo 'The origin is a file:// folder on the same disk and the page cache is warm, so a whole pull here is a local copy; over a network, the bytes column is what counts. The new builds are full builds with the base'"'"'s dictionaries (`ingest --dictionaries-from`).'
-
+  echo 'The origin is a file:// folder on the same disk and the page cache is warm, so a whole pull here is a local copy; over a network, the bytes column is what counts. The new builds are incremental builds from the base (`ingest --base`), which keep its compression dictionaries.'
 } > "$out"
 cat "$out"
 write_section bench-delta "$out"
-rm -f "$rows" "$rows.publish" "$out"
+rm -f "$rows" "$rows.publish" "$rows.build" "$out"

@@ -39,16 +39,18 @@ echo "fleet: machine $(machine)"
 bin/pds snapshot keygen --pub "$W/pds.pub" --key "$W/pds.key" >/dev/null
 for i in 1 2 3; do
   bin/pds gen --products "$N" --seed "$i" --showcase --out "$W/in$i" --quiet
-  bin/pds ingest --in "$W/in$i" --out "$W/build$i" --sequence "$i" --quiet >/dev/null
+  keep=()
+  [ "$i" = 3 ] && keep=(--keep-records) # the base of build 4
+  bin/pds ingest --in "$W/in$i" --out "$W/build$i" --sequence "$i" "${keep[@]}" --quiet >/dev/null
   bin/pds snapshot sign --key "$W/pds.key" "$W/build$i" >/dev/null
   ID[$i]=$(sed -n 's/.*"build_id": "\([^"]*\)".*/\1/p' "$W/build$i/manifest.json")
   echo "fleet: build $i is ${ID[$i]} ($(du -sm "$W/build$i" | cut -f1) MiB)"
 done
-# Build 4: a night's change to build 3 (the claims of 1% of its products),
-# built with build 3's compression dictionaries as a nightly build keeps
-# them, and published with deltas from the earlier builds.
-bin/changeinput --in "$W/in3" --out "$W/in4" --per10k 100 2>/dev/null
-bin/pds ingest --in "$W/in4" --out "$W/build4" --sequence 4 --dictionaries-from "$W/build3" --quiet >/dev/null
+# Build 4: a night's change to build 3 (1% of its products, each restated
+# whole with new claim values), built incrementally from build 3 as a
+# nightly build is, and published with deltas from the earlier builds.
+bin/changeinput --in "$W/in3" --changes "$W/changes4" --per10k 100 2>/dev/null
+bin/pds ingest --base "$W/build3" --in "$W/changes4" --out "$W/build4" --sequence 4 --quiet >/dev/null
 bin/pds snapshot sign --key "$W/pds.key" "$W/build4" >/dev/null
 ID[4]=$(sed -n 's/.*"build_id": "\([^"]*\)".*/\1/p' "$W/build4/manifest.json")
 echo "fleet: build 4 is ${ID[4]} (1% of build 3's products changed)"

@@ -7,9 +7,9 @@
 //
 // With --changes DIR it also writes the change set an incremental build
 // (pds ingest --base) takes for the same change: each changed product
-// whole (its product line, its changed claims, its evidence and verdicts);
-// the documents they name stay in the base. Claims and verdicts name their
-// product by its first identifier, as pds gen writes them.
+// whole (its product line with a new updated_at, its changed claims, its
+// evidence and verdicts);
+// the documents they name stay in the base.
 package main
 
 import (
@@ -146,15 +146,33 @@ func writeChanges(in, out string, per10k uint64) error {
 		}
 		return n, f.Close()
 	}
+	// The identifiers of the products changed: claims and verdicts may name
+	// a product by any of them.
+	ids := map[string]bool{}
 	counts := map[string]int{}
 	var err error
 	if counts["products"], err = keep("products.ndjson", func(line []byte) ([]byte, bool) {
-		return line, len(probe.Identifiers) > 0 && changed(probe.Identifiers[0], per10k)
+		if len(probe.Identifiers) == 0 || !changed(probe.Identifiers[0], per10k) {
+			return nil, false
+		}
+		for _, id := range probe.Identifiers {
+			ids[id] = true
+		}
+		// A product that changed was updated: its search index entry
+		// changes too.
+		var p map[string]any
+		if json.Unmarshal(line, &p) == nil {
+			p["updated_at"] = "2026-11-28T00:00:00Z"
+			if b, err := json.Marshal(p); err == nil {
+				line = b
+			}
+		}
+		return line, true
 	}); err != nil {
 		return err
 	}
 	if counts["claims"], err = keep("claims.ndjson", func(line []byte) ([]byte, bool) {
-		if !changed(probe.Subject, per10k) {
+		if !ids[probe.Subject] {
 			return nil, false
 		}
 		claimIDs[probe.ID] = true
@@ -166,7 +184,7 @@ func writeChanges(in, out string, per10k uint64) error {
 	if counts["evidence"], err = keep("evidence.ndjson", func(line []byte) ([]byte, bool) { return line, claimIDs[probe.ClaimID] }); err != nil {
 		return err
 	}
-	if counts["verdicts"], err = keep("verdicts.ndjson", func(line []byte) ([]byte, bool) { return line, changed(probe.Subject, per10k) }); err != nil {
+	if counts["verdicts"], err = keep("verdicts.ndjson", func(line []byte) ([]byte, bool) { return line, ids[probe.Subject] }); err != nil {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "changeinput: change set in %s: %v\n", out, counts)
