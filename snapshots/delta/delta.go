@@ -9,8 +9,12 @@ import (
 	"math/bits"
 )
 
-// Magic opens every delta.
-const Magic = "PDSDLT01"
+// Magic opens every delta. Apply also reads deltas of the first version,
+// "PDSDLT01", which had no add operations.
+const Magic = "PDSDLT02"
+
+// magicV1 opens a delta of the first version.
+const magicV1 = "PDSDLT01"
 
 // blockSize is the unit the base is indexed in: a run of the target must
 // hold one whole aligned block of the base to be found, and is then
@@ -21,8 +25,18 @@ const blockSize = 64
 const (
 	opCopy    = 'c'
 	opLiteral = 'l'
+	opAdd     = 'a'
 	opEnd     = 'e'
 )
+
+// minAdd is the shortest run between copies that is carried as differences
+// from the base's bytes at the same place (an add operation) rather than as
+// it is; it is, when at least half of its bytes equal the base's there.
+// That is what a table of offsets looks like after a value before them
+// changed size: every entry differs from the base's by the same small
+// amount, in a byte or two, so the differences are mostly zero bytes and
+// compress to little, where the entries themselves do not (bsdiff's idea).
+const minAdd = 32
 
 // ErrCorrupt is wrapped by every error Apply returns for a delta that is
 // not well formed or does not fit its base.
@@ -31,7 +45,8 @@ var ErrCorrupt = errors.New("delta is damaged or not for this base")
 // Stats says what a delta holds.
 type Stats struct {
 	Copied, Literal int64 // target bytes copied from the base, and carried as they are
-	Ops             int   // copy and literal operations
+	Added           int64 // target bytes carried as differences from the base's
+	Ops             int   // copy, literal and add operations
 }
 
 // Encode writes to w a delta that rebuilds target from base.
@@ -78,12 +93,44 @@ func (e *encoder) run() {
 			at--
 		}
 		n := common(t[i:], b[at:])
-		e.literal(t[lit:i])
+		e.gap(t[lit:i])
 		e.copy(at, n)
 		i += n
 		lit = i
 	}
-	e.literal(t[lit:])
+	e.gap(t[lit:])
+}
+
+// gap writes a run of the target that no copy covers: as differences from
+// the base's bytes after the last copy when they are alike (see minAdd),
+// else as it is.
+func (e *encoder) gap(p []byte) {
+	if len(p) >= minAdd && e.prevEnd+len(p) <= len(e.base) {
+		b := e.base[e.prevEnd : e.prevEnd+len(p)]
+		same := 0
+		for k := range p {
+			if p[k] == b[k] {
+				same++
+			}
+		}
+		if 2*same >= len(p) {
+			e.add(p, b)
+			return
+		}
+	}
+	e.literal(p)
+}
+
+func (e *encoder) add(p, b []byte) {
+	e.buf = append(e.buf[:0], opAdd)
+	e.buf = binary.AppendUvarint(e.buf, uint64(len(p)))
+	for k := range p {
+		e.buf = append(e.buf, p[k]-b[k])
+	}
+	e.w.Write(e.buf)
+	e.prevEnd += len(p)
+	e.stats.Added += int64(len(p))
+	e.stats.Ops++
 }
 
 // index fills the table with the base's aligned blocks; a slot taken by
@@ -199,7 +246,7 @@ func Apply(w io.Writer, d io.Reader, base io.ReaderAt, baseSize, limit int64) (i
 	} else if err != nil {
 		return 0, err
 	}
-	if string(magic) != Magic {
+	if string(magic) != Magic && string(magic) != magicV1 {
 		return 0, corrupt("it does not start with %q", Magic)
 	}
 	var written, prevEnd int64
@@ -250,6 +297,23 @@ func Apply(w io.Writer, d io.Reader, base io.ReaderAt, baseSize, limit int64) (i
 			if err != nil {
 				return written, err
 			}
+		case opAdd:
+			n, err := binary.ReadUvarint(r)
+			if err != nil || string(magic) == magicV1 {
+				return written, corrupt("an add is cut short, or in a delta of the first version")
+			}
+			if n > uint64(baseSize-prevEnd) {
+				return written, corrupt("an add of %d bytes at %d reaches outside the base's %d bytes", n, prevEnd, baseSize)
+			}
+			if n > uint64(limit-written) {
+				return written, corrupt("it writes more than the %d bytes expected", limit)
+			}
+			c, err := addFrom(w, r, base, prevEnd, int64(n))
+			written += c
+			if err != nil {
+				return written, err
+			}
+			prevEnd += int64(n)
 		case opEnd:
 			n, err := binary.ReadUvarint(r)
 			if err != nil {
@@ -270,6 +334,34 @@ func Apply(w io.Writer, d io.Reader, base io.ReaderAt, baseSize, limit int64) (i
 			return written, corrupt("unknown operation %q", op)
 		}
 	}
+}
+
+// addFrom writes n bytes, each the sum of the next byte of r and the
+// base's byte at the same place from at on.
+func addFrom(w io.Writer, r io.Reader, base io.ReaderAt, at, n int64) (int64, error) {
+	var d, b [32 << 10]byte
+	var written int64
+	for written < n {
+		k := min(int64(len(d)), n-written)
+		if c, err := io.ReadFull(r, d[:k]); err != nil {
+			return written, corrupt("an add of %d bytes is cut short at %d", n, written+int64(c))
+		}
+		if c, err := base.ReadAt(b[:k], at+written); int64(c) != k {
+			if err == nil || err == io.EOF {
+				err = fmt.Errorf("the base ended at byte %d of an add of %d bytes at %d", written+int64(c), n, at)
+			}
+			return written, err
+		}
+		for i := range k {
+			d[i] += b[i]
+		}
+		c, err := w.Write(d[:k])
+		written += int64(c)
+		if err != nil {
+			return written, err
+		}
+	}
+	return written, nil
 }
 
 func corrupt(format string, args ...any) error {

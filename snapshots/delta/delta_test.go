@@ -2,8 +2,10 @@ package delta_test
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/productdata/pds/snapshots/delta"
@@ -20,6 +22,18 @@ func randomBytes(r *rand.Rand, n int) []byte {
 }
 
 func cat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+
+// offsets is data followed by a table of offsets into it, each moved by
+// shift, in a random order: the shape of the point index.
+func offsets(data []byte, shift int) []byte {
+	out := bytes.Clone(data)
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 4000 {
+		out = binary.LittleEndian.AppendUint64(out, r.Uint64())
+		out = binary.LittleEndian.AppendUint64(out, uint64(r.IntN(len(data))+shift))
+	}
+	return out
+}
 
 // TestRoundTrip rebuilds targets of every kind of change from their delta,
 // and holds the delta of a small change small.
@@ -47,6 +61,7 @@ func TestRoundTrip(t *testing.T) {
 		{"appended", base, cat(base, []byte("at the end")), 10},
 		{"moved around", base, cat(base[100_000:], base[:100_000]), 0},
 		{"all new", base, randomBytes(r, 5_000), 5_000},
+		{"a table of offsets after a value that grew", offsets(base, 0), cat([]byte("grown"), offsets(base, 5)), 5},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -55,8 +70,8 @@ func TestRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if st.Copied+st.Literal != int64(len(tt.tgt)) {
-				t.Errorf("copied %d + literal %d != target %d", st.Copied, st.Literal, len(tt.tgt))
+			if st.Copied+st.Literal+st.Added != int64(len(tt.tgt)) {
+				t.Errorf("copied %d + literal %d + added %d != target %d", st.Copied, st.Literal, st.Added, len(tt.tgt))
 			}
 			if st.Literal > tt.maxLiteral {
 				t.Errorf("%d literal bytes, want at most %d", st.Literal, tt.maxLiteral)
@@ -105,7 +120,10 @@ func TestApplyRefusesDamage(t *testing.T) {
 		{"a lower limit", good, int64(len(base)), int64(len(tgt)) - 1},
 		{"a copy before the base", []byte(delta.Magic + "c\x01\x05"), int64(len(base)), 100},
 		{"an unknown operation", []byte(delta.Magic + "x"), int64(len(base)), 100},
-		{"a wrong magic", append([]byte("PDSDLT02"), good[8:]...), int64(len(base)), int64(len(tgt))},
+		{"a wrong magic", append([]byte("PDSDLT99"), good[8:]...), int64(len(base)), int64(len(tgt))},
+		{"an add outside the base", []byte(delta.Magic + "a\xa0\x9c\x01" + strings.Repeat("\x00", 64)), int64(len(base)), 100},
+		{"an add cut short", []byte(delta.Magic + "a\x40\x00"), int64(len(base)), 100},
+		{"an add in a delta of the first version", []byte("PDSDLT01a\x01\x00e\x01"), int64(len(base)), 100},
 		{"a wrong end size", []byte(delta.Magic + "l\x01ae\x02"), int64(len(base)), 100},
 	}
 	for _, c := range cases {
@@ -115,5 +133,10 @@ func TestApplyRefusesDamage(t *testing.T) {
 	}
 	if err := apply(good, int64(len(base)), int64(len(tgt))); err != nil {
 		t.Fatalf("the good delta: %v", err)
+	}
+	// A delta of the first version (no add operations) still applies.
+	var out bytes.Buffer
+	if _, err := delta.Apply(&out, strings.NewReader("PDSDLT01c\x00\x04e\x04"), strings.NewReader("base"), 4, 4); err != nil || out.String() != "base" {
+		t.Errorf("a delta of the first version: %q, %v", out.String(), err)
 	}
 }

@@ -1,5 +1,5 @@
 // Package delta writes a file as a list of copies from an older version of
-// it and literal bytes, and rebuilds the file from that list and the older
+// it, literal bytes and bytes added to the older version's, and rebuilds the file from that list and the older
 // version. A replica that keeps yesterday's snapshot fetches only what a
 // night changed this way.
 //
@@ -15,16 +15,26 @@
 // librsync-style deltas match only whole blocks at block-aligned offsets in
 // the target, losing a block at every moved block trailer. This package
 // indexes the base in 64-byte blocks and extends every match byte by byte,
-// forward and backward: 2.2% of the same table in 4 s. The caller
+// forward and backward: 2.2% of the same table in 4 s. A run between two
+// copies that is mostly equal to the base's bytes at the same place (a
+// table of offsets after a value before them grew: each entry off by the
+// same few units) is carried as differences, mostly zero bytes, which is
+// bsdiff's idea without its suffix array: the point index's 16 MB table of
+// offsets, which a changed identity view shifts whole, then compresses to
+// little instead of to 12.7 MB. The caller
 // compresses the result if it wants to (the snapshots package does, with
 // zstd).
 //
-// The format: the 8 bytes "PDSDLT01", then operations, each a byte and
+// The format: the 8 bytes "PDSDLT02", then operations, each a byte and
 // varints: 'c' (copy) with the zigzag varint distance of the copy's start
 // from the end of the previous copy and the uvarint length; 'l' (literal)
-// with the uvarint length and that many bytes; 'e' (end) with the uvarint
+// with the uvarint length and that many bytes; 'a' (add) with the uvarint
+// length and that many bytes, each added (mod 256) to the base's byte at
+// the same place from the end of the previous copy or add on, which it
+// moves on as a copy does; 'e' (end) with the uvarint
 // size of the whole target, after which nothing follows. Apply checks every
 // copy against the base's size, every length against the limit it is
 // given, and the end's size against what it wrote: a truncated or damaged
-// delta is an error, never a panic or an unbounded write.
+// delta is an error, never a panic or an unbounded write. Deltas of the
+// first version ("PDSDLT01", without adds) are read too.
 package delta
