@@ -210,6 +210,10 @@ func randomChanges(t *testing.T, m *inputModel, rng *rand.Rand, round int) chang
 				ng.verdicts = ng.verdicts[:len(ng.verdicts)-1]
 			}
 			restated = append(restated, ng)
+			if rng.IntN(4) == 0 {
+				// Deleted and restated both: restated.
+				cs.deletions = append(cs.deletions, json.RawMessage(fmt.Sprintf(`{"identifier":%q}`, g.ids[0])))
+			}
 		case r < 11: // deleted, by any of its identifiers
 			cs.deletions = append(cs.deletions, json.RawMessage(fmt.Sprintf(`{"identifier":%q}`, g.ids[rng.IntN(len(g.ids))])))
 			deleted++

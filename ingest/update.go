@@ -315,12 +315,19 @@ func (b *builder) plan() error {
 		}
 	}
 	slices.Sort(u.changedSources)
-	// The base's products that are gone count as dropped.
-	for _, m := range []map[string]int{u.replaced, u.deleted} {
-		for subject := range m {
-			if err := u.drop(b, subject); err != nil {
-				return err
-			}
+	// The base's products that are gone count as dropped (once: a product
+	// may be deleted and restated both).
+	for subject := range u.replaced {
+		if err := u.drop(b, subject); err != nil {
+			return err
+		}
+	}
+	for subject := range u.deleted {
+		if _, restated := u.replaced[subject]; restated {
+			continue
+		}
+		if err := u.drop(b, subject); err != nil {
+			return err
 		}
 	}
 	if !u.rebuildAll && len(changed) == 0 && len(u.changedDocs) == 0 {
