@@ -19,8 +19,8 @@ D=${DELTA_DIR:-var/delta}
 SHARES=${SHARES:-1 5}
 go build -o bin/pds ./cmd/pds
 go build -o bin/changeinput ./bench/changeinput
-ensure_snapshot "$W" "$N"
-in=$IN
+in=$W/in-$N
+[ -f "$in/products.ndjson" ] || bin/pds gen --products "$N" --seed 7 --out "$in" --quiet
 base=$W/snap-$N-kept
 format=$(pds_format) || exit 1
 if [ ! -d "$base.records" ] || [ ! -f "$W/ingest-kept-$N.txt" ] || ! grep -Eq "\"format_version\": *$format[,}]" "$base/manifest.json" 2>/dev/null; then

@@ -93,42 +93,58 @@ func (e *encoder) run() {
 			at--
 		}
 		n := common(t[i:], b[at:])
-		e.gap(t[lit:i])
+		e.gap(t[lit:i], lit)
 		e.copy(at, n)
 		i += n
 		lit = i
 	}
-	e.gap(t[lit:])
+	e.gap(t[lit:], lit)
 }
 
-// gap writes a run of the target that no copy covers: as differences from
-// the base's bytes after the last copy when they are alike (see minAdd),
-// else as it is.
-func (e *encoder) gap(p []byte) {
-	if len(p) >= minAdd && e.prevEnd+len(p) <= len(e.base) {
-		b := e.base[e.prevEnd : e.prevEnd+len(p)]
+// gap writes the run of the target at tpos that no copy covers: as
+// differences from the base's bytes when they are alike (see minAdd), else
+// as it is. Two places of the base are tried: after the last copy, and the
+// same distance from the file's end (the place of a table that follows
+// data which changed size); the part past the base's end, if any, is
+// carried as it is.
+func (e *encoder) gap(p []byte, tpos int) {
+	best, bestSame, bestN := -1, 0, 0
+	for _, s := range []int{e.prevEnd, tpos + len(e.base) - len(e.target)} {
+		if s < 0 || s >= len(e.base) {
+			continue
+		}
+		n := min(len(p), len(e.base)-s)
+		if n < minAdd {
+			continue
+		}
 		same := 0
-		for k := range p {
+		b := e.base[s : s+n]
+		for k := range n {
 			if p[k] == b[k] {
 				same++
 			}
 		}
-		if 2*same >= len(p) {
-			e.add(p, b)
-			return
+		if 2*same >= n && (best < 0 || same*bestN > bestSame*n) {
+			best, bestSame, bestN = s, same, n
 		}
+	}
+	if best >= 0 {
+		e.add(best, p[:bestN])
+		p = p[bestN:]
 	}
 	e.literal(p)
 }
 
-func (e *encoder) add(p, b []byte) {
+func (e *encoder) add(at int, p []byte) {
+	b := e.base[at : at+len(p)]
 	e.buf = append(e.buf[:0], opAdd)
+	e.buf = binary.AppendVarint(e.buf, int64(at-e.prevEnd))
 	e.buf = binary.AppendUvarint(e.buf, uint64(len(p)))
 	for k := range p {
 		e.buf = append(e.buf, p[k]-b[k])
 	}
 	e.w.Write(e.buf)
-	e.prevEnd += len(p)
+	e.prevEnd = at + len(p)
 	e.stats.Added += int64(len(p))
 	e.stats.Ops++
 }
@@ -298,22 +314,30 @@ func Apply(w io.Writer, d io.Reader, base io.ReaderAt, baseSize, limit int64) (i
 				return written, err
 			}
 		case opAdd:
-			n, err := binary.ReadUvarint(r)
-			if err != nil || string(magic) == magicV1 {
-				return written, corrupt("an add is cut short, or in a delta of the first version")
+			if string(magic) == magicV1 {
+				return written, corrupt("an add in a delta of the first version")
 			}
-			if n > uint64(baseSize-prevEnd) {
-				return written, corrupt("an add of %d bytes at %d reaches outside the base's %d bytes", n, prevEnd, baseSize)
+			dist, err1 := binary.ReadVarint(r)
+			n, err2 := binary.ReadUvarint(r)
+			if err1 != nil || err2 != nil {
+				return written, corrupt("an add is cut short")
+			}
+			if dist < -prevEnd || dist > baseSize-prevEnd {
+				return written, corrupt("an add starts outside the base's %d bytes", baseSize)
+			}
+			at := prevEnd + dist
+			if n > uint64(baseSize-at) {
+				return written, corrupt("an add of %d bytes at %d reaches outside the base's %d bytes", n, at, baseSize)
 			}
 			if n > uint64(limit-written) {
 				return written, corrupt("it writes more than the %d bytes expected", limit)
 			}
-			c, err := addFrom(w, r, base, prevEnd, int64(n))
+			c, err := addFrom(w, r, base, at, int64(n))
 			written += c
 			if err != nil {
 				return written, err
 			}
-			prevEnd += int64(n)
+			prevEnd = at + int64(n)
 		case opEnd:
 			n, err := binary.ReadUvarint(r)
 			if err != nil {

@@ -121,9 +121,10 @@ func TestApplyRefusesDamage(t *testing.T) {
 		{"a copy before the base", []byte(delta.Magic + "c\x01\x05"), int64(len(base)), 100},
 		{"an unknown operation", []byte(delta.Magic + "x"), int64(len(base)), 100},
 		{"a wrong magic", append([]byte("PDSDLT99"), good[8:]...), int64(len(base)), int64(len(tgt))},
-		{"an add outside the base", []byte(delta.Magic + "a\xa0\x9c\x01" + strings.Repeat("\x00", 64)), int64(len(base)), 100},
-		{"an add cut short", []byte(delta.Magic + "a\x40\x00"), int64(len(base)), 100},
-		{"an add in a delta of the first version", []byte("PDSDLT01a\x01\x00e\x01"), int64(len(base)), 100},
+		{"an add outside the base", []byte(delta.Magic + "a\x00\xa0\x9c\x01" + strings.Repeat("\x00", 64)), int64(len(base)), 100},
+		{"an add cut short", []byte(delta.Magic + "a\x00\x40\x00"), int64(len(base)), 100},
+		{"an add before the base", []byte(delta.Magic + "a\x01\x04abcd"), int64(len(base)), 100},
+		{"an add in a delta of the first version", []byte("PDSDLT01a\x00\x01\x00e\x01"), int64(len(base)), 100},
 		{"a wrong end size", []byte(delta.Magic + "l\x01ae\x02"), int64(len(base)), 100},
 	}
 	for _, c := range cases {

@@ -28,10 +28,10 @@
 // The format: the 8 bytes "PDSDLT02", then operations, each a byte and
 // varints: 'c' (copy) with the zigzag varint distance of the copy's start
 // from the end of the previous copy and the uvarint length; 'l' (literal)
-// with the uvarint length and that many bytes; 'a' (add) with the uvarint
-// length and that many bytes, each added (mod 256) to the base's byte at
-// the same place from the end of the previous copy or add on, which it
-// moves on as a copy does; 'e' (end) with the uvarint
+// with the uvarint length and that many bytes; 'a' (add) with a distance
+// as a copy's, the uvarint length and that many bytes, each added (mod
+// 256) to the base's byte at the same place from the add's start on; 'e'
+// (end) with the uvarint
 // size of the whole target, after which nothing follows. Apply checks every
 // copy against the base's size, every length against the limit it is
 // given, and the end's size against what it wrote: a truncated or damaged
