@@ -52,7 +52,7 @@ for pct in $SHARES; do
   bin/changeinput --in "$in" --changes "$D/changes-$pct" --per10k $((pct * 100)) 2>/dev/null
   measure bin/pds ingest --base "$D/builds/base" --in "$D/changes-$pct" --out "$D/builds/c$pct" --quiet > "$D/ingest-$pct.out"
   changed=$(sed -n 's/.*incremental from [^:]*: \([0-9]*\) products changed.*/\1/p' "$D/ingest-$pct.out")
-  finishing=$(sed -n 's/.*finishing \([0-9.]*m*s\).*/\1/p' "$D/ingest-$pct.out")
+  finishing=$(sed -n 's/.*finishing \([0-9.ms]*\).*/\1/p' "$D/ingest-$pct.out")
   echo "$pct $changed $WALL_S $RSS_MB $finishing" >> "$rows.build"
   echo "bench-delta: $pct%: incremental build of $changed changed products in ${WALL_S}s" >&2
   bin/pds snapshot sign --key "$D/pds.key" "$D/builds/c$pct" >/dev/null

@@ -19,9 +19,11 @@
 // copies that is mostly equal to the base's bytes at the same place (a
 // table of offsets after a value before them grew: each entry off by the
 // same few units) is carried as differences, mostly zero bytes, which is
-// bsdiff's idea without its suffix array: the point index's 16 MB table of
-// offsets, which a changed identity view shifts whole, then compresses to
-// little instead of to 12.7 MB. The caller
+// bsdiff's idea without its suffix array: with 1% of 1M products changed,
+// the point index's 16 MB table of offsets, which the changed identity
+// views shift whole, took 2.5 MB of the compressed delta instead of 12.7 MB.
+// Such a run is tried against the base's bytes after the last copy, and
+// against those the same distance from the file's end. The caller
 // compresses the result if it wants to (the snapshots package does, with
 // zstd).
 //
