@@ -26,7 +26,7 @@ step() { # step NAME CMD...: run CMD under time, add a row
   local name=$1
   shift
   measure "$@" > "$J/step.out" 2> "$J/step.err" || { cat "$J/step.err" >&2; exit 1; }
-  printf '| %s | `%s` | %s s | %s MiB |\n' "$name" "$(sed "s|$J/||g; s|$PWD/||g" <<<"${*#"$PDS" }")" "$WALL_S" "$RSS_MB" >> "$rows"
+  printf '| %s | `%s` | %s s | %s MiB |\n' "$name" "$(sed "s|^$PDS |pds |; s|$J/||g; s|$PWD/||g" <<<"$*")" "$WALL_S" "$RSS_MB" >> "$rows"
   echo "bench-off-nightly: $name: ${WALL_S}s, ${RSS_MB} MiB" >&2
 }
 "$PDS" snapshot keygen --pub "$J/pds.pub" --key "$J/pds.key" >/dev/null
