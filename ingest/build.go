@@ -595,7 +595,10 @@ func (b *builder) write(o *subjectOut) error {
 	return nil
 }
 
-// writeAliases writes one alias per product identifier, in identifier order.
+// writeAliases writes one alias per product identifier, in identifier order:
+// those of the scratch store, with the view tenants of their public
+// products; in an incremental build, merged with the base's aliases of the
+// products it keeps (which are written as they are).
 func (b *builder) writeAliases() error {
 	it, err := b.scratch.NewIter([]byte{tagAlias, 0})
 	if err != nil {
@@ -610,27 +613,53 @@ func (b *builder) writeAliases() error {
 		return err
 	}
 	defer tenants.Close()
+	ok := it.First()
 	var key, val, tv []byte
-	for ok := it.First(); ok; ok = it.Next() {
-		c, owner, _ := splitOwned(it.Value())
-		a := kv.Alias{Subject: string(c), Owner: string(owner)}
-		if a.Owner == "" {
-			var found bool
-			tv, found, err = tenants.Get(kv.Key(tagViewTenants, a.Subject), tv)
+	// emit writes the scratch store's aliases before limit (all: nil).
+	emit := func(limit []byte) error {
+		for ; ok && (limit == nil || bytes.Compare(it.Key()[2:], limit) < 0); ok = it.Next() {
+			c, owner, _ := splitOwned(it.Value())
+			a := kv.Alias{Subject: string(c), Owner: string(owner)}
+			if a.Owner == "" {
+				var found bool
+				if tv, found, err = tenants.Get(kv.Key(tagViewTenants, a.Subject), tv); err != nil {
+					return err
+				}
+				if found {
+					a.ViewTenants = strings.Split(string(tv), "\x00")
+				}
+			}
+			key = append(append(key[:0], kv.TagAlias, 0), it.Key()[2:]...)
+			val = kv.AppendAlias(val[:0], a)
+			if err := b.out.Set(key, val); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if b.up != nil {
+		err = b.up.base.ScanRaw(kv.TagAlias, func(k, v []byte) error {
+			a, err := kv.DecodeAlias(v)
 			if err != nil {
 				return err
 			}
-			if found {
-				a.ViewTenants = strings.Split(string(tv), "\x00")
+			if b.up.isDropped(a.Subject) {
+				return nil
 			}
-		}
-		key = append(append(key[:0], kv.TagAlias, 0), it.Key()[2:]...)
-		val = kv.AppendAlias(val[:0], a)
-		if err := b.out.Set(key, val); err != nil {
-			return err
-		}
+			if err := emit(k); err != nil {
+				return err
+			}
+			key = append(append(key[:0], kv.TagAlias, 0), k...)
+			return b.out.Set(key, v)
+		})
 	}
-	return nil
+	if err == nil {
+		err = emit(nil)
+	}
+	if err == nil {
+		err = it.Error()
+	}
+	return err
 }
 
 // writeSources writes every source with its operator.

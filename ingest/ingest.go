@@ -457,10 +457,8 @@ func (b *builder) finishStore() error {
 				return err
 			}
 		}
-		if err := b.mergeAliases(); err != nil {
-			return err
-		}
-	} else if err := b.writeAliases(); err != nil {
+	}
+	if err := b.writeAliases(); err != nil {
 		return err
 	}
 	if err := b.writeSources(); err != nil {

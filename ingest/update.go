@@ -522,66 +522,6 @@ func (b *builder) mergeTable(tag byte) error {
 	return err
 }
 
-// mergeAliases writes the new store's aliases: the base's of the products
-// kept, and those of the products computed.
-func (b *builder) mergeAliases() error {
-	it, err := b.scratch.NewIter([]byte{tagAlias, 0})
-	if err != nil {
-		return err
-	}
-	defer it.Close()
-	tenants, err := b.scratch.NewReader()
-	if err != nil {
-		return err
-	}
-	defer tenants.Close()
-	ok := it.First()
-	var key, val, tv []byte
-	emit := func(limit []byte) error {
-		for ok && (limit == nil || bytes.Compare(it.Key()[2:], limit) < 0) {
-			c, owner, _ := splitOwned(it.Value())
-			a := kv.Alias{Subject: string(c), Owner: string(owner)}
-			if a.Owner == "" {
-				var found bool
-				if tv, found, err = tenants.Get(kv.Key(tagViewTenants, a.Subject), tv); err != nil {
-					return err
-				}
-				if found {
-					a.ViewTenants = splitZero(tv)
-				}
-			}
-			key = append(append(key[:0], kv.TagAlias, 0), it.Key()[2:]...)
-			val = kv.AppendAlias(val[:0], a)
-			if err := b.out.Set(key, val); err != nil {
-				return err
-			}
-			ok = it.Next()
-		}
-		return nil
-	}
-	err = b.up.base.ScanRaw(kv.TagAlias, func(k, v []byte) error {
-		a, err := kv.DecodeAlias(v)
-		if err != nil {
-			return err
-		}
-		if b.up.isDropped(a.Subject) {
-			return nil
-		}
-		if err := emit(k); err != nil {
-			return err
-		}
-		key = append(append(key[:0], kv.TagAlias, 0), k...)
-		return b.out.Set(key, v)
-	})
-	if err == nil {
-		err = emit(nil)
-	}
-	if err == nil {
-		err = it.Error()
-	}
-	return err
-}
-
 // feedIndex gives the search index every product's docs in subject order:
 // the kept ones' from the base's records, the computed ones' as staged.
 func (b *builder) feedIndex(ix *index.Builder) error {
@@ -657,10 +597,3 @@ func (u *update) inputDigest(changes string) string {
 	return "sha256:" + hex.EncodeToString(h[:])
 }
 
-func splitZero(v []byte) []string {
-	var out []string
-	for _, p := range bytes.Split(v, []byte{0}) {
-		out = append(out, string(p))
-	}
-	return out
-}

@@ -36,7 +36,6 @@ type Store struct {
 	batch    *pebble.Batch
 	// tables are the sorted files of a new store, by table.
 	tables map[byte]*table
-	done   []string
 }
 
 // table is one table's sorted file being written.

@@ -273,20 +273,9 @@ func Apply(w io.Writer, d io.Reader, base io.ReaderAt, baseSize, limit int64) (i
 		}
 		switch op {
 		case opCopy:
-			dist, err1 := binary.ReadVarint(r)
-			n, err2 := binary.ReadUvarint(r)
-			if err1 != nil || err2 != nil {
-				return written, corrupt("a copy is cut short")
-			}
-			if dist < -prevEnd || dist > baseSize-prevEnd {
-				return written, corrupt("a copy starts outside the base's %d bytes", baseSize)
-			}
-			at := prevEnd + dist
-			if n > uint64(baseSize-at) {
-				return written, corrupt("a copy of %d bytes at %d reaches outside the base's %d bytes", n, at, baseSize)
-			}
-			if n > uint64(limit-written) {
-				return written, corrupt("it writes more than the %d bytes expected", limit)
+			at, n, err := readSpan(r, "a copy", prevEnd, baseSize, limit-written)
+			if err != nil {
+				return written, err
 			}
 			c, err := io.Copy(w, io.NewSectionReader(base, at, int64(n)))
 			written += c
@@ -317,20 +306,9 @@ func Apply(w io.Writer, d io.Reader, base io.ReaderAt, baseSize, limit int64) (i
 			if string(magic) == magicV1 {
 				return written, corrupt("an add in a delta of the first version")
 			}
-			dist, err1 := binary.ReadVarint(r)
-			n, err2 := binary.ReadUvarint(r)
-			if err1 != nil || err2 != nil {
-				return written, corrupt("an add is cut short")
-			}
-			if dist < -prevEnd || dist > baseSize-prevEnd {
-				return written, corrupt("an add starts outside the base's %d bytes", baseSize)
-			}
-			at := prevEnd + dist
-			if n > uint64(baseSize-at) {
-				return written, corrupt("an add of %d bytes at %d reaches outside the base's %d bytes", n, at, baseSize)
-			}
-			if n > uint64(limit-written) {
-				return written, corrupt("it writes more than the %d bytes expected", limit)
+			at, n, err := readSpan(r, "an add", prevEnd, baseSize, limit-written)
+			if err != nil {
+				return written, err
 			}
 			c, err := addFrom(w, r, base, at, int64(n))
 			written += c
@@ -358,6 +336,28 @@ func Apply(w io.Writer, d io.Reader, base io.ReaderAt, baseSize, limit int64) (i
 			return written, corrupt("unknown operation %q", op)
 		}
 	}
+}
+
+// readSpan reads the distance and length of a copy or an add (what names
+// it, for errors) and checks them: it must lie within the base, and write
+// at most room bytes. It returns where in the base the span starts.
+func readSpan(r io.ByteReader, what string, prevEnd, baseSize, room int64) (at int64, n uint64, err error) {
+	dist, err1 := binary.ReadVarint(r)
+	n, err2 := binary.ReadUvarint(r)
+	if err1 != nil || err2 != nil {
+		return 0, 0, corrupt("%s is cut short", what)
+	}
+	if dist < -prevEnd || dist > baseSize-prevEnd {
+		return 0, 0, corrupt("%s starts outside the base's %d bytes", what, baseSize)
+	}
+	at = prevEnd + dist
+	if n > uint64(baseSize-at) {
+		return 0, 0, corrupt("%s of %d bytes at %d reaches outside the base's %d bytes", what, n, at, baseSize)
+	}
+	if n > uint64(room) {
+		return 0, 0, corrupt("%s of %d bytes writes past the bytes expected (%d left)", what, n, room)
+	}
+	return at, n, nil
 }
 
 // addFrom writes n bytes, each the sum of the next byte of r and the
