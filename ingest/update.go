@@ -596,4 +596,3 @@ func (u *update) inputDigest(changes string) string {
 	h := sha256.Sum256(fmt.Appendf(nil, "pds incremental build\n%s\n%s\n", u.base.Manifest.InputDigest, changes))
 	return "sha256:" + hex.EncodeToString(h[:])
 }
-
