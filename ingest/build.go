@@ -613,30 +613,24 @@ func (b *builder) writeAliases() error {
 		return err
 	}
 	defer tenants.Close()
-	ok := it.First()
 	var key, val, tv []byte
-	// emit writes the scratch store's aliases before limit (all: nil).
-	emit := func(limit []byte) error {
-		for ; ok && (limit == nil || bytes.Compare(it.Key()[2:], limit) < 0); ok = it.Next() {
-			c, owner, _ := splitOwned(it.Value())
-			a := kv.Alias{Subject: string(c), Owner: string(owner)}
-			if a.Owner == "" {
-				var found bool
-				if tv, found, err = tenants.Get(kv.Key(tagViewTenants, a.Subject), tv); err != nil {
-					return err
-				}
-				if found {
-					a.ViewTenants = strings.Split(string(tv), "\x00")
-				}
+	st := newStaged(it, func(k, v []byte) error {
+		c, owner, _ := splitOwned(v)
+		a := kv.Alias{Subject: string(c), Owner: string(owner)}
+		if a.Owner == "" {
+			var found bool
+			var gerr error
+			if tv, found, gerr = tenants.Get(kv.Key(tagViewTenants, a.Subject), tv); gerr != nil {
+				return gerr
 			}
-			key = append(append(key[:0], kv.TagAlias, 0), it.Key()[2:]...)
-			val = kv.AppendAlias(val[:0], a)
-			if err := b.out.Set(key, val); err != nil {
-				return err
+			if found {
+				a.ViewTenants = strings.Split(string(tv), "\x00")
 			}
 		}
-		return nil
-	}
+		key = append(append(key[:0], kv.TagAlias, 0), k...)
+		val = kv.AppendAlias(val[:0], a)
+		return b.out.Set(key, val)
+	})
 	if b.up != nil {
 		err = b.up.base.ScanRaw(kv.TagAlias, func(k, v []byte) error {
 			a, err := kv.DecodeAlias(v)
@@ -646,20 +640,14 @@ func (b *builder) writeAliases() error {
 			if b.up.isDropped(a.Subject) {
 				return nil
 			}
-			if err := emit(k); err != nil {
+			if err := st.until(k); err != nil {
 				return err
 			}
 			key = append(append(key[:0], kv.TagAlias, 0), k...)
 			return b.out.Set(key, v)
 		})
 	}
-	if err == nil {
-		err = emit(nil)
-	}
-	if err == nil {
-		err = it.Error()
-	}
-	return err
+	return st.finish(err)
 }
 
 // writeSources writes every source with its operator.

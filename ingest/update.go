@@ -14,6 +14,7 @@ import (
 	"github.com/productdata/pds/index"
 	"github.com/productdata/pds/kv"
 	"github.com/productdata/pds/records"
+	"github.com/productdata/pds/scratch"
 	"github.com/productdata/pds/snapshots"
 )
 
@@ -483,43 +484,61 @@ func viewSubject(k []byte) []byte {
 	return k
 }
 
+// staged walks a scratch table in key order beside a sorted walk of the
+// base, for the merges of an incremental build: before each base entry,
+// until hands emit the staged entries whose keys (without their table
+// prefix) sort before it.
+type staged struct {
+	it   *scratch.Iter
+	ok   bool
+	emit func(key, value []byte) error
+}
+
+func newStaged(it *scratch.Iter, emit func(key, value []byte) error) *staged {
+	return &staged{it: it, ok: it.First(), emit: emit}
+}
+
+// until emits the staged entries before limit (all of them: nil).
+func (s *staged) until(limit []byte) error {
+	for ; s.ok && (limit == nil || bytes.Compare(s.it.Key()[2:], limit) < 0); s.ok = s.it.Next() {
+		if err := s.emit(s.it.Key()[2:], s.it.Value()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// finish emits the rest, once the base's walk ended with err.
+func (s *staged) finish(err error) error {
+	if err == nil {
+		err = s.until(nil)
+	}
+	if err == nil {
+		err = s.it.Error()
+	}
+	return err
+}
+
 // mergeTable writes table tag of the new store: the base's entries of the
 // products kept, and the staged entries of those computed, in key order.
 func (b *builder) mergeTable(tag byte) error {
-	prefix := []byte{tagStaged, 0, tag, 0}
-	it, err := b.scratch.NewRangeIter(prefix, []byte{tagStaged, 0, tag, 1})
+	it, err := b.scratch.NewRangeIter([]byte{tagStaged, 0, tag, 0}, []byte{tagStaged, 0, tag, 1})
 	if err != nil {
 		return err
 	}
 	defer it.Close()
-	ok := it.First()
-	emit := func(limit []byte) error {
-		for ok && (limit == nil || bytes.Compare(it.Key()[2:], limit) < 0) {
-			if err := b.out.Set(it.Key()[2:], it.Value()); err != nil {
-				return err
-			}
-			ok = it.Next()
-		}
-		return nil
-	}
+	st := newStaged(it, b.out.Set)
 	var key []byte
-	err = b.up.base.ScanRaw(tag, func(k, v []byte) error {
+	return st.finish(b.up.base.ScanRaw(tag, func(k, v []byte) error {
 		if b.up.isDropped(string(viewSubject(k))) {
 			return nil
 		}
 		key = append(append(key[:0], tag, 0), k...)
-		if err := emit(key); err != nil {
+		if err := st.until(key); err != nil {
 			return err
 		}
 		return b.out.Set(key, v)
-	})
-	if err == nil {
-		err = emit(nil)
-	}
-	if err == nil {
-		err = it.Error()
-	}
-	return err
+	}))
 }
 
 // feedIndex gives the search index every product's docs in subject order:
@@ -530,9 +549,8 @@ func (b *builder) feedIndex(ix *index.Builder) error {
 		return err
 	}
 	defer it.Close()
-	ok := it.First()
-	add := func(subject string, v []byte) error {
-		s, err := decodeSummary(subject, v)
+	add := func(subject, v []byte) error {
+		s, err := decodeSummary(string(subject), v)
 		if err != nil {
 			return err
 		}
@@ -543,32 +561,17 @@ func (b *builder) feedIndex(ix *index.Builder) error {
 		}
 		return nil
 	}
-	emit := func(limit []byte) error {
-		for ok && (limit == nil || bytes.Compare(it.Key()[2:], limit) < 0) {
-			if err := add(string(it.Key()[2:]), it.Value()); err != nil {
-				return err
-			}
-			ok = it.Next()
-		}
-		return nil
-	}
-	err = b.up.baseRec.Scan([]byte{keptSummary, 0}, func(k, v []byte) error {
+	st := newStaged(it, add)
+	return st.finish(b.up.baseRec.Scan([]byte{keptSummary, 0}, func(k, v []byte) error {
 		subject := k[2:]
 		if b.up.isDropped(string(subject)) {
 			return nil
 		}
-		if err := emit(subject); err != nil {
+		if err := st.until(subject); err != nil {
 			return err
 		}
-		return add(string(subject), v)
-	})
-	if err == nil {
-		err = emit(nil)
-	}
-	if err == nil {
-		err = it.Error()
-	}
-	return err
+		return add(subject, v)
+	}))
 }
 
 // counts is the new build's manifest counts: the base's, less what the
