@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/productdata/pds/domain"
@@ -284,7 +285,7 @@ func (b *builder) keepMeta(counts map[string]int64) error {
 	for _, p := range b.parties {
 		c.Parties = append(c.Parties, p)
 	}
-	slices.SortFunc(c.Parties, func(x, y *domain.Party) int { return cmpString(x.ID, y.ID) })
+	slices.SortFunc(c.Parties, func(x, y *domain.Party) int { return strings.Compare(x.ID, y.ID) })
 	c.Sources = b.cat.sourceList
 	// In key order: a new store's tables are written sorted.
 	for _, m := range []struct {
@@ -301,16 +302,6 @@ func (b *builder) keepMeta(counts map[string]int64) error {
 		}
 	}
 	return nil
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // readMeta reads one of keptMeta's values into v.
