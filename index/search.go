@@ -24,7 +24,7 @@ var (
 // and the total number of matches.
 func (ix *Index) run(ctx context.Context, q query.Query, size int, order search.SortOrder, after []string) ([]uint32, uint64, error) {
 	req := bleve.NewSearchRequestOptions(q, size, 0, false)
-	req.SortByCustom(order)
+	req.SortByCustom(order.Copy()) // a sort field keeps the values of the doc it looks at: one per search
 	req.Score = bleve.ScoreNone
 	if after != nil {
 		req.SearchAfter = after

@@ -513,32 +513,42 @@ func TestReadOnly(t *testing.T) {
 
 // TestConcurrentSearch runs identical queries from several goroutines (under -race in CI) and
 // checks that results are identical.
+// TestConcurrentSearch runs the same walks from several goroutines at once, on every query path
+// (relevance; updated_at sorted in Go; updated_at sorted by Bleve), and holds each to the walk
+// run alone.
 func TestConcurrentSearch(t *testing.T) {
 	docs := modelDocs(200, 3)
 	ix := buildTestIndex(t, docs, 8)
-	q := Query{Manufacturer: "acme", TrustLevelMin: -1, Sort: SortRelevance, Limit: 7}
-	ref := walk(t, ix, q, 7)
+	ix.tune.directMax, ix.tune.windowCap = 0, 3 // windows of more than 3 docs are sorted by Bleve
+	queries := []Query{
+		{Manufacturer: "acme", TrustLevelMin: -1, Sort: SortRelevance},
+		{TrustLevelMin: -1, Sort: SortUpdatedAt},
+		{Manufacturer: "acme", TrustLevelMin: 2, Sort: SortUpdatedAt},
+	}
 	var wg sync.WaitGroup
-	for g := 0; g < 8; g++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			got, err := walkErr(ix, q, 7)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			if len(got) != len(ref) {
-				t.Errorf("got %d hits, want %d", len(got), len(ref))
-				return
-			}
-			for i := range got {
-				if got[i].Subject != ref[i].Subject || got[i].Score != ref[i].Score || !got[i].UpdatedAt.Equal(ref[i].UpdatedAt) {
-					t.Errorf("hit %d differs", i)
+	for _, q := range queries {
+		ref := walk(t, ix, q, 7)
+		for g := 0; g < 4; g++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				got, err := walkErr(ix, q, 7)
+				if err != nil {
+					t.Error(err)
 					return
 				}
-			}
-		}()
+				if len(got) != len(ref) {
+					t.Errorf("%+v: got %d hits, want %d", q, len(got), len(ref))
+					return
+				}
+				for i := range got {
+					if got[i].Subject != ref[i].Subject || got[i].Score != ref[i].Score || !got[i].UpdatedAt.Equal(ref[i].UpdatedAt) {
+						t.Errorf("%+v: hit %d differs", q, i)
+						return
+					}
+				}
+			}()
+		}
 	}
 	wg.Wait()
 }
