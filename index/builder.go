@@ -58,27 +58,37 @@ type meta struct {
 	MaxUpdated uint64 `json:"max_updated_key"`
 }
 
-// Builder writes an index. Docs must be added in subject order; Close finishes it.
+// posShift spaces the positions a full build gives its docs: doc i is at (i+1) << posShift, so
+// that an updated index finds room for new docs between any two (see update.go).
+const posShift = 24
+
+// Builder writes an index: Create starts a whole one, Update one that keeps a base index's docs.
+// Docs must be added in subject order; Close finishes it.
 type Builder struct {
 	dir       string
-	products  bleve.Builder
+	products  bleve.Builder // the docs Bleve indexes: all of them, or (update) the changed ones
 	store     *storeWriter
 	blockSize int
 	names     map[string]*nameCount // normalised name → its id and docs so far
 	nameList  []*nameCount          // by id (first appearance)
 	normCache map[string]string     // manufacturer as ingested → normalised (bounded)
 	lastSubj  string
-	lastVis   []string
+	pending   []Doc     // the docs of subject lastSubj, not yet written
+	lastPos   uint64    // position of the last doc written
 	fields    docFields // the last doc's fields, reused
 	meta      meta
+	up        *updater // nil when building whole
 	closed    bool
 	err       error
 }
 
 type nameCount struct {
-	name  string
-	id    uint32
-	count int
+	name   string
+	id     uint32
+	count  int
+	blocks int // highest block so far + 1
+	last   int // block of the last doc so far
+	inLast int // docs so far in block last
 }
 
 // Create starts a new index in dir, which must not exist yet (its parent must).
@@ -91,19 +101,35 @@ func create(dir string, blockSize, segmentDocs int) (*Builder, error) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("index: create: %w", err)
 	}
+	products, err := newBleveBuilder(dir, productsDir, segmentDocs)
+	if err != nil {
+		return nil, err
+	}
+	return start(dir, products, blockSize)
+}
+
+// newBleveBuilder starts Bleve's offline builder for the folder name inside dir.
+func newBleveBuilder(dir, name string, segmentDocs int) (bleve.Builder, error) {
 	config := map[string]interface{}{
 		"batchSize":       segmentDocs,
 		"mergeMax":        mergeMax,
 		"buildPathPrefix": dir, // same file system as the result: the final segment is renamed into place
 	}
 	maps.Copy(config, segmentOptions)
-	products, err := bleve.NewBuilder(filepath.Join(dir, productsDir), productsMapping(), config)
+	products, err := bleve.NewBuilder(filepath.Join(dir, name), productsMapping(), config)
 	if err != nil {
 		return nil, fmt.Errorf("index: create products index: %w", err)
 	}
+	return products, nil
+}
+
+// start returns a Builder writing its doc store in dir, products (may be nil) its Bleve index.
+func start(dir string, products bleve.Builder, blockSize int) (*Builder, error) {
 	store, err := newStoreWriter(dir)
 	if err != nil {
-		products.Close()
+		if products != nil {
+			products.Close()
+		}
 		return nil, fmt.Errorf("index: create doc store: %w", err)
 	}
 	return &Builder{
@@ -148,54 +174,115 @@ func (b *Builder) Add(d Doc) error {
 	case d.Subject < b.lastSubj:
 		return fmt.Errorf("index: %s added after %s: docs must arrive in subject order", d.Subject, b.lastSubj)
 	}
+	for _, t := range d.ShadowedFor {
+		if t == "" || strings.Contains(t, reservedByte) {
+			return fmt.Errorf("index: %s: invalid shadowing tenant %q", d.Subject, t)
+		}
+	}
 	if d.Subject != b.lastSubj {
-		b.lastSubj, b.lastVis = d.Subject, b.lastVis[:0]
+		if err := b.flush(); err != nil {
+			return err
+		}
+		b.lastSubj = d.Subject
 	}
-	if slices.Contains(b.lastVis, d.Visibility) {
-		return fmt.Errorf("index: %s added twice for visibility %q", d.Subject, d.Visibility)
+	for _, p := range b.pending {
+		if p.Visibility == d.Visibility {
+			return fmt.Errorf("index: %s added twice for visibility %q", d.Subject, d.Visibility)
+		}
 	}
-	b.lastVis = append(b.lastVis, d.Visibility)
+	d.ShadowedFor = slices.Clone(d.ShadowedFor)
+	b.pending = append(b.pending, d)
+	return nil
+}
 
+// flush writes the pending docs of one subject in visibility order, the order of their IDs.
+func (b *Builder) flush() error {
+	slices.SortFunc(b.pending, func(x, y Doc) int { return strings.Compare(x.Visibility, y.Visibility) })
+	for _, d := range b.pending {
+		var err error
+		if b.up != nil {
+			err = b.up.add(b, d)
+		} else {
+			err = b.addWhole(d)
+		}
+		if err != nil {
+			b.err = err
+			return err
+		}
+	}
+	b.pending = b.pending[:0]
+	return nil
+}
+
+// addWhole writes a doc of a whole build: the next position, blocks filled in order.
+func (b *Builder) addWhole(d Doc) error {
 	if b.meta.Docs >= maxDocs {
 		return errors.New("index: too many docs")
 	}
-	ord := uint32(b.meta.Docs)
+	name := b.normalize(d.Manufacturer)
+	nc := b.nameCount(name)
+	block := 0
+	if nc != nil {
+		block = nc.count / b.blockSize
+	}
+	return b.write(d, name, nc, block, uint64(b.meta.Docs+1)<<posShift, true)
+}
+
+// nameCount returns the count of a normalised name, added if new; nil for "".
+func (b *Builder) nameCount(name string) *nameCount {
+	if name == "" {
+		return nil
+	}
+	nc := b.names[name]
+	if nc == nil {
+		nc = &nameCount{name: name, id: uint32(len(b.nameList)), last: -1}
+		b.names[name] = nc
+		b.nameList = append(b.nameList, nc)
+	}
+	return nc
+}
+
+// write adds doc d at position pos and, when index is set, gives it to Bleve.
+func (b *Builder) write(d Doc, name string, nc *nameCount, block int, pos uint64, index bool) error {
 	key := timeKey(d.UpdatedAt)
-	fields := append(b.fields[:0],
-		docField{name: fTrust, value: trustTerms[d.TrustLevel]},
-		docField{name: fPassport, value: boolTerm(d.HasPassport)},
-		docField{name: fUpdated, value: exactTerm(key)},
-		docField{name: fUpdatedLevels, list: true, values: levelTerms(key)})
-	vis := visPublic
-	if d.Visibility != "" {
-		vis = visTenant + d.Visibility
-	} else if len(d.ShadowedFor) > 0 {
-		fields = append(fields, docField{name: fShadow, list: true, values: d.ShadowedFor})
-	}
-	fields = append(fields, docField{name: fVis, value: vis})
 	rec := record{subject: d.Subject, manufacturer: d.Manufacturer, brand: d.Brand,
-		updated: d.UpdatedAt.Format(time.RFC3339Nano), trust: d.TrustLevel, passport: d.HasPassport}
+		updated: d.UpdatedAt.Format(time.RFC3339Nano), trust: d.TrustLevel, passport: d.HasPassport,
+		visibility: d.Visibility, shadowed: strings.Join(d.ShadowedFor, reservedByte)}
 	nameID := noName
-	if name := b.normalize(d.Manufacturer); name != "" {
-		nc := b.names[name]
-		if nc == nil {
-			nc = &nameCount{name: name, id: uint32(len(b.nameList))}
-			b.names[name] = nc
-			b.nameList = append(b.nameList, nc)
-		}
-		rec.block = nc.count / b.blockSize
-		nc.count++
+	if nc != nil {
+		rec.block = block
 		nameID = nc.id
-		fields = append(fields, docField{name: fName, value: name}, docField{name: fNameBlock, value: blockTerm(name, rec.block)})
+		nc.count++
+		nc.blocks = max(nc.blocks, block+1)
+		if block == nc.last {
+			nc.inLast++
+		} else {
+			nc.last, nc.inLast = block, 1
+		}
 	}
-	b.fields = fields
-	if err := b.products.Index(docID(ord), &b.fields); err != nil {
-		b.err = fmt.Errorf("index: %s: %w", d.Subject, err)
-		return b.err
+	if index {
+		fields := append(b.fields[:0],
+			docField{name: fTrust, value: trustTerms[d.TrustLevel]},
+			docField{name: fPassport, value: boolTerm(d.HasPassport)},
+			docField{name: fUpdated, value: exactTerm(key)},
+			docField{name: fUpdatedLevels, list: true, values: levelTerms(key)})
+		vis := visPublic
+		if d.Visibility != "" {
+			vis = visTenant + d.Visibility
+		} else if len(d.ShadowedFor) > 0 {
+			fields = append(fields, docField{name: fShadow, list: true, values: d.ShadowedFor})
+		}
+		fields = append(fields, docField{name: fVis, value: vis})
+		if nc != nil {
+			fields = append(fields, docField{name: fName, value: name}, docField{name: fNameBlock, value: blockTerm(name, block)})
+		}
+		b.fields = fields
+		if err := b.products.Index(posID(pos), &b.fields); err != nil {
+			return fmt.Errorf("index: %s: %w", d.Subject, err)
+		}
 	}
-	if err := b.store.add(&rec, key, nameID); err != nil {
-		b.err = fmt.Errorf("index: %s: %w", d.Subject, err)
-		return b.err
+	if err := b.store.add(&rec, key, nameID, pos); err != nil {
+		return fmt.Errorf("index: %s: %w", d.Subject, err)
 	}
 	if b.meta.Docs == 0 || key < b.meta.MinUpdated {
 		b.meta.MinUpdated = key
@@ -204,6 +291,7 @@ func (b *Builder) Add(d Doc) error {
 		b.meta.MaxUpdated = key
 	}
 	b.meta.Docs++
+	b.lastPos = pos
 	return nil
 }
 
@@ -229,7 +317,13 @@ func (b *Builder) Close() error {
 	if b.closed {
 		return nil
 	}
+	if b.err == nil {
+		b.err = b.flush()
+	}
 	b.closed = true
+	if b.up != nil {
+		return b.up.close(b)
+	}
 	if b.meta.Docs == 0 {
 		// Bleve's offline builder needs at least one document: add one that no query matches.
 		if err := b.products.Index("empty", map[string]interface{}{}); err != nil {
@@ -246,6 +340,11 @@ func (b *Builder) Close() error {
 	if b.err != nil {
 		return b.err
 	}
+	return b.finish()
+}
+
+// finish writes names.txt and meta.json.
+func (b *Builder) finish() error {
 	b.meta.Names = len(b.nameList)
 	if err := b.writeNames(); err != nil {
 		return err
@@ -261,7 +360,8 @@ func (b *Builder) Close() error {
 }
 
 // writeNames writes names.txt: one line per distinct normalised name, in id order (first
-// appearance), with the number of docs that carry it: "<count>\t<name>".
+// appearance), with the number of docs that carry it and the blocks they are in:
+// "<count>\t<blocks>\t<name>".
 func (b *Builder) writeNames() error {
 	f, err := os.Create(filepath.Join(b.dir, namesFile))
 	if err != nil {
@@ -269,7 +369,7 @@ func (b *Builder) writeNames() error {
 	}
 	w := bufio.NewWriter(f)
 	for _, n := range b.nameList {
-		fmt.Fprintf(w, "%d\t%s\n", n.count, n.name)
+		fmt.Fprintf(w, "%d\t%d\t%s\n", n.count, n.blocks, n.name)
 	}
 	if err := w.Flush(); err != nil {
 		f.Close()

@@ -26,6 +26,7 @@ type nameTable struct {
 	names    []string
 	byName   []int32 // ids in name order
 	counts   []int
+	blocks   []int
 	compacts []string
 	wordSets []string
 	words    [][]string
@@ -49,6 +50,7 @@ func newNameTable(entries []nameEntry) *nameTable {
 	t := &nameTable{
 		names:    make([]string, n),
 		counts:   make([]int, n),
+		blocks:   make([]int, n),
 		compacts: make([]string, n),
 		wordSets: make([]string, n),
 		words:    make([][]string, n),
@@ -58,7 +60,7 @@ func newNameTable(entries []nameEntry) *nameTable {
 		dels:     map[string][]int32{},
 	}
 	for i, e := range entries {
-		t.names[i], t.counts[i] = e.name, e.count
+		t.names[i], t.counts[i], t.blocks[i] = e.name, e.count, e.blocks
 		t.compacts[i] = compact(e.name)
 		t.wordSets[i] = wordSet(e.name)
 		t.words[i] = strings.Fields(e.name)
@@ -103,10 +105,11 @@ func (t *nameTable) trigramsOf(id int32) []uint64 { return t.triAll[t.triOff[id]
 
 // candidate is a distinct normalised manufacturer name that matches a query, with its score.
 type candidate struct {
-	id    int // line in names.txt, from 0
-	name  string
-	count int // docs with this name (all visibilities)
-	score float64
+	id     int // line in names.txt, from 0
+	name   string
+	count  int // docs with this name (all visibilities)
+	blocks int // blocks its docs are in
+	score  float64
 }
 
 // candidateCmp is the relevance order of names: score descending, then name ascending.
@@ -142,7 +145,7 @@ func (ix *Index) candidates(_ context.Context, qn string) ([]candidate, error) {
 	out := make([]candidate, 0, len(ids))
 	for id := range ids {
 		if s, ok := rk.rank(t, id, ix.tune.minSimilarity); ok {
-			out = append(out, candidate{id: int(id), name: t.names[id], count: t.counts[id], score: s})
+			out = append(out, candidate{id: int(id), name: t.names[id], count: t.counts[id], blocks: t.blocks[id], score: s})
 		}
 	}
 	slices.SortFunc(out, candidateCmp)

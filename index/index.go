@@ -86,8 +86,9 @@ type Index struct {
 }
 
 type nameEntry struct {
-	name  string
-	count int // docs with this name, all visibilities
+	name   string
+	count  int // docs with this name, all visibilities
+	blocks int // blocks its docs are in (block numbers 0..blocks-1)
 }
 
 // tuning holds the knobs of query planning; tests shrink them to exercise every path on small data.
@@ -119,13 +120,13 @@ func Open(dir string) (*Index, error) {
 	if err := json.Unmarshal(js, &ix.meta); err != nil {
 		return nil, fmt.Errorf("index: open: %s: %w", metaFile, err)
 	}
-	if ix.meta.Format != formatNumber {
-		return nil, fmt.Errorf("index: open: unknown format %d (want %d)", ix.meta.Format, formatNumber)
+	if ix.meta.Format < 1 || ix.meta.Format > formatNumber {
+		return nil, fmt.Errorf("index: open: unknown format %d (this pds reads 1 to %d)", ix.meta.Format, formatNumber)
 	}
 	if ix.meta.BlockSize <= 0 {
 		return nil, fmt.Errorf("index: open: bad block size %d", ix.meta.BlockSize)
 	}
-	entries, err := readNames(filepath.Join(dir, namesFile))
+	entries, err := readNames(filepath.Join(dir, namesFile), ix.meta.Format, ix.meta.BlockSize)
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +134,7 @@ func Open(dir string) (*Index, error) {
 		return nil, fmt.Errorf("index: open: %s has %d names, %s says %d", namesFile, len(entries), metaFile, ix.meta.Names)
 	}
 	ix.table = newNameTable(entries)
-	if ix.store, err = openStore(dir, ix.meta.Docs); err != nil {
+	if ix.store, err = openStore(dir, ix.meta.Docs, ix.meta.Format); err != nil {
 		return nil, fmt.Errorf("index: open doc store: %w", err)
 	}
 	ro := map[string]interface{}{"read_only": true}
@@ -144,7 +145,10 @@ func Open(dir string) (*Index, error) {
 	return ix, nil
 }
 
-func readNames(path string) ([]nameEntry, error) {
+// readNames reads names.txt: "<count>\t<name>" a line in format 1, where a name's docs fill
+// blocks of blockSize; "<count>\t<blocks>\t<name>" in format 2, where an updated index's blocks
+// may hold more or fewer.
+func readNames(path string, format, blockSize int) ([]nameEntry, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("index: open: %w", err)
@@ -156,10 +160,16 @@ func readNames(path string) ([]nameEntry, error) {
 	for sc.Scan() {
 		count, name, ok := strings.Cut(sc.Text(), "\t")
 		n, err := strconv.Atoi(count)
-		if !ok || err != nil || n <= 0 {
+		blocks := (n + blockSize - 1) / blockSize
+		if ok && err == nil && format >= 2 {
+			var nb string
+			nb, name, ok = strings.Cut(name, "\t")
+			blocks, err = strconv.Atoi(nb)
+		}
+		if !ok || err != nil || n <= 0 || blocks <= 0 {
 			return nil, fmt.Errorf("index: open: %s line %d malformed", namesFile, len(out)+1)
 		}
-		out = append(out, nameEntry{name: name, count: n})
+		out = append(out, nameEntry{name: name, count: n, blocks: blocks})
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("index: open: %s: %w", namesFile, err)

@@ -17,7 +17,7 @@ const (
 	metaFile     = "meta.json"
 	namesFile    = "names.txt"
 	productsDir  = "products.bleve"
-	formatNumber = 1
+	formatNumber = 2
 )
 
 // Fields of the products index (one Bleve document per Doc; document ID = the doc's ordinal, see

@@ -35,7 +35,7 @@ func (ix *Index) run(ctx context.Context, q query.Query, size int, order search.
 	}
 	out := make([]uint32, 0, len(res.Hits))
 	for _, m := range res.Hits {
-		ord, err := parseDocID(m.ID)
+		ord, err := ix.store.ord(m.ID)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -153,7 +153,7 @@ func (ix *Index) searchRelevance(ctx context.Context, q Query, cands []candidate
 // the page short; after tune.windowAttempts windows it reads the rest of the name at once.
 func (ix *Index) nameHits(ctx context.Context, c candidate, startBlock int, after int64, filters []query.Query, need int, refs []pageRef) ([]pageRef, error) {
 	bs := ix.meta.BlockSize
-	nblocks := (c.count + bs - 1) / bs
+	nblocks := c.blocks
 	width := max(1, (need-len(refs)+bs-1)/bs)
 	for block, attempt := startBlock, 1; block < nblocks && len(refs) < need; attempt++ {
 		var sel query.Query
@@ -166,7 +166,7 @@ func (ix *Index) nameHits(ctx context.Context, c candidate, startBlock int, afte
 		}
 		var sa []string
 		if after >= 0 {
-			sa = []string{docID(uint32(after))}
+			sa = []string{ix.store.id(uint32(after))}
 		}
 		got, _, err := ix.run(ctx, conj(append([]query.Query{sel}, filters...)...), need-len(refs), byDoc, sa)
 		if err != nil {
@@ -248,10 +248,11 @@ func (ix *Index) searchUpdated(ctx context.Context, q Query, cands []candidate) 
 		}
 		afterKey = uint64(q.After.Updated) ^ (1 << 63)
 		hi = min(hi, afterKey)
-		sa = []string{exactTerm(afterKey), docID(uint32(max(afterOrd, 0)))}
-		if afterOrd < 0 {
-			sa[1] = "" // before every ID
+		id := "" // before every ID
+		if afterOrd >= 0 {
+			id = ix.store.id(uint32(afterOrd))
 		}
+		sa = []string{exactTerm(afterKey), id}
 	}
 	if total == 0 || lo > hi {
 		return Page{}, nil

@@ -7,30 +7,54 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 )
 
-// The doc store holds, for every doc in ordinal (= subject) order, what a hit shows, so that a
+// The doc store holds, for every doc in (subject, visibility) order, what a hit shows, so that a
 // page is assembled without loading Bleve's stored fields (which decompress a chunk of documents
 // per hit: about 10 µs a hit where these reads cost one pread each).
 //
 //	docs.dat  records, one after the other:
 //	          subject, manufacturer, brand, updated_at (RFC 3339, as given) as uvarint length + bytes,
-//	          then one byte (trust level | 8 if it has a passport), then the block number (uvarint)
+//	          then one byte (trust level | 8 if it has a passport), then the block number (uvarint);
+//	          format 2 adds the visibility and the shadowing tenants (joined by reservedByte), as
+//	          uvarint length + bytes, so that a doc can be compared with and rebuilt from its record
 //	docs.idx  one entry of idxEntrySize bytes per doc, little endian: the record's offset in
 //	          docs.dat (uint64), the updated-time key (uint64), the name id (uint32; noName when
-//	          the manufacturer normalises to nothing)
+//	          the manufacturer normalises to nothing); format 2 adds the doc's position (uint64)
 //
-// Bleve document IDs are the ordinals in fixed-width hex, so sorting by ID sorts by subject.
+// A doc's Bleve document ID is its position in fixed-width hex (format 1: its ordinal), so sorting
+// by ID sorts by subject. Positions rise with the ordinals but leave gaps: an updated index gives a
+// new doc a position between its neighbours' and keeps every other doc's (see update.go).
 const (
-	docsDataFile = "docs.dat"
-	docsIdxFile  = "docs.idx"
-	idxEntrySize = 20
-	noName       = ^uint32(0)
-	maxDocs      = 1<<32 - 1
+	docsDataFile  = "docs.dat"
+	docsIdxFile   = "docs.idx"
+	idxEntrySize1 = 20
+	idxEntrySize  = 28
+	noName        = ^uint32(0)
+	maxDocs       = 1<<32 - 1
 )
 
 func docID(ord uint32) string { return fmt.Sprintf("%08x", ord) }
+
+// posID is the Bleve document ID of the doc at position pos (format 2).
+func posID(pos uint64) string { return fmt.Sprintf("%016x", pos) }
+
+func parsePosID(id string) (uint64, error) {
+	if len(id) != 16 {
+		return 0, fmt.Errorf("index: malformed document id %q", id)
+	}
+	hi, err := parseDocID(id[:8])
+	if err != nil {
+		return 0, fmt.Errorf("index: malformed document id %q", id)
+	}
+	lo, err := parseDocID(id[8:])
+	if err != nil {
+		return 0, fmt.Errorf("index: malformed document id %q", id)
+	}
+	return uint64(hi)<<32 | uint64(lo), nil
+}
 
 func parseDocID(id string) (uint32, error) {
 	if len(id) != 8 {
@@ -57,6 +81,7 @@ type record struct {
 	trust                                 int
 	passport                              bool
 	block                                 int
+	visibility, shadowed                  string // format 2; shadowed: tenants joined by reservedByte
 }
 
 func appendString(b []byte, s string) []byte {
@@ -74,12 +99,15 @@ func (r *record) encode(b []byte) []byte {
 		flags |= 8
 	}
 	b = append(b, flags)
-	return binary.AppendUvarint(b, uint64(r.block))
+	b = binary.AppendUvarint(b, uint64(r.block))
+	b = appendString(b, r.visibility)
+	return appendString(b, r.shadowed)
 }
 
 var errCorrupt = errors.New("index: corrupt doc record")
 
-func decodeRecord(b []byte) (record, error) {
+// decodeRecord decodes a record of the given index format.
+func decodeRecord(b []byte, format int) (record, error) {
 	var r record
 	str := func() (string, error) {
 		n, k := binary.Uvarint(b)
@@ -105,7 +133,15 @@ func decodeRecord(b []byte) (record, error) {
 		return r, errCorrupt
 	}
 	r.block = int(block)
-	return r, nil
+	if format < 2 {
+		return r, nil
+	}
+	b = b[1+k:]
+	if r.visibility, err = str(); err != nil {
+		return r, err
+	}
+	r.shadowed, err = str()
+	return r, err
 }
 
 // storeWriter streams docs.dat and docs.idx.
@@ -129,12 +165,13 @@ func newStoreWriter(dir string) (*storeWriter, error) {
 	return &storeWriter{dataF: dataF, idxF: idxF, data: bufio.NewWriterSize(dataF, 1<<16), idx: bufio.NewWriterSize(idxF, 1<<16)}, nil
 }
 
-func (w *storeWriter) add(r *record, key uint64, name uint32) error {
+func (w *storeWriter) add(r *record, key uint64, name uint32, pos uint64) error {
 	w.buf = r.encode(w.buf[:0])
 	var e [idxEntrySize]byte
 	binary.LittleEndian.PutUint64(e[0:], w.off)
 	binary.LittleEndian.PutUint64(e[8:], key)
 	binary.LittleEndian.PutUint32(e[16:], name)
+	binary.LittleEndian.PutUint64(e[20:], pos)
 	if _, err := w.idx.Write(e[:]); err != nil {
 		return err
 	}
@@ -149,29 +186,45 @@ func (w *storeWriter) close() error {
 	return errors.Join(w.data.Flush(), w.idx.Flush(), w.dataF.Close(), w.idxF.Close())
 }
 
-// docStore reads the store: docs.idx in memory (20 bytes a doc), docs.dat through pread.
+// docStore reads the store: docs.idx in memory (20 bytes a doc, 28 in format 2), docs.dat
+// through pread.
 type docStore struct {
-	data  *os.File
-	size  uint64   // of docs.dat
-	off   []uint64 // record offsets
-	key   []uint64 // updated-time keys
-	names []uint32 // name ids
+	format int
+	data   *os.File
+	size   uint64   // of docs.dat
+	off    []uint64 // record offsets
+	key    []uint64 // updated-time keys
+	names  []uint32 // name ids
+	pos    []uint64 // positions, ascending (format 2; nil in format 1)
 }
 
-func openStore(dir string, docs int) (*docStore, error) {
+func openStore(dir string, docs, format int) (*docStore, error) {
 	raw, err := os.ReadFile(dir + string(os.PathSeparator) + docsIdxFile)
 	if err != nil {
 		return nil, err
 	}
-	if len(raw) != docs*idxEntrySize {
-		return nil, fmt.Errorf("%s has %d bytes, want %d", docsIdxFile, len(raw), docs*idxEntrySize)
+	size := idxEntrySize
+	if format < 2 {
+		size = idxEntrySize1
 	}
-	s := &docStore{off: make([]uint64, docs), key: make([]uint64, docs), names: make([]uint32, docs)}
+	if len(raw) != docs*size {
+		return nil, fmt.Errorf("%s has %d bytes, want %d", docsIdxFile, len(raw), docs*size)
+	}
+	s := &docStore{format: format, off: make([]uint64, docs), key: make([]uint64, docs), names: make([]uint32, docs)}
+	if format >= 2 {
+		s.pos = make([]uint64, docs)
+	}
 	for i := 0; i < docs; i++ {
-		e := raw[i*idxEntrySize:]
+		e := raw[i*size:]
 		s.off[i] = binary.LittleEndian.Uint64(e[0:])
 		s.key[i] = binary.LittleEndian.Uint64(e[8:])
 		s.names[i] = binary.LittleEndian.Uint32(e[16:])
+		if s.pos != nil {
+			s.pos[i] = binary.LittleEndian.Uint64(e[20:])
+			if i > 0 && s.pos[i] <= s.pos[i-1] {
+				return nil, fmt.Errorf("%s: position of doc %d does not rise", docsIdxFile, i)
+			}
+		}
 	}
 	if s.data, err = os.Open(dir + string(os.PathSeparator) + docsDataFile); err != nil {
 		return nil, err
@@ -202,7 +255,31 @@ func (s *docStore) record(ord uint32) (record, error) {
 	if _, err := s.data.ReadAt(b, int64(start)); err != nil && !errors.Is(err, io.EOF) {
 		return record{}, fmt.Errorf("index: read doc %d: %w", ord, err)
 	}
-	return decodeRecord(b)
+	return decodeRecord(b, s.format)
+}
+
+// id is the Bleve document ID of doc ord.
+func (s *docStore) id(ord uint32) string {
+	if s.pos == nil {
+		return docID(ord)
+	}
+	return posID(s.pos[ord])
+}
+
+// ord is the ordinal of the doc with Bleve document ID id.
+func (s *docStore) ord(id string) (uint32, error) {
+	if s.pos == nil {
+		return parseDocID(id)
+	}
+	p, err := parsePosID(id)
+	if err != nil {
+		return 0, err
+	}
+	i, found := slices.BinarySearch(s.pos, p)
+	if !found {
+		return 0, fmt.Errorf("index: document id %q is not in the doc store", id)
+	}
+	return uint32(i), nil
 }
 
 // firstAfter returns the ordinal of the first doc whose subject sorts after subject.

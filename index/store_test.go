@@ -7,16 +7,17 @@ import (
 func TestRecordRoundTrip(t *testing.T) {
 	for _, r := range []record{
 		{subject: "gtin:09520123456788", manufacturer: "Müller Milch GmbH", brand: "Müllermilch",
-			updated: "2024-02-29T23:59:59.123456789+01:00", trust: 5, passport: true, block: 300},
+			updated: "2024-02-29T23:59:59.123456789+01:00", trust: 5, passport: true, block: 300,
+			visibility: "acme", shadowed: "a\x00b"},
 		{subject: "internal_sku:x", updated: "0001-01-01T00:00:00Z"},
 	} {
-		got, err := decodeRecord(r.encode(nil))
+		got, err := decodeRecord(r.encode(nil), formatNumber)
 		if err != nil || got != r {
 			t.Errorf("round trip of %+v gave %+v, %v", r, got, err)
 		}
 		b := r.encode(nil)
 		for n := 0; n < len(b); n++ {
-			if _, err := decodeRecord(b[:n]); err == nil {
+			if _, err := decodeRecord(b[:n], formatNumber); err == nil {
 				t.Errorf("%+v truncated to %d bytes decoded", r, n)
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/productdata/pds/index"
 	"github.com/productdata/pds/ingest"
@@ -328,6 +329,7 @@ func TestIncrementalEqualsFull(t *testing.T) {
 			if _, err := ingest.Run(context.Background(), ingest.Options{In: in, Out: base, Rejects: io.Discard, KeepRecords: true, Sequence: 1}); err != nil {
 				t.Fatal(err)
 			}
+			kept := 0
 			for night := 1; night <= 3; night++ {
 				cs := randomChanges(t, m, rng, night)
 				changes := filepath.Join(dir, fmt.Sprintf("changes-%d", night))
@@ -350,10 +352,36 @@ func TestIncrementalEqualsFull(t *testing.T) {
 				}
 				t.Logf("night %d: %s; %+v", night, strings.Join(cs.what, "; "), *sum.Incremental)
 				sameAnswers(t, next, full)
+				if keptSearchIndex(t, base, next) {
+					kept++
+				}
 				base, m = next, cs.merged
+			}
+			t.Logf("%d of 3 nights kept the base's search index", kept)
+			if kept == 0 {
+				t.Error("no night kept the base's search index: every one was built whole")
 			}
 		})
 	}
+}
+
+// keptSearchIndex reports whether the search index of snapshot next kept the Bleve segment of
+// base's whole build (the same file, linked) instead of being built whole.
+func keptSearchIndex(t *testing.T, base, next string) bool {
+	t.Helper()
+	first := func(dir string) os.FileInfo {
+		found, err := filepath.Glob(filepath.Join(dir, snapshots.IndexDir, "products.bleve", "*", "*.zap"))
+		if err != nil || len(found) == 0 {
+			t.Fatalf("%s: no search index segment (%v)", dir, err)
+		}
+		slices.Sort(found)
+		info, err := os.Stat(found[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info
+	}
+	return os.SameFile(first(base), first(next))
 }
 
 // sameAnswers compares every answer two snapshots give: every identifier's
@@ -424,7 +452,13 @@ func sameAnswers(t *testing.T, got, want string) {
 	}
 	ctx := context.Background()
 	for tenant := range tenants {
-		queries := []index.Query{{Tenant: tenant, Sort: index.SortUpdatedAt, Limit: 37, TrustLevelMin: -1}}
+		yes := true
+		queries := []index.Query{
+			{Tenant: tenant, Sort: index.SortUpdatedAt, Limit: 37, TrustLevelMin: -1},
+			{Tenant: tenant, Sort: index.SortUpdatedAt, Limit: 37, TrustLevelMin: 3},
+			{Tenant: tenant, Sort: index.SortUpdatedAt, Limit: 37, TrustLevelMin: -1, HasPassport: &yes},
+			{Tenant: tenant, Sort: index.SortUpdatedAt, Limit: 37, TrustLevelMin: -1, UpdatedSince: time.Date(2026, 11, 15, 0, 0, 0, 0, time.UTC)},
+		}
 		for _, name := range []string{"GmbH", "Müller", "Foods"} {
 			queries = append(queries, index.Query{Tenant: tenant, Manufacturer: name, Limit: 23, TrustLevelMin: -1})
 		}

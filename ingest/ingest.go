@@ -358,7 +358,12 @@ func (b *builder) build(ctx context.Context, w *snapshots.Writer) (err error) {
 			b.out.Abort()
 		}
 	}()
-	if b.index, err = w.Index(); err != nil {
+	if b.up != nil {
+		b.index, err = w.IndexFrom(b.up.base)
+	} else {
+		b.index, err = w.Index()
+	}
+	if err != nil {
 		return fmt.Errorf("search index: %w", err)
 	}
 	defer func() {

@@ -44,14 +44,20 @@ import (
 // one zstd frame with a trained dictionary, identity views in the point
 // index alone (its version 2, compressed), and every file the same bytes
 // from the same input and sequence (see Reproducible).
-const FormatVersion = 4
+//
+// Format 5 is format 4 with a search index of format 2 (index/update.go):
+// docs are named by positions that an incremental build keeps, so that it
+// adds a segment of the night's docs to the base's instead of indexing
+// every doc again. A pds that reads only format 1 indexes cannot search it.
+const FormatVersion = 5
 
 // The earlier formats, whose snapshots pds still verifies (every byte, when
 // it opens them) and serves.
 const (
-	FormatSHA256 = 1
-	FormatBLAKE3 = 2
-	FormatChunks = 3
+	FormatSHA256  = 1
+	FormatBLAKE3  = 2
+	FormatChunks  = 3
+	FormatCompact = 4
 )
 
 // knownFormat reports whether this pds reads snapshot format v.

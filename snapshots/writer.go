@@ -74,6 +74,12 @@ func (w *Writer) Index() (*index.Builder, error) {
 	return index.Create(join(w.tmp, IndexDir))
 }
 
+// IndexFrom creates the snapshot's search index as an update of base's: the docs that base's
+// index holds as they are added are kept, not indexed again (see index.Update).
+func (w *Writer) IndexFrom(base *Snapshot) (*index.Builder, error) {
+	return index.Update(join(w.tmp, IndexDir), join(base.Dir, IndexDir))
+}
+
 // SumStore checksums the finished store and point index, for
 // WriteManifest: it
 // may run while the search index is still being written.

@@ -1,0 +1,596 @@
+package index
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/blevesearch/bleve/v2/util"
+	segment "github.com/blevesearch/scorch_segment_api/v2"
+	bolt "go.etcd.io/bbolt"
+)
+
+// An updated index keeps a base index's Bleve segments as they are (linked, not copied) and adds
+// one segment of the docs that are new or whose indexed fields changed; the base docs that were
+// dropped or changed are marked deleted in the segments that hold them (Bleve's own deletion
+// bitmaps, kept in root.bolt). So a night that changes 1% of the docs indexes 1% of them, and the
+// files a replica fetches are that segment and the bitmaps, not a rewritten index.
+//
+// Search pages must come in the order of a whole build: by subject, and within a name by block.
+// Both are kept without renumbering:
+//
+//   - A doc's Bleve ID is its position (posID), not its ordinal. Positions rise with subjects; a
+//     doc keeps its position, and a new one is given one between its neighbours'. When a gap is
+//     used up, the index is built whole instead.
+//   - A doc keeps its block; a new doc of a name takes the block of the name's doc before it, or
+//     starts the next block when it comes after every doc of the name in the base and that block
+//     is full. Blocks stay in subject order within a name, which is all a page needs; a block
+//     that grows past maxBlockFill blocks' worth of docs makes the index be built whole instead,
+//     so reading a block stays cheap.
+//
+// The doc store, names.txt and meta.json are written whole, as a whole build writes them: they
+// are read in memory or by ordinal, and cost a second or two at a million docs.
+//
+// The night's segments are kept few: the newest is merged with the one before it while that one
+// holds no more live docs, so after n nights there are at most about log2(n) of them beside the
+// whole build's, and each doc is merged about log2(n) times. When more than half of the whole
+// build's segment is deleted, the index is built whole again.
+const (
+	// maxBlockFill is the most docs a block may hold in an updated index, in blocks.
+	maxBlockFill = 4
+	// insertStep is the most a new doc's position is above the doc before it, when it falls
+	// between two docs: small, so that a run of docs inserted at one place fits in one gap.
+	insertStep = 1 << 12
+)
+
+// errRebuild says the update cannot keep the base's order: the index is built whole.
+var errRebuild = errors.New("index: update needs a whole build")
+
+// updater is the state of an update: the base's doc store, read in order beside the new docs.
+type updater struct {
+	baseDir   string
+	base      *docStore
+	baseData  *bufio.Reader  // docs.dat, read in order
+	next      int            // ordinal of the next base doc not yet matched
+	nextRec   record         // its record, when next < len(base.off)
+	lastOf    map[string]int // name → ordinal of its last base doc
+	baseNames []string       // base name id → name
+	drops     []string       // Bleve IDs of base docs dropped or changed
+	changed   int            // docs given to the night's segment
+	rebuild   bool           // the update gave up (errRebuild): built whole at Close
+	nightDir  string
+}
+
+// Update starts a new index in dir (which must not exist yet) that keeps what it can of the index
+// in baseDir: the docs added that equal the base's are not indexed again. The result answers every
+// search as an index built whole from the same docs does. A base of an older format is not kept:
+// the index is then built whole.
+func Update(dir, baseDir string) (*Builder, error) {
+	return updateFrom(dir, baseDir, defaultBlockSize, batchSize)
+}
+
+func updateFrom(dir, baseDir string, blockSize, segmentDocs int) (*Builder, error) {
+	js, err := os.ReadFile(filepath.Join(baseDir, metaFile))
+	if err != nil {
+		return nil, fmt.Errorf("index: update: %w", err)
+	}
+	var bm meta
+	if err := json.Unmarshal(js, &bm); err != nil {
+		return nil, fmt.Errorf("index: update: %s: %w", metaFile, err)
+	}
+	if bm.Format != formatNumber || bm.BlockSize != blockSize {
+		return create(dir, blockSize, segmentDocs)
+	}
+	entries, err := readNames(filepath.Join(baseDir, namesFile), bm.Format, bm.BlockSize)
+	if err != nil {
+		return nil, err
+	}
+	store, err := openStore(baseDir, bm.Docs, bm.Format)
+	if err != nil {
+		return nil, fmt.Errorf("index: update: base doc store: %w", err)
+	}
+	u := &updater{baseDir: baseDir, base: store, baseData: bufio.NewReaderSize(io.NewSectionReader(store.data, 0, int64(store.size)), 1<<16),
+		lastOf: make(map[string]int, len(entries)), nightDir: filepath.Join(dir, "night.bleve")}
+	for ord, id := range store.names {
+		if id != noName {
+			if int(id) >= len(entries) {
+				store.close()
+				return nil, fmt.Errorf("index: update: base doc %d names name %d of %d", ord, id, len(entries))
+			}
+			u.lastOf[entries[id].name] = ord
+		}
+	}
+	for _, e := range entries {
+		u.baseNames = append(u.baseNames, e.name)
+	}
+	if err := u.read(); err != nil {
+		store.close()
+		return nil, err
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		store.close()
+		return nil, fmt.Errorf("index: create: %w", err)
+	}
+	b, err := start(dir, nil, blockSize)
+	if err != nil {
+		store.close()
+		return nil, err
+	}
+	b.up = u
+	return b, nil
+}
+
+// read reads the record of base doc u.next, if there is one.
+func (u *updater) read() error {
+	if u.next >= len(u.base.off) {
+		return nil
+	}
+	end := u.base.size
+	if u.next+1 < len(u.base.off) {
+		end = u.base.off[u.next+1]
+	}
+	b := make([]byte, end-u.base.off[u.next])
+	if _, err := io.ReadFull(u.baseData, b); err != nil {
+		return fmt.Errorf("index: update: base doc %d: %w", u.next, err)
+	}
+	r, err := decodeRecord(b, u.base.format)
+	if err != nil {
+		return fmt.Errorf("index: update: base doc %d: %w", u.next, err)
+	}
+	u.nextRec = r
+	return nil
+}
+
+// match returns the base doc with the subject and visibility of d, if there is one; the base
+// docs before it are dropped.
+func (u *updater) match(d *Doc) (ord int, r record, ok bool, err error) {
+	for u.next < len(u.base.off) {
+		c := strings.Compare(u.nextRec.subject, d.Subject)
+		if c == 0 {
+			c = strings.Compare(u.nextRec.visibility, d.Visibility)
+		}
+		if c > 0 {
+			return 0, record{}, false, nil
+		}
+		ord, r = u.next, u.nextRec
+		if c < 0 {
+			u.drops = append(u.drops, u.base.id(uint32(ord)))
+		}
+		u.next++
+		if err := u.read(); err != nil {
+			return 0, record{}, false, err
+		}
+		if c == 0 {
+			return ord, r, true, nil
+		}
+	}
+	return 0, record{}, false, nil
+}
+
+// add writes doc d of an update: as the base has it (position, block, and not indexed again
+// when its indexed fields are the same), or as a new doc placed between its neighbours.
+func (u *updater) add(b *Builder, d Doc) error {
+	if b.meta.Docs >= maxDocs {
+		return errors.New("index: too many docs")
+	}
+	ord, base, ok, err := u.match(&d)
+	if err != nil {
+		return err
+	}
+	name := b.normalize(d.Manufacturer)
+	nc := b.nameCount(name)
+	var pos uint64
+	var block int
+	index := true
+	if ok {
+		pos = u.base.pos[ord]
+		baseName := ""
+		if id := u.base.names[ord]; id != noName {
+			baseName = u.baseNames[id]
+		}
+		if baseName == name {
+			block = base.block
+			index = base.trust != d.TrustLevel || base.passport != d.HasPassport || u.base.key[ord] != timeKey(d.UpdatedAt) ||
+				base.shadowed != strings.Join(d.ShadowedFor, reservedByte)
+		} else {
+			block = u.newBlock(b, nc)
+		}
+		if index {
+			u.drops = append(u.drops, posID(pos))
+		}
+	} else {
+		hi := uint64(math.MaxUint64)
+		if u.next < len(u.base.pos) {
+			hi = u.base.pos[u.next]
+		}
+		step := uint64(1) << posShift
+		if hi != math.MaxUint64 {
+			step = min((hi-b.lastPos)/2, insertStep)
+		}
+		if step == 0 || b.lastPos > math.MaxUint64-step {
+			u.rebuild = true
+		}
+		pos = b.lastPos + step
+		block = u.newBlock(b, nc)
+	}
+	if nc != nil && (block < nc.last || block == nc.last && nc.inLast >= maxBlockFill*b.blockSize) {
+		u.rebuild = true
+	}
+	if u.rebuild {
+		// The docs still go to the doc store, from which Close builds the index whole.
+		return b.write(d, name, nc, block, b.lastPos+1, false)
+	}
+	if index {
+		if b.products == nil {
+			if b.products, err = newBleveBuilder(b.dir, filepath.Base(u.nightDir), batchSize); err != nil {
+				return err
+			}
+		}
+		u.changed++
+	}
+	return b.write(d, name, nc, block, pos, index)
+}
+
+// newBlock is the block of a doc new to name nc: the block of the name's doc before it, or the
+// next one when that is full and no base doc of the name comes after.
+func (u *updater) newBlock(b *Builder, nc *nameCount) int {
+	if nc == nil || nc.last < 0 {
+		return 0
+	}
+	if last, ok := u.lastOf[nc.name]; (!ok || last < u.next) && nc.inLast >= b.blockSize {
+		return nc.last + 1
+	}
+	return nc.last
+}
+
+// close finishes an update: the base docs not matched are dropped, the night's segment is
+// written, and root.bolt lists the base's segments with their deletions and the night's.
+func (u *updater) close(b *Builder) error {
+	defer u.base.close()
+	for ; u.next < len(u.base.off); u.next++ {
+		u.drops = append(u.drops, u.base.id(uint32(u.next)))
+	}
+	var errs []error
+	if b.products != nil {
+		errs = append(errs, b.products.Close())
+	}
+	errs = append(errs, b.store.close())
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("index: close: %w", err)
+	}
+	if b.err != nil {
+		return b.err
+	}
+	if u.rebuild {
+		return u.buildWhole(b)
+	}
+	night := ""
+	if b.products != nil {
+		night = filepath.Join(u.nightDir, "store", zapName(2))
+	}
+	err := composeBleve(filepath.Join(u.baseDir, productsDir), filepath.Join(b.dir, productsDir), night, u.drops)
+	if errors.Is(err, errRebuild) {
+		return u.buildWhole(b)
+	}
+	if err != nil {
+		return fmt.Errorf("index: update: %w", err)
+	}
+	if err := os.RemoveAll(u.nightDir); err != nil {
+		return fmt.Errorf("index: update: %w", err)
+	}
+	return b.finish()
+}
+
+// buildWhole builds the index whole from the doc store the update wrote, in its place.
+func (u *updater) buildWhole(b *Builder) error {
+	written, err := openStore(b.dir, b.meta.Docs, formatNumber)
+	if err != nil {
+		return fmt.Errorf("index: update: %w", err)
+	}
+	defer written.close()
+	tmp := b.dir + ".whole"
+	os.RemoveAll(tmp)
+	whole, err := create(tmp, b.blockSize, batchSize)
+	if err != nil {
+		return err
+	}
+	for ord := range written.off {
+		r, err := written.record(uint32(ord))
+		if err == nil {
+			var d Doc
+			if d, err = r.doc(); err == nil {
+				err = whole.Add(d)
+			}
+		}
+		if err != nil {
+			whole.Close()
+			os.RemoveAll(tmp)
+			return fmt.Errorf("index: update: rebuilding whole: %w", err)
+		}
+	}
+	if err := whole.Close(); err != nil {
+		os.RemoveAll(tmp)
+		return err
+	}
+	if err := os.RemoveAll(b.dir); err != nil {
+		return fmt.Errorf("index: update: %w", err)
+	}
+	if err := os.Rename(tmp, b.dir); err != nil {
+		return fmt.Errorf("index: update: %w", err)
+	}
+	return nil
+}
+
+// doc is the Doc a format 2 record was written from.
+func (r *record) doc() (Doc, error) {
+	t, err := time.Parse(time.RFC3339Nano, r.updated)
+	if err != nil {
+		return Doc{}, fmt.Errorf("%s: stored updated_at: %w", r.subject, err)
+	}
+	d := Doc{Subject: r.subject, Manufacturer: r.manufacturer, Brand: r.brand, TrustLevel: r.trust,
+		HasPassport: r.passport, UpdatedAt: t, Visibility: r.visibility}
+	if r.shadowed != "" {
+		d.ShadowedFor = strings.Split(r.shadowed, reservedByte)
+	}
+	return d, nil
+}
+
+// zapName is the file name of Bleve segment id (as scorch names them).
+func zapName(id uint64) string { return fmt.Sprintf("%012x.zap", id) }
+
+// boltSegment is one segment listed in root.bolt.
+type boltSegment struct {
+	id      uint64
+	path    string // file name, in the index's store folder
+	deleted *roaring.Bitmap
+	seg     segment.Segment
+	from    string // the file to link (a base's) or move (a new one) into place
+	move    bool
+}
+
+func (s *boltSegment) live() uint64 { return s.seg.Count() - s.deleted.GetCardinality() }
+
+// composeBleve writes the Bleve index out: the segments of the index base, the base's docs named
+// in drops marked deleted in them, and the segment file night (if not "") added; the newest
+// segments are merged as the package comment says.
+func composeBleve(base, out, night string, drops []string) error {
+	found, err := filepath.Glob(filepath.Join(base, "*", "root.bolt"))
+	if err != nil || len(found) != 1 {
+		return fmt.Errorf("%s: want one root.bolt in a folder of the index, found %d (%v)", base, len(found), err)
+	}
+	storeName := filepath.Base(filepath.Dir(found[0]))
+	baseStore, outStore := filepath.Join(base, storeName), filepath.Join(out, storeName)
+	segs, err := readRoot(found[0])
+	if err != nil {
+		return err
+	}
+	var plugin orderedZap
+	defer func() {
+		for _, s := range segs {
+			if s.seg != nil {
+				s.seg.Close()
+			}
+		}
+	}()
+	nextID := uint64(3)
+	for _, s := range segs {
+		if s.seg, err = plugin.Open(filepath.Join(baseStore, s.path)); err != nil {
+			return err
+		}
+		gone, err := s.seg.DocNumbers(drops)
+		if err != nil {
+			return err
+		}
+		s.deleted.Or(gone)
+		s.from = filepath.Join(baseStore, s.path)
+		nextID = max(nextID, s.id+1)
+	}
+	if err := os.MkdirAll(outStore, 0o755); err != nil {
+		return err
+	}
+	if err := copyFile(filepath.Join(base, "index_meta.json"), filepath.Join(out, "index_meta.json")); err != nil {
+		return err
+	}
+	if night != "" {
+		s := &boltSegment{id: nextID, path: zapName(nextID), deleted: roaring.New(), from: night, move: true}
+		nextID++
+		if s.seg, err = plugin.Open(night); err != nil {
+			return err
+		}
+		segs = append(segs, s)
+	}
+	if first := segs[0]; first.live()*2 < first.seg.Count() || nextID > 0xff00 {
+		return errRebuild // more than half of the first segment is deleted
+	}
+	// Merge the newest segments (never the first, a whole build's) while the one before holds
+	// no more live docs than the newest.
+	for n := len(segs); n >= 3 && segs[n-2].live() <= segs[n-1].live(); n = len(segs) {
+		a, c := segs[n-2], segs[n-1]
+		m := &boltSegment{id: nextID, path: zapName(nextID), deleted: roaring.New()}
+		nextID++
+		path := filepath.Join(outStore, m.path)
+		if _, _, err := plugin.Merge([]segment.Segment{a.seg, c.seg}, []*roaring.Bitmap{a.deleted, c.deleted}, path, nil, nil); err != nil {
+			return fmt.Errorf("merging segments: %w", err)
+		}
+		if m.seg, err = plugin.Open(path); err != nil {
+			return err
+		}
+		a.seg.Close()
+		c.seg.Close()
+		segs = append(segs[:n-2], m)
+	}
+	for _, s := range segs {
+		s.seg.Close() // before its file is moved: Windows does not move open files
+		s.seg = nil
+	}
+	for _, s := range segs {
+		switch {
+		case s.from == "":
+		case s.move:
+			err = os.Rename(s.from, filepath.Join(outStore, s.path))
+		default:
+			err = os.Link(s.from, filepath.Join(outStore, s.path))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	root := filepath.Join(outStore, "root.bolt")
+	if err := copyFile(found[0], root); err != nil {
+		return err
+	}
+	if err := writeRoot(root, segs); err != nil {
+		return err
+	}
+	return fixRootBolt(out)
+}
+
+// readRoot lists the segments of the one snapshot in root.bolt at path.
+func readRoot(path string) ([]*boltSegment, error) {
+	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	defer db.Close()
+	var segs []*boltSegment
+	err = db.View(func(tx *bolt.Tx) error {
+		snap, err := onlySnapshot(tx)
+		if err != nil {
+			return err
+		}
+		return snap.ForEachBucket(func(k []byte) error {
+			if isSegmentKey(k) {
+				id, ok := decodeSegmentKey(k)
+				sb := snap.Bucket(k)
+				p := sb.Get(util.BoltPathKey)
+				if !ok || p == nil {
+					return fmt.Errorf("segment %x: malformed", k)
+				}
+				s := &boltSegment{id: id, path: string(p), deleted: roaring.New()}
+				if del := sb.Get(util.BoltDeletedKey); del != nil {
+					if _, err := s.deleted.ReadFrom(bytes.NewReader(del)); err != nil {
+						return fmt.Errorf("segment %d: deletions: %w", id, err)
+					}
+				}
+				segs = append(segs, s)
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return segs, nil
+}
+
+// writeRoot replaces the segments listed in root.bolt at path with segs.
+func writeRoot(path string, segs []*boltSegment) error {
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		snap, err := onlySnapshot(tx)
+		if err != nil {
+			return err
+		}
+		var old [][]byte
+		snap.ForEachBucket(func(k []byte) error {
+			if isSegmentKey(k) {
+				old = append(old, bytes.Clone(k))
+			}
+			return nil
+		})
+		for _, k := range old {
+			if err := snap.DeleteBucket(k); err != nil {
+				return err
+			}
+		}
+		for _, s := range segs {
+			sb, err := snap.CreateBucket(segmentKey(s.id))
+			if err != nil {
+				return err
+			}
+			if err := sb.Put(util.BoltPathKey, []byte(s.path)); err != nil {
+				return err
+			}
+			if !s.deleted.IsEmpty() {
+				var buf bytes.Buffer
+				if _, err := s.deleted.WriteTo(&buf); err != nil {
+					return err
+				}
+				if err := sb.Put(util.BoltDeletedKey, buf.Bytes()); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	return errors.Join(err, db.Close())
+}
+
+// onlySnapshot is the bucket of the one index snapshot root.bolt holds.
+func onlySnapshot(tx *bolt.Tx) (*bolt.Bucket, error) {
+	snaps := tx.Bucket(util.BoltSnapshotsBucket)
+	if snaps == nil {
+		return nil, errors.New("no snapshots bucket")
+	}
+	var keys [][]byte
+	snaps.ForEachBucket(func(k []byte) error {
+		keys = append(keys, bytes.Clone(k))
+		return nil
+	})
+	if len(keys) != 1 {
+		return nil, fmt.Errorf("%d index snapshots, want 1", len(keys))
+	}
+	return snaps.Bucket(keys[0]), nil
+}
+
+// isSegmentKey reports whether k, a key of a snapshot bucket, names a segment (the others are
+// scorch's meta-data and internal buckets).
+func isSegmentKey(k []byte) bool {
+	return len(k) > 0 && k[0] != util.BoltInternalKey[0] && k[0] != util.BoltMetaDataKey[0]
+}
+
+// Segment keys are scorch's order-preserving varints (index/scorch/int.go): one byte 136+v for
+// v ≤ 109, else a byte 245+n followed by the n big-endian bytes of v. Only the forms for ids up
+// to 2^16-1 are needed here; larger ids are refused.
+func segmentKey(id uint64) []byte {
+	switch {
+	case id <= 109:
+		return []byte{136 + byte(id)}
+	case id <= 0xff:
+		return []byte{246, byte(id)}
+	default:
+		return []byte{247, byte(id >> 8), byte(id)}
+	}
+}
+
+func decodeSegmentKey(k []byte) (uint64, bool) {
+	switch {
+	case len(k) == 1 && k[0] >= 136 && k[0] <= 245:
+		return uint64(k[0] - 136), true
+	case len(k) == 2 && k[0] == 246:
+		return uint64(k[1]), true
+	case len(k) == 3 && k[0] == 247:
+		return uint64(k[1])<<8 | uint64(k[2]), true
+	}
+	return 0, false
+}
+
+func copyFile(from, to string) error {
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, b, 0o644)
+}

@@ -1,0 +1,216 @@
+package index
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// night changes docs as a day of updates would: some docs dropped, some changed (indexed fields,
+// names, or only what a hit shows), new subjects between and after the others, a new name, and
+// tenant docs added and removed.
+func night(docs []Doc, r *rand.Rand, n int) []Doc {
+	makers := []string{"Acme GmbH", "Bosch", "Nestlé S.A.", "Zeta Foods", "", "Night Maker " + fmt.Sprint(n)}
+	var out []Doc
+	for i, d := range docs {
+		switch x := r.IntN(200); {
+		case x < 4: // dropped
+			continue
+		case x < 8:
+			d.TrustLevel = r.IntN(6)
+			d.UpdatedAt = d.UpdatedAt.Add(time.Duration(r.IntN(1000)) * time.Minute)
+		case x < 10:
+			d.Manufacturer = makers[r.IntN(len(makers))]
+		case x < 12:
+			d.Brand += " (new)" // not indexed: only the doc store changes
+		case x < 13 && d.Visibility == "":
+			d.ShadowedFor = append(slices.Clone(d.ShadowedFor), "t9")
+		case x < 14 && d.Visibility == "":
+			d.HasPassport = !d.HasPassport
+		}
+		out = append(out, d)
+		if i+1 < len(docs) && r.IntN(100) < 5 {
+			// New subjects sorting right after this one, as a manufacturer's new GTINs would.
+			for k := range 1 + r.IntN(3) {
+				out = append(out, Doc{Subject: fmt.Sprintf("%s-n%d-%d", d.Subject, n, k), Manufacturer: makers[r.IntN(len(makers))],
+					TrustLevel: r.IntN(6), UpdatedAt: t0.Add(time.Duration(r.IntN(1000)) * time.Hour), Visibility: []string{"", "", "t1"}[r.IntN(3)]})
+			}
+		}
+	}
+	for k := range 20 { // after every other subject
+		out = append(out, Doc{Subject: fmt.Sprintf("zz:%d-%03d", n, k), Manufacturer: makers[5], TrustLevel: 3, UpdatedAt: t0.Add(time.Duration(k) * time.Hour)})
+	}
+	slices.SortStableFunc(out, func(a, b Doc) int { return strings.Compare(a.Subject, b.Subject) })
+	return slices.CompactFunc(out, func(a, b Doc) bool { return a.Subject == b.Subject && a.Visibility == b.Visibility })
+}
+
+func writeUpdated(t *testing.T, dir, base string, docs []Doc, blockSize int) {
+	t.Helper()
+	b, err := updateFrom(dir, base, blockSize, batchSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range docs {
+		if err := b.Add(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// segmentFiles lists the Bleve segment files of the index in dir.
+func segmentFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	found, err := filepath.Glob(filepath.Join(dir, productsDir, "*", "*.zap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return found
+}
+
+// TestUpdatedIndexAnswersAsWhole holds an updated index to the answers of an index built whole from
+// the same docs, night after night (each night's index the base of the next), for every query of
+// the matrix, in both orders, paged, with blocks and windows small enough that every query path
+// runs. It also checks that the update kept the base: the whole build's segment is the base's
+// file, not a copy, and the night's docs are a segment of their own.
+func TestUpdatedIndexAnswersAsWhole(t *testing.T) {
+	for _, seed := range []uint64{1, 2} {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			t.Parallel()
+			const bs = 4
+			r := rand.New(rand.NewPCG(seed, 77))
+			tmp := t.TempDir()
+			docs := modelDocs(300, seed)
+			prev := filepath.Join(tmp, "0")
+			writeTestIndex(t, prev, docs, bs, batchSize)
+			first := segmentFiles(t, prev)[0]
+			for n := 1; n <= 3; n++ {
+				docs = night(docs, r, n)
+				dir := filepath.Join(tmp, fmt.Sprint(n))
+				writeUpdated(t, dir, prev, docs, bs)
+				whole := filepath.Join(tmp, fmt.Sprintf("whole-%d", n))
+				writeTestIndex(t, whole, docs, bs, batchSize)
+
+				segs := segmentFiles(t, dir)
+				if len(segs) < 2 {
+					t.Fatalf("night %d: %d segments: the update did not keep the base", n, len(segs))
+				}
+				a, errA := os.Stat(first)
+				b, errB := os.Stat(segs[0])
+				if errA != nil || errB != nil || !os.SameFile(a, b) {
+					t.Fatalf("night %d: the first segment %s is not the base's %s (%v, %v)", n, segs[0], first, errA, errB)
+				}
+
+				got, err := Open(dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := Open(whole)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, c := range []struct {
+					limit int
+					tune  func(*tuning)
+				}{
+					{3, func(*tuning) {}},
+					{100, func(tu *tuning) { tu.directMax = 0 }},
+					{7, func(tu *tuning) { tu.directMax = 0; tu.windowCap = 3 }},
+				} {
+					c.tune(&got.tune)
+					c.tune(&want.tune)
+					for _, q := range queryMatrix() {
+						sameHits(t, fmt.Sprintf("night %d, tuning %d: %+v limit %d", n, i, q, c.limit), walk(t, got, q, c.limit), walk(t, want, q, c.limit))
+					}
+				}
+				got.Close()
+				want.Close()
+				prev = dir
+			}
+		})
+	}
+}
+
+// TestUpdateBuildsWholeWhenOrderCannotBeKept covers the updates that give up keeping the base:
+// more new docs in one gap between two base docs than positions fit, and more new docs of a name
+// in one of its blocks than a block may hold. Each is built whole, and answers as a whole build.
+func TestUpdateBuildsWholeWhenOrderCannotBeKept(t *testing.T) {
+	const bs = 4
+	base := []Doc{
+		{Subject: "a:1", Manufacturer: "Acme", UpdatedAt: t0},
+		{Subject: "a:2", Manufacturer: "Acme", UpdatedAt: t0},
+		{Subject: "b:1", Manufacturer: "Bosch", UpdatedAt: t0},
+	}
+	gap := slices.Clone(base)
+	for i := range 1<<posShift/insertStep + 20 {
+		gap = append(gap, Doc{Subject: fmt.Sprintf("a:1-%05d", i), Manufacturer: "Zeta", UpdatedAt: t0})
+	}
+	block := slices.Clone(base)
+	for i := range maxBlockFill*bs + 1 {
+		block = append(block, Doc{Subject: fmt.Sprintf("a:1-%05d", i), Manufacturer: "Acme", UpdatedAt: t0})
+	}
+	for name, docs := range map[string][]Doc{"positions": gap, "block": block} {
+		t.Run(name, func(t *testing.T) {
+			slices.SortFunc(docs, func(a, b Doc) int { return strings.Compare(a.Subject, b.Subject) })
+			tmp := t.TempDir()
+			writeTestIndex(t, filepath.Join(tmp, "base"), base, bs, batchSize)
+			writeUpdated(t, filepath.Join(tmp, "new"), filepath.Join(tmp, "base"), docs, bs)
+			if segs := segmentFiles(t, filepath.Join(tmp, "new")); len(segs) != 1 {
+				t.Fatalf("%d segments, want 1 (built whole)", len(segs))
+			}
+			writeTestIndex(t, filepath.Join(tmp, "whole"), docs, bs, batchSize)
+			got, err := Open(filepath.Join(tmp, "new"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer got.Close()
+			want, err := Open(filepath.Join(tmp, "whole"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer want.Close()
+			for _, q := range []Query{{Manufacturer: "acme", TrustLevelMin: -1}, {Manufacturer: "zeta", TrustLevelMin: -1}, {TrustLevelMin: -1}} {
+				sameHits(t, fmt.Sprintf("%+v", q), walk(t, got, q, 7), walk(t, want, q, 7))
+			}
+		})
+	}
+}
+
+// TestUpdateIsReproducible checks that two updates of one base with the same docs write the
+// same bytes.
+func TestUpdateIsReproducible(t *testing.T) {
+	tmp := t.TempDir()
+	docs := modelDocs(200, 3)
+	writeTestIndex(t, filepath.Join(tmp, "base"), docs, 4, batchSize)
+	next := night(docs, rand.New(rand.NewPCG(3, 3)), 1)
+	sums := map[string]string{}
+	for _, name := range []string{"a", "b"} {
+		dir := filepath.Join(tmp, name)
+		writeUpdated(t, dir, filepath.Join(tmp, "base"), next, 4)
+		err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := os.ReadFile(p)
+			rel, _ := filepath.Rel(dir, p)
+			sum := sha256.Sum256(b)
+			if prev, ok := sums[rel]; ok && prev != hex.EncodeToString(sum[:]) {
+				t.Errorf("%s differs between two updates", rel)
+			}
+			sums[rel] = hex.EncodeToString(sum[:])
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
