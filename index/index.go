@@ -4,8 +4,9 @@
 //
 // An index directory holds a Bleve index with one document per product view (products.bleve),
 // for matching and filtering; a doc store with what a hit shows (docs.dat, docs.idx); names.txt,
-// the distinct normalised manufacturer names with their doc counts; and meta.json. It is written
-// once by a Builder and then only read: Open opens it read-only and Search never writes.
+// the distinct normalised manufacturer names with their doc counts and blocks; and meta.json. It
+// is written once by a Builder (built whole by Create, or by Update from a base index, see
+// update.go) and then only read: Open opens it read-only and Search never writes.
 package index
 
 import (

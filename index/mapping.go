@@ -20,8 +20,8 @@ const (
 	formatNumber = 2
 )
 
-// Fields of the products index (one Bleve document per Doc; document ID = the doc's ordinal, see
-// docID). Nothing is stored: hits are read from the doc store.
+// Fields of the products index (one Bleve document per Doc; document ID = the doc's position, see
+// posID). Nothing is stored: hits are read from the doc store.
 const (
 	fName          = "n"  // normalised manufacturer name (keyword)
 	fNameBlock     = "nb" // name + "\x1f" + block number: a run of blockSize docs of one name in subject order

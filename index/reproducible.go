@@ -27,7 +27,7 @@ import (
 //     Bleve picks the segment format from a registry it exports
 //     (scorch.RegisterSegmentPlugin); orderedZap, registered in place of
 //     zap v15, is zap v15 with the documents of a new segment sorted by ID
-//     first (our IDs are ordinals in fixed-width hex, so they come out in
+//     first (our IDs are positions in fixed-width hex, so they come out in
 //     the order they were added). Opening and merging are zap's own, so the
 //     files are zap v15 files that any Bleve reads.
 //   - zap v16, the default format, keeps its per-field sections in a map and

@@ -122,7 +122,7 @@ func TestUpdatedIndexAnswersAsWhole(t *testing.T) {
 					limit int
 					tune  func(*tuning)
 				}{
-					{3, func(*tuning) {}},
+					{5, func(*tuning) {}},
 					{100, func(tu *tuning) { tu.directMax = 0 }},
 					{7, func(tu *tuning) { tu.directMax = 0; tu.windowCap = 3 }},
 				} {
