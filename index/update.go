@@ -275,7 +275,12 @@ func (u *updater) close(b *Builder) error {
 	}
 	night := ""
 	if b.products != nil {
-		night = filepath.Join(u.nightDir, "store", zapName(2))
+		// Bleve's offline builder writes one segment, in a folder of the index's.
+		found, err := filepath.Glob(filepath.Join(u.nightDir, "*", "*.zap"))
+		if err != nil || len(found) != 1 {
+			return fmt.Errorf("index: update: want one segment of the night's docs, found %d (%v)", len(found), err)
+		}
+		night = found[0]
 	}
 	err := composeBleve(filepath.Join(u.baseDir, productsDir), filepath.Join(b.dir, productsDir), night, u.drops)
 	if errors.Is(err, errRebuild) {
