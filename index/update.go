@@ -395,7 +395,10 @@ func composeBleve(base, out, night string, drops []string) error {
 		if err != nil {
 			return err
 		}
+		// The bitmap DocNumbers makes may share memory with the segment's mapped file, which
+		// is unmapped when the segment closes: keep a copy of its own.
 		s.deleted.Or(gone)
+		s.deleted = s.deleted.Clone()
 		s.from = filepath.Join(baseStore, s.path)
 		nextID = max(nextID, s.id+1)
 	}
@@ -482,7 +485,8 @@ func readRoot(path string) ([]*boltSegment, error) {
 				}
 				s := &boltSegment{id: id, path: string(p), deleted: roaring.New()}
 				if del := sb.Get(util.BoltDeletedKey); del != nil {
-					if _, err := s.deleted.ReadFrom(bytes.NewReader(del)); err != nil {
+					// bbolt's values are its mapped file, gone when the file closes: read a copy.
+					if _, err := s.deleted.ReadFrom(bytes.NewReader(bytes.Clone(del))); err != nil {
 						return fmt.Errorf("segment %d: deletions: %w", id, err)
 					}
 				}
