@@ -39,6 +39,12 @@ func writeTestIndex(t testing.TB, dir string, docs []Doc, blockSize, segmentDocs
 	if err != nil {
 		t.Fatal(err)
 	}
+	addAll(t, b, docs)
+}
+
+// addAll adds docs to b and closes it.
+func addAll(t testing.TB, b *Builder, docs []Doc) {
+	t.Helper()
 	for _, d := range docs {
 		if err := b.Add(d); err != nil {
 			t.Fatal(err)

@@ -57,14 +57,7 @@ func writeUpdated(t *testing.T, dir, base string, docs []Doc, blockSize int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range docs {
-		if err := b.Add(d); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := b.Close(); err != nil {
-		t.Fatal(err)
-	}
+	addAll(t, b, docs)
 }
 
 // segmentFiles lists the Bleve segment files of the index in dir.
