@@ -65,7 +65,6 @@ type updater struct {
 	lastOf    map[string]int // name → ordinal of its last base doc
 	baseNames []string       // base name id → name
 	drops     []string       // Bleve IDs of base docs dropped or changed
-	changed   int            // docs given to the night's segment
 	rebuild   bool           // the update gave up (errRebuild): built whole at Close
 	nightDir  string
 }
@@ -229,13 +228,10 @@ func (u *updater) add(b *Builder, d Doc) error {
 		// The docs still go to the doc store, from which Close builds the index whole.
 		return b.write(d, name, nc, block, b.lastPos+1, false)
 	}
-	if index {
-		if b.products == nil {
-			if b.products, err = newBleveBuilder(b.dir, filepath.Base(u.nightDir), batchSize); err != nil {
-				return err
-			}
+	if index && b.products == nil {
+		if b.products, err = newBleveBuilder(b.dir, filepath.Base(u.nightDir), batchSize); err != nil {
+			return err
 		}
-		u.changed++
 	}
 	return b.write(d, name, nc, block, pos, index)
 }
