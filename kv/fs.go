@@ -39,12 +39,11 @@ type servedFS struct {
 type Guard interface {
 	// ReadAt reads len(p) bytes at off of the store's file name (a base
 	// name) from r, refusing bytes that are not the snapshot's with an
-	// error that wraps domain.ErrDamaged.
-	ReadAt(name string, r io.ReaderAt, p []byte, off int64) (int, error)
-	// Unchanged refuses, the same way, a file whose stat st is not the one
-	// it had when the store was opened: a read from it may have returned
+	// error that wraps domain.ErrDamaged; then it looks at the file (stat)
+	// and refuses the same way a read from a file whose look is not the
+	// one it had when the store was opened: the read may have returned
 	// bytes written after the snapshot was checked.
-	Unchanged(name string, st os.FileInfo, err error) error
+	ReadAt(name string, r io.ReaderAt, stat func() (os.FileInfo, error), p []byte, off int64) (int, error)
 }
 
 // guardedFile is a store file read through a Guard: every read goes
@@ -57,16 +56,10 @@ type guardedFile struct {
 }
 
 func (f *guardedFile) ReadAt(p []byte, off int64) (int, error) {
-	n, err := f.guard.ReadAt(f.name, f.File, p, off)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return n, err
-	}
-	st, serr := f.File.Stat()
-	if cerr := f.guard.Unchanged(f.name, st, serr); cerr != nil {
-		return 0, cerr
-	}
-	return n, err
+	return f.guard.ReadAt(f.name, f.File, f.stat, p, off)
 }
+
+func (f *guardedFile) stat() (os.FileInfo, error) { return f.File.Stat() }
 
 // Read reads on from where the last Read ended, through ReadAt.
 func (f *guardedFile) Read(p []byte) (int, error) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -22,6 +23,14 @@ import (
 //     inode, size, modification and change times): a file replaced, cut or
 //     written since Open fails the read. Nobody but root can write a file
 //     without moving its change time.
+//   - A hard link made to a file or removed moves its change time too, and
+//     builds share store tables so: an incremental build links its base's
+//     (kv.NewLayer), and removing an old build unlinks what a later one
+//     shares. So for a store table, whose bytes are checked by chunk, a
+//     change time that moved alone (the same device, inode, size and
+//     modification time) is taken as the file's new look, and every chunk
+//     is checked again as it is next read: a write whose modification time
+//     was set back is still refused, when its bytes are read.
 //   - A failed check marks the snapshot damaged: every later read fails too,
 //     with an error that wraps domain.ErrDamaged, until a good snapshot is
 //     swapped in.
@@ -34,12 +43,26 @@ type sealed struct {
 	rel  string // as the manifest lists it
 	path string
 	size int64
-	at   stamp // the file as opened
+	at   atomic.Pointer[stamp] // the file as opened, or as looked at since (relooks)
 	// hashes are its chunk hashes; nil when the file was hashed whole at
 	// open (or is being, for the search index) and needs no chunk checks.
 	hashes []byte
 	done   []atomic.Uint64 // a bit per chunk checked
+	// relooks is set for a store table: a change of its change time alone
+	// takes a new look and checks its chunks again (see above). gen counts
+	// those; mu orders the marking of a chunk checked against the clearing.
+	relooks bool
+	gen     atomic.Uint64
+	mu      sync.Mutex
 }
+
+// errReadAgain says that the file's change time moved while it was read:
+// the bytes read may predate the chunks' checks again, so they are read again.
+var errReadAgain = errors.New("read again")
+
+// maxReadAgain bounds the reads again of one read: a file whose change
+// time keeps moving is refused as changed.
+const maxReadAgain = 3
 
 func newSealed(dir string, f File, hashes []byte) (*sealed, error) {
 	path := join(dir, f.Path)
@@ -47,7 +70,9 @@ func newSealed(dir string, f File, hashes []byte) (*sealed, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &sealed{rel: f.Path, path: path, size: f.Size, at: stampOf(st), hashes: hashes}
+	s := &sealed{rel: f.Path, path: path, size: f.Size, hashes: hashes, relooks: hashes != nil && strings.HasPrefix(f.Path, StoreDir+"/")}
+	at := stampOf(st)
+	s.at.Store(&at)
 	if hashes != nil {
 		s.done = make([]atomic.Uint64, (chunkCount(f.Size)+63)/64)
 	}
@@ -57,7 +82,16 @@ func newSealed(dir string, f File, hashes []byte) (*sealed, error) {
 // checked reports whether chunk i was checked already.
 func (f *sealed) checked(i int64) bool { return f.done[i/64].Load()&(1<<(i%64)) != 0 }
 
-func (f *sealed) markChecked(i int64) {
+// markChecked marks chunk i checked, unless the file's chunks were cleared
+// for checks again since generation gen, whose bytes were checked.
+func (f *sealed) markChecked(i int64, gen uint64) {
+	if f.relooks {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if f.gen.Load() != gen {
+			return
+		}
+	}
 	w := &f.done[i/64]
 	for {
 		old := w.Load()
@@ -72,8 +106,8 @@ var chunkBufs = sync.Pool{New: func() any { b := make([]byte, ChunkSize); return
 
 // readAt reads p at off from r, a reader of the file, checking the chunks
 // the range covers that were not checked yet: those are read whole, hashed,
-// and p is filled from them.
-func (f *sealed) readAt(r io.ReaderAt, p []byte, off int64) (int, error) {
+// and p is filled from them. gen is the generation of f.gen read before.
+func (f *sealed) readAt(r io.ReaderAt, p []byte, off int64, gen uint64) (int, error) {
 	if f.hashes == nil || off < 0 || off >= f.size {
 		return r.ReadAt(p, off)
 	}
@@ -99,7 +133,7 @@ func (f *sealed) readAt(r io.ReaderAt, p []byte, off int64) (int, error) {
 			if !chunkMatches(f.hashes, i, chunk) {
 				return n, fmt.Errorf("%w: %s: bytes %d to %d do not match their checksum", domain.ErrDamaged, f.rel, start, start+int64(len(chunk)))
 			}
-			f.markChecked(i)
+			f.markChecked(i, gen)
 		}
 		from := max(off, start) - start
 		n += copy(p[n:], chunk[from:min(int64(len(chunk)), end-start)])
@@ -112,13 +146,61 @@ func (f *sealed) readAt(r io.ReaderAt, p []byte, off int64) (int, error) {
 
 // unchanged refuses a file whose stat no longer matches the one at open.
 func (f *sealed) unchanged(st os.FileInfo, err error) error {
+	if err := f.look(st, err, f.gen.Load()); err != errReadAgain {
+		return err
+	}
+	return nil
+}
+
+// look is unchanged for a read begun at generation gen: errReadAgain when
+// that read's bytes must be read again (see relooks).
+func (f *sealed) look(st os.FileInfo, err error, gen uint64) error {
 	if err != nil {
 		return fmt.Errorf("%w: %s: %v", domain.ErrDamaged, f.rel, err)
 	}
-	if now := stampOf(st); now != f.at {
-		return fmt.Errorf("%w: %s %s (%s)", domain.ErrDamaged, f.rel, errChanged, f.at.diff(now))
+	now := stampOf(st)
+	at := f.at.Load()
+	switch {
+	case now == *at && f.gen.Load() == gen:
+		return nil
+	case now == *at:
+		return errReadAgain
+	case !f.relooks || !at.sameBytes(now):
+		return fmt.Errorf("%w: %s %s (%s)", domain.ErrDamaged, f.rel, errChanged, at.diff(now))
 	}
-	return nil
+	f.mu.Lock()
+	if *f.at.Load() != now {
+		for i := range f.done {
+			f.done[i].Store(0)
+		}
+		f.at.Store(&now)
+		f.gen.Add(1)
+	}
+	f.mu.Unlock()
+	return errReadAgain
+}
+
+// guardedRead reads p at off from r, checking the chunks as readAt does,
+// and then looks at the file (stat): a read from a file that changed is
+// refused, and one whose change time alone moved is read again.
+func (f *sealed) guardedRead(r io.ReaderAt, stat func() (os.FileInfo, error), p []byte, off int64) (int, error) {
+	for try := 0; ; try++ {
+		gen := f.gen.Load()
+		n, err := f.readAt(r, p, off, gen)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return n, err
+		}
+		st, serr := stat()
+		switch cerr := f.look(st, serr, gen); {
+		case cerr == errReadAgain && try < maxReadAgain:
+			continue
+		case cerr == errReadAgain:
+			return 0, fmt.Errorf("%w: %s %s (its change time keeps moving)", domain.ErrDamaged, f.rel, errChanged)
+		case cerr != nil:
+			return 0, cerr
+		}
+		return n, err
+	}
 }
 
 // check looks at the file by its path: the 1 s watch's check.
@@ -160,7 +242,7 @@ func (f *sealed) checkMapped(m []byte, off, n int64) error {
 		if !chunkMatches(f.hashes, i, m[start:min(start+ChunkSize, f.size)]) {
 			return fmt.Errorf("%w: %s: bytes %d to %d do not match their checksum", domain.ErrDamaged, f.rel, start, min(start+ChunkSize, f.size))
 		}
-		f.markChecked(i)
+		f.markChecked(i, f.gen.Load())
 	}
 	return nil
 }
@@ -168,22 +250,14 @@ func (f *sealed) checkMapped(m []byte, off, n int64) error {
 // storeGuard is the kv.Guard of a snapshot's store.
 type storeGuard struct{ s *Snapshot }
 
-func (g storeGuard) ReadAt(name string, r io.ReaderAt, p []byte, off int64) (int, error) {
+func (g storeGuard) ReadAt(name string, r io.ReaderAt, stat func() (os.FileInfo, error), p []byte, off int64) (int, error) {
 	f := g.s.files[StoreDir+"/"+name]
 	if f == nil {
-		return 0, fmt.Errorf("%w: %s/%s is not listed in the manifest", domain.ErrDamaged, StoreDir, name)
+		return 0, g.s.damage.mark(fmt.Errorf("%w: %s/%s is not listed in the manifest", domain.ErrDamaged, StoreDir, name))
 	}
-	n, err := f.readAt(r, p, off)
+	n, err := f.guardedRead(r, stat, p, off)
 	g.s.damage.mark(err)
 	return n, err
-}
-
-func (g storeGuard) Unchanged(name string, st os.FileInfo, err error) error {
-	f := g.s.files[StoreDir+"/"+name]
-	if f == nil {
-		return fmt.Errorf("%w: %s/%s is not listed in the manifest", domain.ErrDamaged, StoreDir, name)
-	}
-	return g.s.damage.mark(f.unchanged(st, err))
 }
 
 // pointsGuard is the kv.PointsGuard of a snapshot's point index.
@@ -197,7 +271,7 @@ func (g pointsGuard) Check(m []byte, off, n int64) error {
 }
 
 func (g pointsGuard) ReadAt(r io.ReaderAt, p []byte, off int64) (int, error) {
-	n, err := g.f.readAt(r, p, off)
+	n, err := g.f.readAt(r, p, off, g.f.gen.Load())
 	g.s.damage.mark(err)
 	return n, err
 }

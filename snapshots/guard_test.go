@@ -152,6 +152,22 @@ func TestCheckFindsChangedFiles(t *testing.T) {
 			_, err = f.WriteAt([]byte{0}, 10)
 			return err
 		}, "written to"},
+		{"written, its time set back", func(p string) error {
+			st, err := os.Stat(p)
+			if err != nil {
+				return err
+			}
+			f, err := os.OpenFile(p, os.O_WRONLY, 0)
+			if err != nil {
+				return err
+			}
+			_, err = f.WriteAt([]byte{0}, 10)
+			f.Close()
+			if err != nil {
+				return err
+			}
+			return os.Chtimes(p, st.ModTime(), st.ModTime())
+		}, "written to"},
 		{"cut", func(p string) error { return os.Truncate(p, 10) }, "size 10"},
 		{"replaced", func(p string) error {
 			b, _ := os.ReadFile(p)
@@ -177,6 +193,83 @@ func TestCheckFindsChangedFiles(t *testing.T) {
 				t.Fatalf("Check: %v, want it to say %q", err, c.want)
 			}
 		})
+	}
+}
+
+// Builds share store tables by hard links (an incremental build links its
+// base's), so a served snapshot's table may gain a link, when the night's
+// build is made from it, or lose one, when an older build that shares it is
+// removed: the snapshot serves on. Either moves the file's change time as a
+// write does, so the tables' chunks are checked again as they are read,
+// and a write whose modification time was set back is still refused.
+func TestLinkedStoreTablesServeOn(t *testing.T) {
+	dir := passportSnapshot(t)
+	// No block cache: every read is the file's.
+	s, err := snapshots.Open(dir, snapshots.OpenOptions{CacheBytes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := readAll(s); err != nil {
+		t.Fatal(err)
+	}
+	tables, err := filepath.Glob(filepath.Join(dir, snapshots.StoreDir, "*.sst"))
+	if err != nil || len(tables) == 0 {
+		t.Fatalf("no tables: %v", err)
+	}
+	other := t.TempDir()
+	for i, p := range tables {
+		if err := os.Link(p, filepath.Join(other, fmt.Sprint(i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := readAll(s); err != nil {
+		t.Fatalf("after links were made: %v", err)
+	}
+	if err := os.RemoveAll(other); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Check(); err != nil {
+		t.Fatalf("after the links were removed: %v", err)
+	}
+	if err := readAll(s); err != nil {
+		t.Fatalf("after the links were removed: %v", err)
+	}
+
+	// A write with the modification time set back, to every table: the
+	// look takes it for a link, but the bytes read next are checked again.
+	for _, p := range tables {
+		st, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.OpenFile(p, os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WriteAt([]byte{b[100] ^ 0xff}, 100); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		if err := os.Chtimes(p, st.ModTime(), st.ModTime()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Check()
+	fresh, err := snapshots.Open(dir, snapshots.OpenOptions{CacheBytes: 1 << 20})
+	if err == nil {
+		defer fresh.Close()
+		err = readAll(fresh)
+	}
+	if !errors.Is(err, domain.ErrDamaged) && !errors.Is(err, snapshots.ErrInvalid) {
+		t.Fatalf("a fresh open of the written table: %v", err)
+	}
+	if err := readAll(s); !errors.Is(err, domain.ErrDamaged) || !strings.Contains(err.Error(), "checksum") {
+		t.Fatalf("a read after the write: %v, want the chunk's checksum refused", err)
 	}
 }
 
