@@ -19,7 +19,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// An updated index keeps a base index's Bleve segments as they are (linked, not copied) and adds
+// An updated index keeps a base index's Bleve segments as they are (copied, not rebuilt) and adds
 // one segment of the docs that are new or whose indexed fields changed; the base docs that were
 // dropped or changed are marked deleted in the segments that hold them (Bleve's own deletion
 // bitmaps, kept in root.bolt). So a night that changes 1% of the docs indexes 1% of them, and the
@@ -354,7 +354,7 @@ type boltSegment struct {
 	path    string // file name, in the index's store folder
 	deleted *roaring.Bitmap
 	seg     segment.Segment
-	from    string // the file to link (a base's) or move (a new one) into place
+	from    string // the file to copy (a base's) or move (a new one) into place
 	move    bool
 }
 
@@ -442,7 +442,11 @@ func composeBleve(base, out, night string, drops []string) error {
 		case s.move:
 			err = os.Rename(s.from, filepath.Join(outStore, s.path))
 		default:
-			err = os.Link(s.from, filepath.Join(outStore, s.path))
+			// Copied, not hard-linked: the base is likely the snapshot
+			// being served, which takes a link's move of its file's
+			// change time for a write. The kernel copies it
+			// (copy_file_range), or clones it where the file system can.
+			err = copyStream(s.from, filepath.Join(outStore, s.path))
 		}
 		if err != nil {
 			return err
@@ -590,6 +594,24 @@ func decodeSegmentKey(k []byte) (uint64, bool) {
 		return uint64(k[1])<<8 | uint64(k[2]), true
 	}
 	return 0, false
+}
+
+// copyStream copies the file from to a new file to.
+func copyStream(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, in)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 func copyFile(from, to string) error {
