@@ -59,6 +59,11 @@ type Builder struct {
 	enc         *Encoder
 	viewsDict   []byte // written to TagDict by Finish
 	maxFrame    uint64 // the largest TagViews frame, decoded
+	// layer is set by NewLayer: the store is a base's with the tables
+	// written here ingested on top, and baseDict is the base's TagDict value.
+	layer    bool
+	baseDict []byte
+	layers   int // the base's layers
 }
 
 // tableFileSize is the size at which a table's file is closed and the table
@@ -264,9 +269,34 @@ func (b *Builder) Set(key, value []byte) error {
 // setTable writes key and value to table tag's current file, beginning one
 // when there is none.
 func (b *Builder) setTable(tag byte, t *tableWriter, key, value []byte) error {
+	w, err := b.file(tag, t)
+	if err == nil {
+		err = w.Set(key, value)
+	}
+	if err != nil {
+		return fmt.Errorf("kv: %w", err)
+	}
+	return nil
+}
+
+// deleteTable writes a deletion of key to table tag's current file.
+func (b *Builder) deleteTable(tag byte, t *tableWriter, key []byte) error {
+	w, err := b.file(tag, t)
+	if err == nil {
+		err = w.Delete(key)
+	}
+	if err != nil {
+		return fmt.Errorf("kv: %w", err)
+	}
+	return nil
+}
+
+// file is table tag's current file: a new one when there is none or the
+// current one is full.
+func (b *Builder) file(tag byte, t *tableWriter) (*sstable.Writer, error) {
 	if t.w != nil && t.w.Raw().EstimatedSize() >= b.fileSize {
 		if err := b.closeFile(tag, t); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if t.w == nil {
@@ -274,14 +304,11 @@ func (b *Builder) setTable(tag byte, t *tableWriter, key, value []byte) error {
 		t.path = filepath.Join(b.sstDir, fmt.Sprintf("table-%c-%04d.sst", tag, t.files))
 		f, err := vfs.Default.Create(t.path, vfs.WriteCategoryUnspecified)
 		if err != nil {
-			return fmt.Errorf("kv: %w", err)
+			return nil, err
 		}
 		t.w = sstable.NewWriter(objstorageprovider.NewFileWritable(f), tableOptions(b.wopts, tag))
 	}
-	if err := t.w.Set(key, value); err != nil {
-		return fmt.Errorf("kv: %w", err)
-	}
-	return nil
+	return t.w, nil
 }
 
 // Counts returns the number of entries written per table tag.
@@ -304,12 +331,18 @@ func (b *Builder) closeFile(tag byte, t *tableWriter) error {
 	return nil
 }
 
-// Finish writes the views' dictionary, closes every table, ingests them and
+// Finish writes the views' dictionary (a layer: its count of layers, and
+// the dictionary if it changed), closes every table, ingests them and
 // closes the store.
 func (b *Builder) Finish() error {
-	if b.enc != nil {
-		v := binary.AppendUvarint(nil, max(b.maxFrame, 1))
-		t := &tableWriter{}
+	t := &tableWriter{}
+	if b.layer {
+		b.tables[TagDict] = t
+		if err := b.setTable(TagDict, t, Key(TagDict, dictLayers), binary.AppendUvarint(nil, uint64(b.layers+1))); err != nil {
+			return err
+		}
+	}
+	if v := binary.AppendUvarint(nil, max(b.maxFrame, 1)); b.enc != nil && !(b.layer && bytes.Equal(append(v, b.viewsDict...), b.baseDict)) {
 		b.tables[TagDict] = t
 		if err := b.setTable(TagDict, t, Key(TagDict, dictViews), append(v, b.viewsDict...)); err != nil {
 			return err
@@ -344,6 +377,11 @@ func (b *Builder) Finish() error {
 		return fmt.Errorf("kv: close store: %w", err)
 	}
 	b.db = nil
+	if b.layer {
+		if err := removeOldManifests(b.dir); err != nil {
+			return err
+		}
+	}
 	if err := fixCreationTimes(b.dir, len(b.done), from, to); err != nil {
 		return err
 	}

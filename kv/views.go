@@ -43,6 +43,10 @@ const (
 // dictViews is the key, in table TagDict, of the views' dictionary.
 const dictViews = "views"
 
+// dictLayers is the key, in table TagDict, of a store's count of layers
+// (NewLayer): a uvarint, absent in a store written whole.
+const dictLayers = "layers"
+
 // The dictionaries' sizes. A zstd raw dictionary is copied into the
 // encoder's history for every frame, so a larger one costs the build more
 // than it saves (128 KiB: 2% larger frames than 256 KiB at 50,000 products);

@@ -1,0 +1,225 @@
+package kv
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/productdata/pds/internal/pebbleutil"
+)
+
+// NewLayer starts a store at dir (which must not exist) that holds the
+// finished store base as it is, plus one layer of the entries given to the
+// Builder: base's tables are hard-linked, not copied, and Finish ingests the
+// layer's tables on top of them, where Pebble reads them before base's. A key
+// the layer sets replaces base's; a key it deletes (Delete) is gone. Nothing
+// is compacted, so base's tables stay the files they were and a night's
+// build writes only what changed.
+//
+// base must be a store of layout 3 (it has a views dictionary), written by
+// NewBuilder or NewLayer. Call WritePoints and TrainWith, with base's
+// dictionaries, as for a new store: the point index is written whole.
+//
+// The layer's table TagDict is written only if its value changed.
+func NewLayer(dir, sstDir, base string) (*Builder, error) {
+	if err := linkStore(base, dir); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	if err := os.MkdirAll(sstDir, 0o755); err != nil {
+		return nil, fmt.Errorf("kv: %w", err)
+	}
+	opts := storeOptions()
+	opts.ErrorIfNotExists = true
+	opts.DisableAutomaticCompactions = true
+	opts.Experimental.FileCacheShards = builderFileCacheShards
+	db, err := pebble.Open(dir, opts)
+	if err != nil {
+		return nil, fmt.Errorf("kv: open the copy of the store %s: %w", base, err)
+	}
+	dict, closer, err := db.Get(Key(TagDict, dictViews))
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("kv: the store %s has no views dictionary (is it of layout 3?): %w", base, err)
+	}
+	baseDict := bytes.Clone(dict)
+	closer.Close()
+	maxFrame, n := binary.Uvarint(baseDict)
+	if n <= 0 {
+		db.Close()
+		return nil, fmt.Errorf("kv: the views dictionary of %s: %w", base, errViewsCorrupt)
+	}
+	layers := 0
+	if v, closer, err := db.Get(Key(TagDict, dictLayers)); err == nil {
+		layers, err = decodeLayers(v)
+		closer.Close()
+		if err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
+	return &Builder{
+		dir:      dir,
+		sstDir:   sstDir,
+		db:       db,
+		wopts:    opts.MakeWriterOptions(6, db.TableFormat()),
+		tables:   map[byte]*tableWriter{},
+		fileSize: tableFileSize,
+		layer:    true,
+		baseDict: baseDict,
+		maxFrame: maxFrame,
+		layers:   layers,
+	}, nil
+}
+
+// linkStore makes dir a copy of the closed store base: its tables
+// hard-linked (Pebble never writes a table it has finished, and a layer's
+// build compacts nothing, so neither store can change the other's), its
+// MANIFEST, OPTIONS and marker files copied. The write-ahead log is not
+// copied: a finished store's is empty, and Pebble starts one of its own.
+func linkStore(base, dir string) error {
+	entries, err := os.ReadDir(base)
+	if err != nil {
+		return fmt.Errorf("kv: %w", err)
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return fmt.Errorf("kv: %w", err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		from, to := filepath.Join(base, name), filepath.Join(dir, name)
+		switch {
+		case !e.Type().IsRegular():
+			return fmt.Errorf("kv: the store %s holds %s, which is not a file", base, name)
+		case name == "LOCK" || strings.HasSuffix(name, ".log"):
+		case strings.HasSuffix(name, ".sst"):
+			if err := os.Link(from, to); err != nil {
+				return fmt.Errorf("kv: %w", err)
+			}
+		default:
+			if err := copyFile(from, to); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func copyFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return fmt.Errorf("kv: %w", err)
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("kv: %w", err)
+	}
+	_, err = io.Copy(out, in)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("kv: copy %s: %w", from, err)
+	}
+	return nil
+}
+
+// Delete removes key (a full key, as Set takes) from the store's base: a
+// Builder of NewLayer only, in key order with the table's Sets.
+func (b *Builder) Delete(key []byte) error {
+	if !b.layer {
+		return fmt.Errorf("kv: Delete builds a layer (NewLayer) only")
+	}
+	if len(key) < 2 {
+		return fmt.Errorf("kv: key too short")
+	}
+	tag := key[0]
+	if tag == PointsTag && b.points != nil || tag == TagDict {
+		return fmt.Errorf("kv: table %c is written whole", tag)
+	}
+	t := b.tables[tag]
+	if t == nil {
+		t = &tableWriter{}
+		b.tables[tag] = t
+	}
+	if t.last != nil && string(key) <= string(t.last) {
+		return fmt.Errorf("kv: keys out of order in table %c: %q after %q", tag, key, t.last)
+	}
+	t.last = append(t.last[:0], key...)
+	return b.deleteTable(tag, t, key)
+}
+
+// Layers is how many layers the store holds on top of the tables of the
+// build that wrote it whole: 0 for a store from NewBuilder, one more for
+// each NewLayer it went through.
+func (s *Store) Layers() (int, error) {
+	v, ok, err := s.get(Key(TagDict, dictLayers), nil)
+	if err != nil || !ok {
+		return 0, err
+	}
+	return decodeLayers(v)
+}
+
+func decodeLayers(v []byte) (int, error) {
+	n, k := binary.Uvarint(v)
+	if k != len(v) || n > 1<<20 {
+		return 0, fmt.Errorf("kv: the store's count of layers: %w", errViewsCorrupt)
+	}
+	return int(n), nil
+}
+
+// ScanRawPrefix is ScanRaw of the keys of table tag (not PointsTag) that
+// begin with prefix (without the table's prefix); key has the table's
+// prefix removed.
+func (s *Store) ScanRawPrefix(tag byte, prefix []byte, fn func(key, value []byte) error) error {
+	if tag == PointsTag {
+		return fmt.Errorf("kv: ScanRawPrefix of table %c", tag)
+	}
+	lower := append([]byte{tag, 0}, prefix...)
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: pebbleutil.PrefixEnd(lower)})
+	if err != nil {
+		return storeError(s.OnDamage, "scan", err)
+	}
+	for it.First(); it.Valid(); it.Next() {
+		if err := fn(it.Key()[2:], it.Value()); err != nil {
+			it.Close()
+			return err
+		}
+	}
+	if err := it.Close(); err != nil {
+		return storeError(s.OnDamage, "scan", err)
+	}
+	return nil
+}
+
+// removeOldManifests removes from the closed store at dir the MANIFEST
+// files but the current one, which its marker names: Pebble keeps the one
+// before (the base's, copied) however it is told.
+func removeOldManifests(dir string) error {
+	marks, err := filepath.Glob(filepath.Join(dir, "marker.manifest.*"))
+	if err != nil || len(marks) != 1 {
+		return fmt.Errorf("kv: %s holds %d manifest markers, want 1 (%v)", dir, len(marks), err)
+	}
+	_, current, ok := strings.Cut(strings.TrimPrefix(filepath.Base(marks[0]), "marker.manifest."), ".")
+	if !ok || !strings.HasPrefix(current, "MANIFEST-") {
+		return fmt.Errorf("kv: %s: a manifest marker names no MANIFEST", marks[0])
+	}
+	all, err := filepath.Glob(filepath.Join(dir, "MANIFEST-*"))
+	if err != nil {
+		return fmt.Errorf("kv: %w", err)
+	}
+	for _, p := range all {
+		if filepath.Base(p) != current {
+			if err := os.Remove(p); err != nil {
+				return fmt.Errorf("kv: %w", err)
+			}
+		}
+	}
+	return nil
+}
