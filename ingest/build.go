@@ -614,7 +614,8 @@ func (b *builder) writeAliases() error {
 	}
 	defer tenants.Close()
 	var key, val, tv []byte
-	st := newStaged(it, func(k, v []byte) error {
+	// value is the alias of a staged entry, in val.
+	value := func(v []byte) error {
 		c, owner, _ := splitOwned(v)
 		a := kv.Alias{Subject: string(c), Owner: string(owner)}
 		if a.Owner == "" {
@@ -627,11 +628,45 @@ func (b *builder) writeAliases() error {
 				a.ViewTenants = strings.Split(string(tv), "\x00")
 			}
 		}
-		key = append(append(key[:0], kv.TagAlias, 0), k...)
 		val = kv.AppendAlias(val[:0], a)
+		return nil
+	}
+	st := newStaged(it, func(k, v []byte) error {
+		if err := value(v); err != nil {
+			return err
+		}
+		key = append(append(key[:0], kv.TagAlias, 0), k...)
 		return b.out.Set(key, val)
 	})
-	if b.up != nil {
+	if b.layered {
+		// A layer holds the staged aliases, but those the base holds with
+		// the same bytes, and a deletion of each alias of a product
+		// dropped that the build did not stage again.
+		err = b.up.base.ScanRaw(kv.TagAlias, func(k, v []byte) error {
+			a, err := kv.DecodeAlias(v)
+			if err != nil {
+				return err
+			}
+			if !b.up.isDropped(a.Subject) {
+				return nil
+			}
+			if err := st.until(k); err != nil {
+				return err
+			}
+			key = append(append(key[:0], kv.TagAlias, 0), k...)
+			if !st.ok || !bytes.Equal(st.it.Key()[2:], k) {
+				return b.out.Delete(key)
+			}
+			if err := value(st.it.Value()); err != nil {
+				return err
+			}
+			st.ok = st.it.Next()
+			if bytes.Equal(val, v) {
+				return nil
+			}
+			return b.out.Set(key, val)
+		})
+	} else if b.up != nil {
 		err = b.up.base.ScanRaw(kv.TagAlias, func(k, v []byte) error {
 			a, err := kv.DecodeAlias(v)
 			if err != nil {
@@ -652,6 +687,7 @@ func (b *builder) writeAliases() error {
 
 // writeSources writes every source with its operator.
 func (b *builder) writeSources() error {
+	entries := make([][2][]byte, 0, len(b.cat.sourceList))
 	for _, s := range b.cat.sourceList {
 		d := domain.SourceDescriptor{Source: *s}
 		if s.OperatorPartyID != nil {
@@ -663,11 +699,9 @@ func (b *builder) writeSources() error {
 		if err != nil {
 			return err
 		}
-		if err := b.out.Set(kv.Key(kv.TagSource, s.ID), j); err != nil {
-			return err
-		}
+		entries = append(entries, [2][]byte{kv.Key(kv.TagSource, s.ID), j})
 	}
-	return nil
+	return b.writeTable(kv.TagSource, entries)
 }
 
 // MetaCursorKey names the secret that authenticates search cursors.
@@ -677,7 +711,7 @@ const MetaCursorKey = "cursor_key"
 // input digest and the sequence (cursorKey). The build id is the manifest's
 // alone: in the store it made every build's bytes differ.
 func (b *builder) writeMeta() error {
-	return b.out.Set(kv.Key(kv.TagMeta, MetaCursorKey), b.cursorKey())
+	return b.writeTable(kv.TagMeta, [][2][]byte{{kv.Key(kv.TagMeta, MetaCursorKey), b.cursorKey()}})
 }
 
 // cursorKey is SHA-256("pds cursor key", input digest, sequence): the same

@@ -15,3 +15,11 @@ func SetIDFilterBytes(n int) (restore func()) {
 	seenBytes = n
 	return func() { seenBytes = old }
 }
+
+// SetMaxStoreLayers makes incremental builds write the store whole once it
+// would hold more than n layers, until the returned restore is called.
+func SetMaxStoreLayers(n int) (restore func()) {
+	old := maxStoreLayers
+	maxStoreLayers = n
+	return func() { maxStoreLayers = old }
+}

@@ -317,8 +317,10 @@ func (cs changeSet) writeChanges(t *testing.T, dir string) {
 // full build of the input it stands for, night after night: random products
 // changed, deleted and added (tenant-private ones and ones with superseded
 // claims among them, as the generated input has), and now and then a
-// source's licence, a party or a document changed.
+// source's licence, a party or a document changed. The store is layered on
+// the base's two nights running; the third night writes it whole.
 func TestIncrementalEqualsFull(t *testing.T) {
+	defer ingest.SetMaxStoreLayers(2)()
 	for _, seed := range []uint64{1, 2, 3} {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 99))
@@ -352,6 +354,10 @@ func TestIncrementalEqualsFull(t *testing.T) {
 				}
 				t.Logf("night %d: %s; %+v", night, strings.Join(cs.what, "; "), *sum.Incremental)
 				sameAnswers(t, next, full)
+				layered := keptStoreTables(t, base, next)
+				if want := night % 3; sum.Incremental.StoreLayers != want || layered != (want > 0) {
+					t.Errorf("night %d: the store holds %d layers (want %d); the base's tables kept: %v", night, sum.Incremental.StoreLayers, want, layered)
+				}
 				if keptSearchIndex(t, base, next) {
 					kept++
 				}
@@ -365,23 +371,47 @@ func TestIncrementalEqualsFull(t *testing.T) {
 	}
 }
 
+// keptStoreTables reports whether every store table of snapshot base is
+// one of next's, the same file (linked), as a store layered on base's has.
+func keptStoreTables(t *testing.T, base, next string) bool {
+	t.Helper()
+	tables, err := filepath.Glob(filepath.Join(base, snapshots.StoreDir, "*.sst"))
+	if err != nil || len(tables) == 0 {
+		t.Fatalf("%s: no store tables (%v)", base, err)
+	}
+	for _, p := range tables {
+		a, errA := os.Stat(p)
+		b, errB := os.Stat(filepath.Join(next, snapshots.StoreDir, filepath.Base(p)))
+		if errA != nil || errB != nil || !os.SameFile(a, b) {
+			return false
+		}
+	}
+	return true
+}
+
 // keptSearchIndex reports whether the search index of snapshot next kept the Bleve segment of
-// base's whole build (the same file, linked) instead of being built whole.
+// base's whole build (a copy of the same bytes, beside a segment of its own) instead of being
+// built whole.
 func keptSearchIndex(t *testing.T, base, next string) bool {
 	t.Helper()
-	first := func(dir string) os.FileInfo {
+	segments := func(dir string) []string {
 		found, err := filepath.Glob(filepath.Join(dir, snapshots.IndexDir, "products.bleve", "*", "*.zap"))
 		if err != nil || len(found) == 0 {
 			t.Fatalf("%s: no search index segment (%v)", dir, err)
 		}
 		slices.Sort(found)
-		info, err := os.Stat(found[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		return info
+		return found
 	}
-	return os.SameFile(first(base), first(next))
+	a, b := segments(base), segments(next)
+	if len(b) < 2 || filepath.Base(a[0]) != filepath.Base(b[0]) {
+		return false
+	}
+	x, errX := os.ReadFile(a[0])
+	y, errY := os.ReadFile(b[0])
+	if errX != nil || errY != nil {
+		t.Fatal(errX, errY)
+	}
+	return bytes.Equal(x, y)
 }
 
 // sameAnswers compares every answer two snapshots give: every identifier's
@@ -441,6 +471,28 @@ func sameAnswers(t *testing.T, got, want string) {
 				if gok != wok || !bytes.Equal(gv, wv) {
 					t.Errorf("view %c of %s for %q:\n got %s\nwant %s", tag, subject, tenant, gv, wv)
 				}
+			}
+		}
+	}
+	// Every table as a whole, so that a view no answer reaches (one of a
+	// product deleted, or for a tenant it no longer has) is found too.
+	table := func(s *snapshots.Snapshot, tag byte) map[string]string {
+		out := map[string]string{}
+		if err := s.Scan(tag, func(k, v []byte) error { out[string(k)] = string(v); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	for _, tag := range []byte{kv.TagIdentity, kv.TagPassport, kv.TagEvidence, kv.TagSource} {
+		gt, wt := table(a, tag), table(b, tag)
+		for k, v := range gt {
+			if w, ok := wt[k]; !ok || v != w {
+				t.Errorf("table %c, key %q: got %.80s, want %.80s (%v)", tag, k, v, w, ok)
+			}
+		}
+		for k := range wt {
+			if _, ok := gt[k]; !ok {
+				t.Errorf("table %c, key %q: missing", tag, k)
 			}
 		}
 	}

@@ -133,7 +133,20 @@ type Incremental struct {
 	// ChangedSources are the sources added or changed (a changed party
 	// changes the sources it operates).
 	ChangedSources []string
+	// StoreLayers is how many layers of nights the new store holds on
+	// the tables of the last build that wrote it whole (0: this build
+	// wrote it whole, as it does every MaxStoreLayers+1 nights).
+	StoreLayers int
 }
+
+// MaxStoreLayers is how many nights' layers a store holds on top of the
+// tables a build wrote whole: the night after that, an incremental build
+// writes the store whole again. Each layer is one more table a read of a
+// view looks into.
+const MaxStoreLayers = 6
+
+// maxStoreLayers is MaxStoreLayers, but in tests (SetMaxStoreLayers).
+var maxStoreLayers = MaxStoreLayers
 
 // StageTime is how long one stage of a build took.
 type StageTime struct {
@@ -198,6 +211,11 @@ type builder struct {
 	keptTemp *snapshots.Temp
 	// up is the state of an incremental build (nil for a full one).
 	up *update
+	// layered is set when the incremental build's store is its base's with
+	// a layer of the night's changes (kv.NewLayer), not written whole;
+	// layers is then how many layers the new store holds.
+	layered bool
+	layers  int
 }
 
 // seenBytes sizes the id filter: 32 MiB, whatever the input. It answers
@@ -314,6 +332,9 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 			Added: u.computed.products - int64(len(u.replayed)) - changed, Deleted: int64(len(u.deleted)),
 			Recomputed: int64(len(u.replayed)), Kept: u.baseCounts[FileProducts] - u.dropped.products,
 			ChangedSources: u.changedSources}
+		if b.layered {
+			b.summary.Incremental.StoreLayers = b.layers
+		}
 	}
 	b.stage("")
 	stop()
@@ -350,7 +371,19 @@ func (b *builder) build(ctx context.Context, w *snapshots.Writer) (err error) {
 			b.scratch.Close()
 		}
 	}()
-	if b.out, err = w.Store(); err != nil {
+	if b.up != nil {
+		if b.layers, err = b.up.base.Layers(); err != nil {
+			return fmt.Errorf("--base: %w", err)
+		}
+		b.layers++
+		b.layered = b.layers <= maxStoreLayers
+	}
+	if b.layered {
+		b.out, err = w.StoreOn(b.up.base)
+	} else {
+		b.out, err = w.Store()
+	}
+	if err != nil {
 		return err
 	}
 	defer func() {
@@ -456,7 +489,15 @@ func (b *builder) build(ctx context.Context, w *snapshots.Writer) (err error) {
 // finishStore writes what follows the views (aliases, sources, metadata)
 // and finishes the store.
 func (b *builder) finishStore() error {
-	if b.up != nil {
+	switch {
+	case b.layered:
+		if err := b.mergeTable(kv.PointsTag); err != nil {
+			return err
+		}
+		if err := b.layerViews(); err != nil {
+			return err
+		}
+	case b.up != nil:
 		for _, tag := range []byte{kv.PointsTag, kv.TagViews} {
 			if err := b.mergeTable(tag); err != nil {
 				return err

@@ -541,6 +541,131 @@ func (b *builder) mergeTable(tag byte) error {
 	}))
 }
 
+// droppedSubjects lists the base's products not kept as they are
+// (isDropped), in order.
+func (u *update) droppedSubjects() []string {
+	var out []string
+	for s := range u.replaced {
+		out = append(out, s)
+	}
+	for s := range u.deleted {
+		if _, ok := u.replaced[s]; !ok {
+			out = append(out, s)
+		}
+	}
+	for s := range u.replayed {
+		out = append(out, s)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// layerViews writes table TagViews of a store layered on the base's
+// (kv.NewLayer): the staged views of the products computed, but those the
+// base holds with the same bytes, and a deletion of each view the base
+// holds of a product dropped that the build did not stage again. It reads
+// of the base only the views of the products dropped.
+func (b *builder) layerViews() error {
+	it, err := b.scratch.NewRangeIter([]byte{tagStaged, 0, kv.TagViews, 0}, []byte{tagStaged, 0, kv.TagViews, 1})
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	ok := it.First()
+	key := func() []byte { return it.Key()[2:] }
+	type entry struct{ key, value []byte }
+	var base []entry
+	for _, subject := range b.up.droppedSubjects() {
+		prefix := append(append([]byte{kv.TagViews, 0}, subject...), 0)
+		base = base[:0]
+		err := b.up.base.ScanRawPrefix(kv.TagViews, prefix[2:], func(k, v []byte) error {
+			base = append(base, entry{append(slices.Clip(prefix[:2]), k...), bytes.Clone(v)})
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		// The staged views before the subject's are of products new to
+		// the base; then the subject's, beside the base's.
+		for ; ok && bytes.Compare(key(), prefix) < 0; ok = it.Next() {
+			if err := b.out.Set(key(), it.Value()); err != nil {
+				return err
+			}
+		}
+		for ; ok && bytes.HasPrefix(key(), prefix); ok = it.Next() {
+			for len(base) > 0 && bytes.Compare(base[0].key, key()) < 0 {
+				if err := b.out.Delete(base[0].key); err != nil {
+					return err
+				}
+				base = base[1:]
+			}
+			if len(base) > 0 && bytes.Equal(base[0].key, key()) {
+				same := bytes.Equal(base[0].value, it.Value())
+				base = base[1:]
+				if same {
+					continue
+				}
+			}
+			if err := b.out.Set(key(), it.Value()); err != nil {
+				return err
+			}
+		}
+		for _, e := range base {
+			if err := b.out.Delete(e.key); err != nil {
+				return err
+			}
+		}
+	}
+	for ; ok; ok = it.Next() {
+		if err := b.out.Set(key(), it.Value()); err != nil {
+			return err
+		}
+	}
+	return it.Error()
+}
+
+// writeTable writes the entries of a small table, in key order: all of
+// them to a store written whole; to a layer, those the base does not hold
+// with the same bytes, and a deletion of each key the base holds that
+// entries do not.
+func (b *builder) writeTable(tag byte, entries [][2][]byte) error {
+	if !b.layered {
+		for _, e := range entries {
+			if err := b.out.Set(e[0], e[1]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var key []byte
+	err := b.up.base.ScanRaw(tag, func(k, v []byte) error {
+		key = append(append(key[:0], tag, 0), k...)
+		for ; len(entries) > 0 && bytes.Compare(entries[0][0], key) < 0; entries = entries[1:] {
+			if err := b.out.Set(entries[0][0], entries[0][1]); err != nil {
+				return err
+			}
+		}
+		if len(entries) > 0 && bytes.Equal(entries[0][0], key) {
+			e := entries[0]
+			entries = entries[1:]
+			if bytes.Equal(e[1], v) {
+				return nil
+			}
+			return b.out.Set(e[0], e[1])
+		}
+		return b.out.Delete(key)
+	})
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if err := b.out.Set(e[0], e[1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // feedIndex gives the search index every product's docs in subject order:
 // the kept ones' from the base's records, the computed ones' as staged.
 func (b *builder) feedIndex(ix *index.Builder) error {

@@ -306,6 +306,15 @@ func (s *Snapshot) ScanRaw(tag byte, fn func(key, value []byte) error) error {
 	return s.store.ScanRaw(tag, fn)
 }
 
+// ScanRawPrefix is ScanRaw of the keys of table tag that begin with prefix.
+func (s *Snapshot) ScanRawPrefix(tag byte, prefix []byte, fn func(key, value []byte) error) error {
+	return s.store.ScanRawPrefix(tag, prefix, fn)
+}
+
+// Layers is how many layers the snapshot's store holds on top of the
+// tables a whole build wrote (kv.Store.Layers).
+func (s *Snapshot) Layers() (int, error) { return s.store.Layers() }
+
 // Search runs a manufacturer search. The first waits until the index's
 // files are hashed; every search is followed by a look at those files, so
 // that one written or replaced meanwhile fails it, and a fault on Bleve's

@@ -69,6 +69,21 @@ func (w *Writer) Store() (*kv.Builder, error) {
 	return b, nil
 }
 
+// StoreOn creates the snapshot's store as base's with a layer on top (see
+// kv.NewLayer): base's tables are linked, not copied, and only what the
+// build gives the store is written. The point index is written whole.
+func (w *Writer) StoreOn(base *Snapshot) (*kv.Builder, error) {
+	b, err := kv.NewLayer(join(w.tmp, StoreDir), w.Work("tables"), join(base.Dir, StoreDir))
+	if err != nil {
+		return nil, err
+	}
+	if err := b.WritePoints(join(w.tmp, PointsPath)); err != nil {
+		b.Abort()
+		return nil, err
+	}
+	return b, nil
+}
+
 // Index creates the snapshot's search index.
 func (w *Writer) Index() (*index.Builder, error) {
 	return index.Create(join(w.tmp, IndexDir))

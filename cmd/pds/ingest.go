@@ -107,6 +107,11 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if inc := sum.Incremental; inc != nil {
 		fmt.Fprintf(stdout, "  incremental from %s: %d products changed, %d added, %d deleted; %d computed again for a source or document they cite; %d kept as they were\n",
 			inc.Base, inc.Changed, inc.Added, inc.Deleted, inc.Recomputed, inc.Kept)
+		if inc.StoreLayers > 0 {
+			fmt.Fprintf(stdout, "  store: the base's tables kept, with the night's changes on them (%d of %d nights' layers; the night after the last, the store is written whole)\n", inc.StoreLayers, ingest.MaxStoreLayers)
+		} else {
+			fmt.Fprintf(stdout, "  store: written whole (the base held %d nights' layers)\n", ingest.MaxStoreLayers)
+		}
 		if len(inc.ChangedSources) > 0 {
 			fmt.Fprintf(stdout, "  sources added or changed: %s\n", strings.Join(inc.ChangedSources, ", "))
 		}
