@@ -642,7 +642,12 @@ func (b *builder) writeAliases() error {
 		// A layer holds the staged aliases, but those the base holds with
 		// the same bytes, and a deletion of each alias of a product
 		// dropped that the build did not stage again.
-		err = b.up.base.ScanRaw(kv.TagAlias, func(k, v []byte) error {
+		sc, serr := b.out.BaseScanner(kv.TagAlias)
+		if serr != nil {
+			return serr
+		}
+		defer sc.Close()
+		err = sc.Scan(nil, func(k, v []byte) error {
 			a, err := kv.DecodeAlias(v)
 			if err != nil {
 				return err

@@ -468,7 +468,12 @@ func (b *builder) build(ctx context.Context, w *snapshots.Writer) (err error) {
 	summed := make(chan map[string]snapshots.File, 1)
 	if err == nil {
 		go func() {
-			sums, _ := w.SumStore()
+			var sums map[string]snapshots.File
+			if b.layered {
+				sums, _ = w.SumStoreOn(b.up.base)
+			} else {
+				sums, _ = w.SumStore()
+			}
 			summed <- sums
 		}()
 	} else {

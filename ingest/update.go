@@ -571,6 +571,11 @@ func (b *builder) layerViews() error {
 		return err
 	}
 	defer it.Close()
+	sc, err := b.out.BaseScanner(kv.TagViews)
+	if err != nil {
+		return err
+	}
+	defer sc.Close()
 	ok := it.First()
 	key := func() []byte { return it.Key()[2:] }
 	type entry struct{ key, value []byte }
@@ -578,7 +583,7 @@ func (b *builder) layerViews() error {
 	for _, subject := range b.up.droppedSubjects() {
 		prefix := append(append([]byte{kv.TagViews, 0}, subject...), 0)
 		base = base[:0]
-		err := b.up.base.ScanRawPrefix(kv.TagViews, prefix[2:], func(k, v []byte) error {
+		err := sc.Scan(prefix[2:], func(k, v []byte) error {
 			base = append(base, entry{append(slices.Clip(prefix[:2]), k...), bytes.Clone(v)})
 			return nil
 		})
@@ -637,8 +642,13 @@ func (b *builder) writeTable(tag byte, entries [][2][]byte) error {
 		}
 		return nil
 	}
+	sc, err := b.out.BaseScanner(tag)
+	if err != nil {
+		return err
+	}
+	defer sc.Close()
 	var key []byte
-	err := b.up.base.ScanRaw(tag, func(k, v []byte) error {
+	err = sc.Scan(nil, func(k, v []byte) error {
 		key = append(append(key[:0], tag, 0), k...)
 		for ; len(entries) > 0 && bytes.Compare(entries[0][0], key) < 0; entries = entries[1:] {
 			if err := b.out.Set(entries[0][0], entries[0][1]); err != nil {

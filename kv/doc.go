@@ -26,6 +26,10 @@
 // their dictionary in table d, and the identity views in the point index
 // alone. Reads of tables i, p and e answer the same from either layout.
 //
+// A store may also be a base's with layers on top (layer.go, NewLayer): the
+// base's table files hard-linked, and a night's sets and deletions ingested
+// above them; table d then holds the count of layers.
+//
 // # Caveats
 //
 // Errors from Pebble are returned as *domain.Error with code INTERNAL_ERROR;

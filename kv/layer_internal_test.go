@@ -2,6 +2,7 @@ package kv
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -207,4 +208,46 @@ func TestLayerSameBytesWhenBuiltAgain(t *testing.T) {
 		names = append(names, name)
 	}
 	t.Logf("files: %s", strings.Join(names, " "))
+}
+
+// BenchmarkPassportReadLayers reads the passport views of 20,000 products
+// (a warm block cache, a shuffled order) from a store written whole and from
+// the same store under one and under six layers, each of which spans the
+// whole key range: what a layer adds to a read that the cache answers.
+func BenchmarkPassportReadLayers(b *testing.B) {
+	const n = 20000
+	dirs := []string{b.TempDir()}
+	buildTestStore(b, dirs[0], n, 0)
+	for night := 1; night <= 6; night++ {
+		dir := b.TempDir()
+		buildTestLayer(b, dirs[night-1], dir, testNight{n: n, night: night})
+		dirs = append(dirs, dir)
+	}
+	subjects := make([]string, n)
+	for i := range subjects {
+		subjects[i] = fmt.Sprintf("gtin:%014d", i)
+	}
+	rand.New(rand.NewPCG(1, 2)).Shuffle(n, func(i, j int) { subjects[i], subjects[j] = subjects[j], subjects[i] })
+	for _, layers := range []int{0, 1, 6} {
+		b.Run(fmt.Sprintf("layers=%d", layers), func(b *testing.B) {
+			st, err := Open(filepath.Join(dirs[layers], "store"), 256<<20, nil, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer st.Close()
+			var buf []byte
+			for _, s := range subjects {
+				buf, _, _ = st.View(TagPassport, s, "", buf[:0])
+			}
+			i := 0
+			for b.Loop() {
+				var ok bool
+				buf, ok, err = st.View(TagPassport, subjects[i%n], "", buf[:0])
+				if err != nil || ok != (subjects[i%n] != "gtin:00000000000020") {
+					b.Fatalf("%s: %v %v", subjects[i%n], ok, err)
+				}
+				i++
+			}
+		})
+	}
 }

@@ -306,11 +306,6 @@ func (s *Snapshot) ScanRaw(tag byte, fn func(key, value []byte) error) error {
 	return s.store.ScanRaw(tag, fn)
 }
 
-// ScanRawPrefix is ScanRaw of the keys of table tag that begin with prefix.
-func (s *Snapshot) ScanRawPrefix(tag byte, prefix []byte, fn func(key, value []byte) error) error {
-	return s.store.ScanRawPrefix(tag, prefix, fn)
-}
-
 // Layers is how many layers the snapshot's store holds on top of the
 // tables a whole build wrote (kv.Store.Layers).
 func (s *Snapshot) Layers() (int, error) { return s.store.Layers() }

@@ -113,6 +113,57 @@ func (w *Writer) SumStore() (map[string]File, error) {
 	return sums, nil
 }
 
+// SumStoreOn is SumStore for a store layered on base's (StoreOn): a table
+// that is base's own file (linked) keeps the checksums base's manifest and
+// chunks file give it, so only the files the build wrote are read. Should
+// the linked file have been damaged on disk since base was built, the new
+// manifest still names its true bytes, and a server refuses the damage as
+// it reads it, as it would base's.
+func (w *Writer) SumStoreOn(base *Snapshot) (map[string]File, error) {
+	known := map[string]File{}
+	listed := map[string]File{}
+	for _, f := range base.Manifest.Files {
+		listed[f.Path] = f
+	}
+	var todo []string
+	for _, sub := range []string{StoreDir, filepath.Dir(filepath.FromSlash(PointsPath))} {
+		paths, err := listFiles(w.tmp, sub)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range paths {
+			f, ok := listed[p.rel]
+			sf := base.files[p.rel]
+			if ok && sf != nil && sf.hashes != nil && sameFile(join(w.tmp, p.rel), join(base.Dir, p.rel)) {
+				f.chunks = sf.hashes
+				known[p.rel] = f
+				continue
+			}
+			todo = append(todo, p.rel)
+		}
+	}
+	files := make([]File, len(todo))
+	err := sumEach(len(todo), func(i int) error {
+		var err error
+		files[i], err = sumFile(w.tmp, todo[i])
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("manifest: %w", err)
+	}
+	for _, f := range files {
+		known[f.Path] = f
+	}
+	return known, nil
+}
+
+// sameFile reports whether paths a and b are the same file (hard links).
+func sameFile(a, b string) bool {
+	x, errX := os.Stat(a)
+	y, errY := os.Stat(b)
+	return errX == nil && errY == nil && os.SameFile(x, y)
+}
+
 // WriteManifest removes the working folders and writes the manifest m,
 // every file listed and checksummed here but those of known whose sizes
 // still match.
