@@ -81,7 +81,7 @@ out=$(mktemp)
 {
   echo "Measured $(date -u +%F) on $(machine) with \`make bench-delta\` (N_BIG=$N; the base snapshot is $full_bytes bytes)."
   echo
-  echo "| products changed | \`ingest --base\`: the incremental build | of which finishing: the store's merge beside the search index's update | peak RSS |"
+  echo "| products changed | \`ingest --base\`: the incremental build | of which finishing: the store's layer beside the search index's update | peak RSS |"
   echo "|---|---|---|---|"
   while read -r pct changed secs rss fin; do
     printf '| %s%% (%s products) | %s s | %s | %s MiB |\n' "$pct" "$changed" "$secs" "$fin" "$rss"
