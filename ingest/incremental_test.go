@@ -653,3 +653,110 @@ func TestKilledBuildsRecordsAreRemoved(t *testing.T) {
 		t.Errorf("left beside the build: %v", names)
 	}
 }
+
+// An incremental build is reproducible too: the same base and change set
+// with the same sequence give the same bytes, every file of the layered
+// store (the night's tables, MANIFEST and OPTIONS) and of the updated index
+// among them, but the manifest's build id and creation time.
+func TestIncrementalSameBytes(t *testing.T) {
+	dir := t.TempDir()
+	in := generated(t, 300)
+	m := loadModel(t, in)
+	base := filepath.Join(dir, "base")
+	if _, err := ingest.Run(context.Background(), ingest.Options{In: in, Out: base, Rejects: io.Discard, KeepRecords: true, Sequence: 1}); err != nil {
+		t.Fatal(err)
+	}
+	cs := randomChanges(t, m, rand.New(rand.NewPCG(5, 99)), 1)
+	changes := filepath.Join(dir, "changes")
+	cs.writeChanges(t, changes)
+	var got []map[string][]byte
+	for i := range 2 {
+		if i > 0 { // the second build's ingest falls in a later second
+			for now := time.Now().Unix(); time.Now().Unix() == now; {
+				time.Sleep(20 * time.Millisecond)
+			}
+		}
+		out := filepath.Join(dir, fmt.Sprint("next-", i))
+		sum, err := ingest.Run(context.Background(), ingest.Options{In: changes, Out: out, Base: base, Rejects: io.Discard, Sequence: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Incremental.StoreLayers != 1 {
+			t.Fatalf("the store holds %d layers, want 1", sum.Incremental.StoreLayers)
+		}
+		got = append(got, files(t, out))
+	}
+	a, b := got[0], got[1]
+	for name, want := range a {
+		g, ok := b[name]
+		if name == "manifest.json" {
+			g, want = withoutBuild(t, g), withoutBuild(t, want)
+		}
+		if !ok || !bytes.Equal(g, want) {
+			t.Errorf("%s differs", name)
+		}
+	}
+	if len(a) != len(b) {
+		t.Errorf("%d files, then %d", len(a), len(b))
+	}
+}
+
+// The base is usually the snapshot being served on the build host: a
+// night's build made from it (which links its store tables) leaves it
+// answering, views and searches alike.
+func TestBaseServesOnWhileANightIsBuilt(t *testing.T) {
+	dir := t.TempDir()
+	in := generated(t, 300)
+	m := loadModel(t, in)
+	base := filepath.Join(dir, "base")
+	if _, err := ingest.Run(context.Background(), ingest.Options{In: in, Out: base, Rejects: io.Discard, KeepRecords: true, Sequence: 1}); err != nil {
+		t.Fatal(err)
+	}
+	served, err := snapshots.Open(base, snapshots.OpenOptions{CacheBytes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer served.Close()
+	answer := func(when string) {
+		t.Helper()
+		if err := served.Check(); err != nil {
+			t.Fatalf("%s: %v", when, err)
+		}
+		n := 0
+		err := served.Scan(kv.TagAlias, func(k, v []byte) error {
+			a, err := kv.DecodeAlias(v)
+			if err != nil {
+				return err
+			}
+			for _, tag := range []byte{kv.TagIdentity, kv.TagPassport, kv.TagEvidence} {
+				if _, ok, err := served.View(tag, a.Subject, "", nil); err != nil || !ok && a.Owner == "" {
+					return fmt.Errorf("view %c of %s: %v %v", tag, a.Subject, ok, err)
+				}
+			}
+			n++
+			return nil
+		})
+		if err != nil || n == 0 {
+			t.Fatalf("%s: %d products read: %v", when, n, err)
+		}
+		if _, err := served.Search(context.Background(), index.Query{Sort: index.SortUpdatedAt, Limit: 20, TrustLevelMin: -1}); err != nil {
+			t.Fatalf("%s: search: %v", when, err)
+		}
+	}
+	answer("before the night's build")
+	cs := randomChanges(t, m, rand.New(rand.NewPCG(7, 99)), 1)
+	changes := filepath.Join(dir, "changes")
+	cs.writeChanges(t, changes)
+	next := filepath.Join(dir, "next")
+	if _, err := ingest.Run(context.Background(), ingest.Options{In: changes, Out: next, Base: base, Rejects: io.Discard, Sequence: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if !keptStoreTables(t, base, next) {
+		t.Fatal("the night's store does not link the base's tables")
+	}
+	answer("after the night's build")
+	if err := os.RemoveAll(next); err != nil {
+		t.Fatal(err)
+	}
+	answer("after the night's build was removed")
+}

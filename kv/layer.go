@@ -78,7 +78,7 @@ func NewLayer(dir, sstDir, base string) (*Builder, error) {
 }
 
 // linkStore makes dir a copy of the closed store base: its tables
-// hard-linked (Pebble never writes a table it has finished, and a layer's
+// hard-linked where they can be (Pebble never writes a table it has finished, and a layer's
 // build compacts nothing, so neither store can change the other's), its
 // MANIFEST, OPTIONS and marker files copied. The write-ahead log is not
 // copied: a finished store's is empty, and Pebble starts one of its own.
@@ -98,8 +98,12 @@ func linkStore(base, dir string) error {
 			return fmt.Errorf("kv: the store %s holds %s, which is not a file", base, name)
 		case name == "LOCK" || strings.HasSuffix(name, ".log"):
 		case strings.HasSuffix(name, ".sst"):
-			if err := os.Link(from, to); err != nil {
-				return fmt.Errorf("kv: %w", err)
+			// A table is copied where it cannot be linked (base on
+			// another file system): slower, and the same store.
+			if os.Link(from, to) != nil {
+				if err := copyFile(from, to); err != nil {
+					return err
+				}
 			}
 		default:
 			if err := copyFile(from, to); err != nil {
