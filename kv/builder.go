@@ -270,10 +270,10 @@ func (b *Builder) Set(key, value []byte) error {
 // when there is none.
 func (b *Builder) setTable(tag byte, t *tableWriter, key, value []byte) error {
 	w, err := b.file(tag, t)
-	if err == nil {
-		err = w.Set(key, value)
-	}
 	if err != nil {
+		return err
+	}
+	if err := w.Set(key, value); err != nil {
 		return fmt.Errorf("kv: %w", err)
 	}
 	return nil
@@ -282,10 +282,10 @@ func (b *Builder) setTable(tag byte, t *tableWriter, key, value []byte) error {
 // deleteTable writes a deletion of key to table tag's current file.
 func (b *Builder) deleteTable(tag byte, t *tableWriter, key []byte) error {
 	w, err := b.file(tag, t)
-	if err == nil {
-		err = w.Delete(key)
-	}
 	if err != nil {
+		return err
+	}
+	if err := w.Delete(key); err != nil {
 		return fmt.Errorf("kv: %w", err)
 	}
 	return nil
@@ -304,7 +304,7 @@ func (b *Builder) file(tag byte, t *tableWriter) (*sstable.Writer, error) {
 		t.path = filepath.Join(b.sstDir, fmt.Sprintf("table-%c-%04d.sst", tag, t.files))
 		f, err := vfs.Default.Create(t.path, vfs.WriteCategoryUnspecified)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("kv: %w", err)
 		}
 		t.w = sstable.NewWriter(objstorageprovider.NewFileWritable(f), tableOptions(b.wopts, tag))
 	}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/productdata/pds/internal/osfile"
@@ -434,7 +435,7 @@ func (d *openedDelta) apply(ctx context.Context, base Build, staging string, m M
 		var n int64
 		switch df.How {
 		case howSame:
-			err = copyFile(src, dst)
+			err = sameFileAs(src, dst, f.Path)
 			if err == nil {
 				err = checkMade(dst, f)
 			}
@@ -541,12 +542,24 @@ func matches(n int64, h hash.Hash, f File) error {
 	return nil
 }
 
-// copyFile makes dst a copy of src. It is never a hard link: linking a
-// file moves its change time, and a server reading the kept build would
-// take that for a write (see the threat model in docs/snapshots.md) and
-// stop serving it. io.Copy between two files is copy_file_range on Linux:
-// the kernel copies, and file systems that share blocks (XFS, Btrfs)
-// clone instead.
+// sameFileAs makes dst, the file path of the build being made, the same as
+// src, the kept build's: a hard link for a store table, a copy for any
+// other file (or a table that cannot be linked). A link moves the kept
+// file's change time; a server serving the kept build takes that alone for
+// no write of a store table and checks its chunks again as it reads them
+// (see the threat model in docs/snapshots.md), but a moved change time of
+// any other file stops it serving. Either way the caller checks the file
+// against the signed manifest.
+func sameFileAs(src, dst, path string) error {
+	if strings.HasPrefix(path, StoreDir+"/") && strings.HasSuffix(path, ".sst") && os.Link(src, dst) == nil {
+		return nil
+	}
+	return copyFile(src, dst)
+}
+
+// copyFile makes dst a copy of src. io.Copy between two files is
+// copy_file_range on Linux: the kernel copies, and file systems that share
+// blocks (XFS, Btrfs) clone instead.
 func copyFile(src, dst string) error {
 	in, err := os.Open(src)
 	if err != nil {

@@ -131,6 +131,69 @@ func TestPullByDelta(t *testing.T) {
 	}
 }
 
+// A replica that pulls a night's incremental build by delta links the
+// store tables it shares with the kept build instead of copying them, and
+// the kept build, still being served, answers on.
+func TestPullByDeltaLinksSharedStoreTables(t *testing.T) {
+	k := newKeys(t, t.TempDir())
+	o, _ := fileOrigin(t)
+	b1 := filepath.Join(t.TempDir(), "b1")
+	if _, err := ingest.Run(context.Background(), ingest.Options{In: filepath.Join(fixture.Root(), "sample-input"), Out: b1,
+		Rejects: io.Discard, Sequence: 1, KeepRecords: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := snapshots.Sign(b1, k.sec); err != nil {
+		t.Fatal(err)
+	}
+	publish(t, o, b1)
+	snaps := t.TempDir()
+	kept := pullOK(t, o, snaps, k)
+	served, err := snapshots.Open(filepath.Join(snaps, kept.ID), snapshots.OpenOptions{PublicKey: k.pub, CacheBytes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer served.Close()
+	if err := readAll(served); err != nil {
+		t.Fatal(err)
+	}
+
+	changes := t.TempDir()
+	for name, text := range map[string]string{ingest.FileProducts: "", ingest.FileDeletions: `{"identifier":"gtin:09520123450106"}` + "\n"} {
+		if err := os.WriteFile(filepath.Join(changes, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b2 := filepath.Join(t.TempDir(), "b2")
+	if _, err := ingest.Run(context.Background(), ingest.Options{In: changes, Out: b2, Base: b1, Rejects: io.Discard, Sequence: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if err := snapshots.Sign(b2, k.sec); err != nil {
+		t.Fatal(err)
+	}
+	publishWithDeltas(t, o, b2, b1)
+	p := pullOK(t, o, snaps, k)
+	if p.Via != snapshots.ViaDelta {
+		t.Fatalf("pulled via %q (%v), want a delta", p.Via, p.DeltaErr)
+	}
+	tables, err := filepath.Glob(filepath.Join(snaps, kept.ID, snapshots.StoreDir, "*.sst"))
+	if err != nil || len(tables) == 0 {
+		t.Fatalf("no tables in the kept build: %v", err)
+	}
+	for _, a := range tables {
+		x, errX := os.Stat(a)
+		y, errY := os.Stat(filepath.Join(snaps, p.ID, snapshots.StoreDir, filepath.Base(a)))
+		if errX != nil || errY != nil || !os.SameFile(x, y) {
+			t.Errorf("%s: the new build's is not the kept build's file (%v, %v)", filepath.Base(a), errX, errY)
+		}
+	}
+	if err := served.Check(); err != nil {
+		t.Fatalf("the kept build, served: %v", err)
+	}
+	if err := readAll(served); err != nil {
+		t.Fatalf("the kept build, served: %v", err)
+	}
+}
+
 // sameFiles reports a difference between the files the manifests of a and
 // b list, byte for byte.
 func sameFiles(a, b string) error {
