@@ -78,6 +78,7 @@ type Builder struct {
 	fields    docFields // the last doc's fields, reused
 	meta      meta
 	up        *updater // nil when building whole
+	report    string   // what an update did, once closed (Report)
 	closed    bool
 	err       error
 }
@@ -310,6 +311,11 @@ func boolTerm(v bool) string {
 func blockTerm(name string, n int) string {
 	return fmt.Sprintf("%s\x1f%06x", name, n)
 }
+
+// Report says what an update (Update) did, once it is closed: whether it
+// kept the base's index, with how many segments, or built it whole and why.
+// It is empty for an index built whole by Create.
+func (b *Builder) Report() string { return b.report }
 
 // Close finishes the Bleve index and the doc store, writes names.txt and meta.json, and closes
 // everything. After Close the directory holds the whole index and is never written again.

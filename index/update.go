@@ -55,6 +55,13 @@ const (
 // errRebuild says the update cannot keep the base's order: the index is built whole.
 var errRebuild = errors.New("index: update needs a whole build")
 
+// giveUp makes the update build the index whole at Close, for the reason why.
+func (u *updater) giveUp(why string) {
+	if !u.rebuild {
+		u.rebuild, u.why = true, why
+	}
+}
+
 // updater is the state of an update: the base's doc store, read in order beside the new docs.
 type updater struct {
 	baseDir   string
@@ -66,6 +73,7 @@ type updater struct {
 	baseNames []string       // base name id → name
 	drops     []string       // Bleve IDs of base docs dropped or changed
 	rebuild   bool           // the update gave up (errRebuild): built whole at Close
+	why       string         // why, for the report
 	nightDir  string
 }
 
@@ -87,7 +95,11 @@ func updateFrom(dir, baseDir string, blockSize, segmentDocs int) (*Builder, erro
 		return nil, fmt.Errorf("index: update: %s: %w", metaFile, err)
 	}
 	if bm.Format != formatNumber || bm.BlockSize != blockSize {
-		return create(dir, blockSize, segmentDocs)
+		b, err := create(dir, blockSize, segmentDocs)
+		if b != nil {
+			b.report = "built whole: the base's index is of an older format"
+		}
+		return b, err
 	}
 	entries, err := readNames(filepath.Join(baseDir, namesFile), bm.Format, bm.BlockSize)
 	if err != nil {
@@ -216,13 +228,13 @@ func (u *updater) add(b *Builder, d Doc) error {
 			step = min((hi-b.lastPos)/2, insertStep)
 		}
 		if step == 0 || b.lastPos > math.MaxUint64-step {
-			u.rebuild = true
+			u.giveUp("new products ran out of room between two of the base's")
 		}
 		pos = b.lastPos + step
 		block = u.newBlock(b, nc)
 	}
 	if nc != nil && (block < nc.last || block == nc.last && nc.inLast >= maxBlockFill*b.blockSize) {
-		u.rebuild = true
+		u.giveUp(fmt.Sprintf("a page of one manufacturer's products would hold more than %d", maxBlockFill*b.blockSize))
 	}
 	if u.rebuild {
 		// The docs still go to the doc store, from which Close builds the index whole.
@@ -267,6 +279,7 @@ func (u *updater) close(b *Builder) error {
 		return b.err
 	}
 	if u.rebuild {
+		b.report = "built whole: " + u.why
 		return u.buildWhole(b)
 	}
 	night := ""
@@ -278,8 +291,9 @@ func (u *updater) close(b *Builder) error {
 		}
 		night = found[0]
 	}
-	err := composeBleve(filepath.Join(u.baseDir, productsDir), filepath.Join(b.dir, productsDir), night, u.drops)
+	segments, err := composeBleve(filepath.Join(u.baseDir, productsDir), filepath.Join(b.dir, productsDir), night, u.drops)
 	if errors.Is(err, errRebuild) {
+		b.report = "built whole: " + strings.TrimPrefix(err.Error(), errRebuild.Error()+": ")
 		return u.buildWhole(b)
 	}
 	if err != nil {
@@ -288,6 +302,7 @@ func (u *updater) close(b *Builder) error {
 	if err := os.RemoveAll(u.nightDir); err != nil {
 		return fmt.Errorf("index: update: %w", err)
 	}
+	b.report = fmt.Sprintf("updated: the base's whole build kept, %d segments", segments)
 	return b.finish()
 }
 
@@ -363,16 +378,16 @@ func (s *boltSegment) live() uint64 { return s.seg.Count() - s.deleted.GetCardin
 // composeBleve writes the Bleve index out: the segments of the index base, the base's docs named
 // in drops marked deleted in them, and the segment file night (if not "") added; the newest
 // segments are merged as the package comment says.
-func composeBleve(base, out, night string, drops []string) error {
+func composeBleve(base, out, night string, drops []string) (int, error) {
 	found, err := filepath.Glob(filepath.Join(base, "*", "root.bolt"))
 	if err != nil || len(found) != 1 {
-		return fmt.Errorf("%s: want one root.bolt in a folder of the index, found %d (%v)", base, len(found), err)
+		return 0, fmt.Errorf("%s: want one root.bolt in a folder of the index, found %d (%v)", base, len(found), err)
 	}
 	storeName := filepath.Base(filepath.Dir(found[0]))
 	baseStore, outStore := filepath.Join(base, storeName), filepath.Join(out, storeName)
 	segs, err := readRoot(found[0])
 	if err != nil {
-		return err
+		return 0, err
 	}
 	var plugin orderedZap
 	defer func() {
@@ -385,11 +400,11 @@ func composeBleve(base, out, night string, drops []string) error {
 	nextID := uint64(3)
 	for _, s := range segs {
 		if s.seg, err = plugin.Open(filepath.Join(baseStore, s.path)); err != nil {
-			return err
+			return 0, err
 		}
 		gone, err := s.seg.DocNumbers(drops)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		// The bitmap DocNumbers makes may share memory with the segment's mapped file, which
 		// is unmapped when the segment closes: keep a copy of its own.
@@ -399,21 +414,24 @@ func composeBleve(base, out, night string, drops []string) error {
 		nextID = max(nextID, s.id+1)
 	}
 	if err := os.MkdirAll(outStore, 0o755); err != nil {
-		return err
+		return 0, err
 	}
 	if err := copyFile(filepath.Join(base, "index_meta.json"), filepath.Join(out, "index_meta.json")); err != nil {
-		return err
+		return 0, err
 	}
 	if night != "" {
 		s := &boltSegment{id: nextID, path: zapName(nextID), deleted: roaring.New(), from: night, move: true}
 		nextID++
 		if s.seg, err = plugin.Open(night); err != nil {
-			return err
+			return 0, err
 		}
 		segs = append(segs, s)
 	}
-	if first := segs[0]; first.live()*2 < first.seg.Count() || nextID > 0xff00 {
-		return errRebuild // more than half of the first segment is deleted
+	if first := segs[0]; first.live()*2 < first.seg.Count() {
+		return 0, fmt.Errorf("%w: more than half of the products of its last whole build have changed since", errRebuild)
+	}
+	if nextID > 0xff00 {
+		return 0, fmt.Errorf("%w: its segments are numbered to the end", errRebuild)
 	}
 	// Merge the newest segments (never the first, a whole build's) while the one before holds
 	// no more live docs than the newest.
@@ -423,10 +441,10 @@ func composeBleve(base, out, night string, drops []string) error {
 		nextID++
 		path := filepath.Join(outStore, m.path)
 		if _, _, err := plugin.Merge([]segment.Segment{a.seg, c.seg}, []*roaring.Bitmap{a.deleted, c.deleted}, path, nil, nil); err != nil {
-			return fmt.Errorf("merging segments: %w", err)
+			return 0, fmt.Errorf("merging segments: %w", err)
 		}
 		if m.seg, err = plugin.Open(path); err != nil {
-			return err
+			return 0, err
 		}
 		a.seg.Close()
 		c.seg.Close()
@@ -449,17 +467,17 @@ func composeBleve(base, out, night string, drops []string) error {
 			err = copyStream(s.from, filepath.Join(outStore, s.path))
 		}
 		if err != nil {
-			return err
+			return 0, err
 		}
 	}
 	root := filepath.Join(outStore, "root.bolt")
 	if err := copyFile(found[0], root); err != nil {
-		return err
+		return 0, err
 	}
 	if err := writeRoot(root, segs); err != nil {
-		return err
+		return 0, err
 	}
-	return fixRootBolt(out)
+	return len(segs), fixRootBolt(out)
 }
 
 // readRoot lists the segments of the one snapshot in root.bolt at path.

@@ -52,13 +52,14 @@ func night(docs []Doc, r *rand.Rand, n int) []Doc {
 	return slices.CompactFunc(out, func(a, b Doc) bool { return a.Subject == b.Subject && a.Visibility == b.Visibility })
 }
 
-func writeUpdated(t *testing.T, dir, base string, docs []Doc, blockSize int) {
+func writeUpdated(t *testing.T, dir, base string, docs []Doc, blockSize int) (report string) {
 	t.Helper()
 	b, err := updateFrom(dir, base, blockSize, batchSize)
 	if err != nil {
 		t.Fatal(err)
 	}
 	addAll(t, b, docs)
+	return b.Report()
 }
 
 // segmentFiles lists the Bleve segment files of the index in dir.
@@ -90,13 +91,16 @@ func TestUpdatedIndexAnswersAsWhole(t *testing.T) {
 			for n := 1; n <= 3; n++ {
 				docs = night(docs, r, n)
 				dir := filepath.Join(tmp, fmt.Sprint(n))
-				writeUpdated(t, dir, prev, docs, bs)
+				report := writeUpdated(t, dir, prev, docs, bs)
 				whole := filepath.Join(tmp, fmt.Sprintf("whole-%d", n))
 				writeTestIndex(t, whole, docs, bs, batchSize)
 
 				segs := segmentFiles(t, dir)
 				if len(segs) < 2 {
 					t.Fatalf("night %d: %d segments: the update did not keep the base", n, len(segs))
+				}
+				if want := fmt.Sprintf("updated: the base's whole build kept, %d segments", len(segs)); report != want {
+					t.Errorf("night %d: report %q, want %q", n, report, want)
 				}
 				a, errA := os.ReadFile(first)
 				b, errB := os.ReadFile(segs[0])
@@ -155,12 +159,16 @@ func TestUpdateBuildsWholeWhenOrderCannotBeKept(t *testing.T) {
 	for i := range maxBlockFill*bs + 1 {
 		block = append(block, Doc{Subject: fmt.Sprintf("a:1-%05d", i), Manufacturer: "Acme", UpdatedAt: t0})
 	}
+	reports := map[string]string{"positions": "built whole: new products ran out of room between two of the base's",
+		"block": fmt.Sprintf("built whole: a page of one manufacturer's products would hold more than %d", maxBlockFill*bs)}
 	for name, docs := range map[string][]Doc{"positions": gap, "block": block} {
 		t.Run(name, func(t *testing.T) {
 			slices.SortFunc(docs, func(a, b Doc) int { return strings.Compare(a.Subject, b.Subject) })
 			tmp := t.TempDir()
 			writeTestIndex(t, filepath.Join(tmp, "base"), base, bs, batchSize)
-			writeUpdated(t, filepath.Join(tmp, "new"), filepath.Join(tmp, "base"), docs, bs)
+			if got := writeUpdated(t, filepath.Join(tmp, "new"), filepath.Join(tmp, "base"), docs, bs); got != reports[name] {
+				t.Errorf("report %q, want %q", got, reports[name])
+			}
 			if segs := segmentFiles(t, filepath.Join(tmp, "new")); len(segs) != 1 {
 				t.Fatalf("%d segments, want 1 (built whole)", len(segs))
 			}

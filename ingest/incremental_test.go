@@ -360,6 +360,11 @@ func TestIncrementalEqualsFull(t *testing.T) {
 				}
 				if keptSearchIndex(t, base, next) {
 					kept++
+					if !strings.HasPrefix(sum.Incremental.SearchIndex, "updated: ") {
+						t.Errorf("night %d kept the search index; the summary says %q", night, sum.Incremental.SearchIndex)
+					}
+				} else if !strings.HasPrefix(sum.Incremental.SearchIndex, "built whole: ") {
+					t.Errorf("night %d built the search index whole; the summary says %q", night, sum.Incremental.SearchIndex)
 				}
 				base, m = next, cs.merged
 			}

@@ -137,6 +137,9 @@ type Incremental struct {
 	// the tables of the last build that wrote it whole (0: this build
 	// wrote it whole, as it does every MaxStoreLayers+1 nights).
 	StoreLayers int
+	// SearchIndex says what the search index's update did: "updated: …"
+	// when it kept the base's, "built whole: …" with the reason otherwise.
+	SearchIndex string
 }
 
 // MaxStoreLayers is how many nights' layers a store holds on top of the
@@ -216,6 +219,8 @@ type builder struct {
 	// layers is then how many layers the new store holds.
 	layered bool
 	layers  int
+	// indexReport is what the search index's update did (index.Builder.Report).
+	indexReport string
 }
 
 // seenBytes sizes the id filter: 32 MiB, whatever the input. It answers
@@ -335,6 +340,7 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		if b.layered {
 			b.summary.Incremental.StoreLayers = b.layers
 		}
+		b.summary.Incremental.SearchIndex = b.indexReport
 	}
 	b.stage("")
 	stop()
@@ -458,7 +464,9 @@ func (b *builder) build(ctx context.Context, w *snapshots.Writer) (err error) {
 				return
 			}
 		}
-		indexed <- ix.Close()
+		err := ix.Close()
+		b.indexReport = ix.Report()
+		indexed <- err
 	}()
 	err = b.finishStore()
 	// The store is finished while the search index is still merging on

@@ -155,6 +155,10 @@ func (b *builder) resolveEvidence(res []parseResult) {
 	// one reader sees every seek in ascending order.
 	claims := l.lookupAll(tagClaimID, names(evs, evidenceClaim), ownedRef)
 	docs := l.lookupAll(tagDocument, names(evs, evidenceDocument), documentRef)
+	var base map[string]baseDoc
+	if b.up != nil {
+		base = b.baseDocuments(evs, docs)
+	}
 	for k, e := range evs {
 		i := idx[k]
 		c := claims[e.ClaimID]
@@ -163,11 +167,9 @@ func (b *builder) resolveEvidence(res []parseResult) {
 			continue
 		}
 		d := docs[e.DocumentID]
-		if !d.ok && b.up != nil {
-			if rec, tenant, ok := b.baseDocument(e.DocumentID); ok {
-				d = refFound{ref: lineRef{owner: tenant}, ok: true}
-				res[i].p.ref.baseDoc = rec
-			}
+		if bd, ok := base[e.DocumentID]; !d.ok && ok {
+			d = refFound{ref: lineRef{owner: bd.tenant}, ok: true}
+			res[i].p.ref.baseDoc = bd.rec
 		}
 		if !d.ok {
 			res[i].r = rejectf("document_id %s names no document in %s", e.DocumentID, FileDocuments)

@@ -8,7 +8,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/index"
@@ -227,6 +230,50 @@ func (b *builder) baseDocument(id string) ([]byte, string, bool) {
 	return rec, tenant, true
 }
 
+// baseDoc is a base document's record and its source's tenant.
+type baseDoc struct {
+	rec    []byte
+	tenant string
+}
+
+// baseDocReaders is how many reads of base documents a batch of evidence
+// has in flight: the kept records are read at random, and when the page
+// cache does not hold them (a base built the night before), one read at a
+// time waits on the disk for each.
+const baseDocReaders = 16
+
+// baseDocuments reads the base's documents that evidence evs names and the
+// change set does not hold (docs), baseDocReaders at a time.
+func (b *builder) baseDocuments(evs []*domain.Evidence, docs map[string]refFound) map[string]baseDoc {
+	var ids []string
+	for _, e := range evs {
+		if !docs[e.DocumentID].ok {
+			ids = append(ids, e.DocumentID)
+		}
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	found := make([]baseDoc, len(ids))
+	ok := make([]bool, len(ids))
+	var wg sync.WaitGroup
+	next := atomic.Int64{}
+	for range min(baseDocReaders, len(ids)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(ids); i = int(next.Add(1) - 1) {
+				found[i].rec, found[i].tenant, ok[i] = b.baseDocument(ids[i])
+			}
+		})
+	}
+	wg.Wait()
+	out := make(map[string]baseDoc, len(ids))
+	for i, id := range ids {
+		if ok[i] {
+			out[id] = found[i]
+		}
+	}
+	return out
+}
+
 // importDocument copies a base document into the scratch store, for the
 // views of the products whose evidence names it.
 func (b *builder) importDocument(id string, rec []byte) error {
@@ -318,15 +365,16 @@ func (b *builder) plan() error {
 	slices.Sort(u.changedSources)
 	// The base's products that are gone count as dropped (once: a product
 	// may be deleted and restated both).
-	for subject := range u.replaced {
-		if err := u.drop(b, subject); err != nil {
-			return err
+	// In key order: the kept records are read at each, and in order the
+	// reads of a base the page cache does not hold are closer together.
+	gone := slices.Sorted(maps.Keys(u.replaced))
+	for subject := range u.deleted {
+		if _, restated := u.replaced[subject]; !restated {
+			gone = append(gone, subject)
 		}
 	}
-	for subject := range u.deleted {
-		if _, restated := u.replaced[subject]; restated {
-			continue
-		}
+	slices.Sort(gone)
+	for _, subject := range gone {
 		if err := u.drop(b, subject); err != nil {
 			return err
 		}

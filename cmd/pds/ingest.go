@@ -112,6 +112,9 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		} else {
 			fmt.Fprintf(stdout, "  store: written whole (the base held %d nights' layers)\n", ingest.MaxStoreLayers)
 		}
+		if inc.SearchIndex != "" {
+			fmt.Fprintf(stdout, "  search index: %s\n", inc.SearchIndex)
+		}
 		if len(inc.ChangedSources) > 0 {
 			fmt.Fprintf(stdout, "  sources added or changed: %s\n", strings.Join(inc.ChangedSources, ", "))
 		}
