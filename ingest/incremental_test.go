@@ -665,12 +665,7 @@ func TestKilledBuildsRecordsAreRemoved(t *testing.T) {
 // among them, but the manifest's build id and creation time.
 func TestIncrementalSameBytes(t *testing.T) {
 	dir := t.TempDir()
-	in := generated(t, 300)
-	m := loadModel(t, in)
-	base := filepath.Join(dir, "base")
-	if _, err := ingest.Run(context.Background(), ingest.Options{In: in, Out: base, Rejects: io.Discard, KeepRecords: true, Sequence: 1}); err != nil {
-		t.Fatal(err)
-	}
+	base, m := keptBase(t, dir)
 	cs := randomChanges(t, m, rand.New(rand.NewPCG(5, 99)), 1)
 	changes := filepath.Join(dir, "changes")
 	cs.writeChanges(t, changes)
@@ -711,12 +706,7 @@ func TestIncrementalSameBytes(t *testing.T) {
 // answering, views and searches alike.
 func TestBaseServesOnWhileANightIsBuilt(t *testing.T) {
 	dir := t.TempDir()
-	in := generated(t, 300)
-	m := loadModel(t, in)
-	base := filepath.Join(dir, "base")
-	if _, err := ingest.Run(context.Background(), ingest.Options{In: in, Out: base, Rejects: io.Discard, KeepRecords: true, Sequence: 1}); err != nil {
-		t.Fatal(err)
-	}
+	base, m := keptBase(t, dir)
 	served, err := snapshots.Open(base, snapshots.OpenOptions{CacheBytes: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -764,4 +754,17 @@ func TestBaseServesOnWhileANightIsBuilt(t *testing.T) {
 		t.Fatal(err)
 	}
 	answer("after the night's build was removed")
+}
+
+// keptBase builds 300 generated products into dir/base, keeping its
+// records, and returns it with the model of its input.
+func keptBase(t *testing.T, dir string) (string, *inputModel) {
+	t.Helper()
+	in := generated(t, 300)
+	m := loadModel(t, in)
+	base := filepath.Join(dir, "base")
+	if _, err := ingest.Run(context.Background(), ingest.Options{In: in, Out: base, Rejects: io.Discard, KeepRecords: true, Sequence: 1}); err != nil {
+		t.Fatal(err)
+	}
+	return base, m
 }

@@ -239,15 +239,10 @@ func (b *Builder) Set(key, value []byte) error {
 			return fmt.Errorf("kv: table %c: Train first", tag)
 		}
 	}
-	t := b.tables[tag]
-	if t == nil {
-		t = &tableWriter{}
-		b.tables[tag] = t
+	t, err := b.next(tag, key)
+	if err != nil {
+		return err
 	}
-	if t.last != nil && string(key) <= string(t.last) {
-		return fmt.Errorf("kv: keys out of order in table %c: %q after %q", tag, key, t.last)
-	}
-	t.last = append(t.last[:0], key...)
 	t.entries++
 	switch tag {
 	case PointsTag:
@@ -264,6 +259,21 @@ func (b *Builder) Set(key, value []byte) error {
 		b.maxFrame = max(b.maxFrame, n)
 	}
 	return b.setTable(tag, t, key, value)
+}
+
+// next is table tag's writer, once key is found to come after the table's
+// last key.
+func (b *Builder) next(tag byte, key []byte) (*tableWriter, error) {
+	t := b.tables[tag]
+	if t == nil {
+		t = &tableWriter{}
+		b.tables[tag] = t
+	}
+	if t.last != nil && string(key) <= string(t.last) {
+		return nil, fmt.Errorf("kv: keys out of order in table %c: %q after %q", tag, key, t.last)
+	}
+	t.last = append(t.last[:0], key...)
+	return t, nil
 }
 
 // setTable writes key and value to table tag's current file, beginning one

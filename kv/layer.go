@@ -147,15 +147,10 @@ func (b *Builder) Delete(key []byte) error {
 	if tag == PointsTag && b.points != nil || tag == TagDict {
 		return fmt.Errorf("kv: table %c is written whole", tag)
 	}
-	t := b.tables[tag]
-	if t == nil {
-		t = &tableWriter{}
-		b.tables[tag] = t
+	t, err := b.next(tag, key)
+	if err != nil {
+		return err
 	}
-	if t.last != nil && string(key) <= string(t.last) {
-		return fmt.Errorf("kv: keys out of order in table %c: %q after %q", tag, key, t.last)
-	}
-	t.last = append(t.last[:0], key...)
 	return b.deleteTable(tag, t, key)
 }
 
