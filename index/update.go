@@ -16,6 +16,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/blevesearch/bleve/v2/util"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
+	"github.com/productdata/pds/internal/osfile"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -464,7 +465,7 @@ func composeBleve(base, out, night string, drops []string) (int, error) {
 			// being served, which takes a link's move of its file's
 			// change time for a write. The kernel copies it
 			// (copy_file_range), or clones it where the file system can.
-			err = copyStream(s.from, filepath.Join(outStore, s.path))
+			err = osfile.Copy(s.from, filepath.Join(outStore, s.path))
 		}
 		if err != nil {
 			return 0, err
@@ -612,24 +613,6 @@ func decodeSegmentKey(k []byte) (uint64, bool) {
 		return uint64(k[1])<<8 | uint64(k[2]), true
 	}
 	return 0, false
-}
-
-// copyStream copies the file from to a new file to.
-func copyStream(from, to string) error {
-	in, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = io.Copy(out, in)
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 func copyFile(from, to string) error {

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/productdata/pds/internal/osfile"
 	"github.com/productdata/pds/internal/pebbleutil"
 )
 
@@ -101,35 +101,15 @@ func linkStore(base, dir string) error {
 			// A table is copied where it cannot be linked (base on
 			// another file system): slower, and the same store.
 			if os.Link(from, to) != nil {
-				if err := copyFile(from, to); err != nil {
-					return err
+				if err := osfile.Copy(from, to); err != nil {
+					return fmt.Errorf("kv: copy %s: %w", from, err)
 				}
 			}
 		default:
-			if err := copyFile(from, to); err != nil {
-				return err
+			if err := osfile.Copy(from, to); err != nil {
+				return fmt.Errorf("kv: copy %s: %w", from, err)
 			}
 		}
-	}
-	return nil
-}
-
-func copyFile(from, to string) error {
-	in, err := os.Open(from)
-	if err != nil {
-		return fmt.Errorf("kv: %w", err)
-	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return fmt.Errorf("kv: %w", err)
-	}
-	_, err = io.Copy(out, in)
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("kv: copy %s: %w", from, err)
 	}
 	return nil
 }

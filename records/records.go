@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/objstorage/objstorageprovider"
 	"github.com/cockroachdb/pebble/v2/sstable"
 	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/productdata/pds/internal/osfile"
 	"github.com/productdata/pds/internal/pebbleutil"
 )
 
@@ -112,7 +112,7 @@ func (s *Store) Copy(dir string) (*Store, error) {
 		if strings.HasSuffix(e.Name(), ".sst") && os.Link(from, to) == nil {
 			continue
 		}
-		if err := copyFile(from, to); err != nil {
+		if err := osfile.Copy(from, to); err != nil {
 			return nil, fmt.Errorf("records: copy %s: %w", s.dir, err)
 		}
 	}
@@ -136,23 +136,6 @@ func emptyDir(dir string) error {
 		return fmt.Errorf("records: %s is not empty", dir)
 	}
 	return nil
-}
-
-func copyFile(from, to string) error {
-	r, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	w, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(w, r); err != nil {
-		w.Close()
-		return err
-	}
-	return w.Close()
 }
 
 // Get returns the value of key, appended to dst[:0].

@@ -23,6 +23,9 @@
 //   - SyncPath: flush a file or a folder to stable storage. Windows cannot
 //     flush a folder (its file systems journal the names) and flushes a file
 //     only through a handle open for writing.
+//   - Copy: a new file with another's bytes, by the kernel where it can
+//     (copy_file_range on Linux, a clone on XFS and Btrfs), for the builds
+//     that keep what they share with an earlier one.
 //
 // # Why not a library
 //
