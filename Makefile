@@ -21,7 +21,7 @@ MODIFIED = $(shell test -n "$$(git status --porcelain --untracked-files=no 2>/de
 BUILDINFO := github.com/productdata/pds/buildinfo
 LDFLAGS = -X $(BUILDINFO).version=$(PDS_VERSION) -X $(BUILDINFO).commit=$(PDS_COMMIT) -X $(BUILDINFO).modified=$(MODIFIED)
 
-.PHONY: help build cross tools fleet run test lint fmt load image-test bench bench-go bench-http bench-ingest bench-resolve bench-search bench-serve bench-off bench-off-nightly bench-size bench-delta compare-ingest compare-get fuzz conformance sample clean
+.PHONY: help build cross tools tools-check fleet run test lint fmt load image-test bench bench-go bench-http bench-ingest bench-resolve bench-search bench-serve bench-off bench-off-nightly bench-size bench-delta compare-ingest compare-get fuzz conformance sample clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -55,8 +55,11 @@ run: build $(SAMPLE_SNAP)/manifest.json $(DEMO_KEY) ## serve the bundled sample 
 	@echo "try:  curl -s -H \"Authorization: Bearer $$(cat $(DEMO_KEY))\" http://$(PDS_ADDR)/v1/products/09520123456788/dpp"
 	$(BIN) serve --snapshot $(SAMPLE_SNAP) --keys $(DEMO_KEYS) --addr $(PDS_ADDR)
 
-tools: ## install what the tests run for real: versitygw (go install) and minisign (apt), when missing
+tools: ## install what the tests run for real, when missing: versitygw (go install), minisign, chromium, node (apt), the MCP SDK and browser-test packages (npm, into .tools/)
 	bash scripts/tools.sh
+
+tools-check: ## prove make tools installs every tool the tests use: run it with empty tool folders, then check each tool is found (CI runs it)
+	bash scripts/tools-check.sh
 
 test: tools ## go vet and every test with -race (what CI runs)
 	$(GO) vet ./...

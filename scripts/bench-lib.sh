@@ -1,9 +1,15 @@
 # Shared helpers of the bench scripts (sourced, not run).
 set -euo pipefail
 
-# need CMD PACKAGE: install a Debian package when its command is missing.
+# need CMD PACKAGE: install a Debian package when CMD (a program on PATH, or
+# a file's path) is missing. `type -P` finds programs only, never a function.
 need() {
-  if ! command -v "$1" >/dev/null 2>&1; then
+  local have=
+  case $1 in
+    */*) [ -e "$1" ] && have=1 ;;
+    *) type -P "$1" >/dev/null && have=1 ;;
+  esac
+  if [ -z "$have" ]; then
     echo "bench: installing $2" >&2
     if [ "$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi
     $SUDO apt-get -o DPkg::Lock::Timeout=900 update -qq >/dev/null

@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SRC=$PWD/scripts/browser-test
-DIR=$PWD/.tools/browser-test
+DIR=${PDS_TOOLS:-$PWD/.tools}/browser-test
 
 apt_install() {
   echo "browser-test: installing $* (Debian)" >&2
@@ -21,7 +21,7 @@ apt_install() {
 }
 
 [ -x /usr/bin/chromium ] || apt_install chromium
-if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+if ! type -P node >/dev/null || ! type -P npm >/dev/null; then
   apt_install nodejs npm
 fi
 major=$(node -p 'process.versions.node.split(".")[0]')
@@ -30,7 +30,7 @@ if [ "$major" -lt 18 ]; then
   exit 1
 fi
 if ! cmp -s "$SRC/package-lock.json" "$DIR/package-lock.json" || [ ! -d "$DIR/node_modules/puppeteer-core" ] || [ ! -f "$DIR/node_modules/axe-core/axe.min.js" ]; then
-  echo "browser-test: installing puppeteer-core and axe-core into .tools/browser-test" >&2
+  echo "browser-test: installing puppeteer-core and axe-core into $DIR" >&2
   rm -rf "$DIR"
   mkdir -p "$DIR"
   cp "$SRC/package.json" "$SRC/package-lock.json" "$DIR/"

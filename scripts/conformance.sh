@@ -20,14 +20,15 @@ ROOT=$PWD
 SUITE_VERSION=0.2.0-alpha.12
 SPEC_VERSION=2026-07-28
 SCENARIOS=(server-stateless tools-list caching dns-rebinding-protection http-header-validation)
-TOOLS=$ROOT/.tools/node
+TOOLS=${PDS_TOOLS:-$ROOT/.tools}/node
 BIN=$ROOT/bin/pds
 EXPECTED=$ROOT/mcp/testdata/conformance-expected-failures.yml
 OUT=$ROOT/var/conformance
 
 [[ -x $BIN ]] || { echo "conformance: $BIN is missing; run make build" >&2; exit 1; }
 
-# Node 22 and the suite, once.
+# Node 22 and the suite, once (npm from Debian when missing).
+type -P npm >/dev/null || bash scripts/tools.sh --only npm
 if [[ ! -x $TOOLS/node_modules/.bin/node || ! -d $TOOLS/node_modules/@modelcontextprotocol/conformance ]] ||
 	! grep -q "\"version\": \"$SUITE_VERSION\"" "$TOOLS/node_modules/@modelcontextprotocol/conformance/package.json"; then
 	echo "conformance: installing node@22 and @modelcontextprotocol/conformance@$SUITE_VERSION into .tools/node"

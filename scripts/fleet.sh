@@ -10,14 +10,14 @@
 # BENCHMARKS.md. Ports 18200-18213.
 source "$(dirname "$0")/bench-lib.sh"
 cd "$(dirname "$0")/.."
-bash scripts/tools.sh nginx wrk
+bash scripts/tools.sh --only versitygw nginx wrk curl
 
 N=${N:-20000}            # products per build
 DUR=${DUR:-90}           # seconds of load
 EVERY=${EVERY:-1s}       # follower poll and serve watch interval
 W=${FLEET_DIR:-var/fleet}
 P_NGINX=18200 P_S3=18201 P_R=(18211 18212 18213)
-VGW=$(command -v versitygw || echo "$(go env GOPATH)/bin/versitygw")
+VGW=$(bash scripts/tools.sh --which versitygw)
 export AWS_ACCESS_KEY_ID=fleetaccess AWS_SECRET_ACCESS_KEY=fleetsecret0123456789
 ORIGIN=s3://pds/nightly
 S3FLAGS=(--endpoint "http://127.0.0.1:$P_S3")

@@ -49,7 +49,7 @@ if [ "$(stat -fc %T /sys/fs/cgroup)" = tmpfs ] && [ -n "$(cat /sys/fs/cgroup/uni
   tools+=(runc)
 fi
 bash scripts/tools.sh --only "${tools[@]}"
-VGW=$(command -v versitygw || echo "$(go env GOPATH)/bin/versitygw")
+VGW=$(bash scripts/tools.sh --which versitygw)
 say "podman $(podman --version | awk '{print $3}'); extra run flags here: ${RUN[*]:-none}"
 
 VGW_PID=

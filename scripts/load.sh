@@ -14,6 +14,7 @@ source "$(dirname "$0")/bench-lib.sh"
 cd "$(dirname "$0")/.."
 need wrk wrk
 need python3 python3
+need curl curl
 
 N=${N:-20000}
 DUR=${DUR:-60s}

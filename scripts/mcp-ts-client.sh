@@ -7,9 +7,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SDK_VERSION=${MCP_TS_SDK_VERSION:-1.32.2}
-DIR=$PWD/.tools/mcp-ts
+DIR=${PDS_TOOLS:-$PWD/.tools}/mcp-ts
 
-if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+if ! type -P node >/dev/null || ! type -P npm >/dev/null; then
   echo "mcp-ts-client: installing nodejs and npm (Debian)" >&2
   sudo=
   [ "$(id -u)" = 0 ] || sudo=sudo
@@ -23,7 +23,7 @@ if [ "$major" -lt 18 ]; then
 fi
 pkg=$DIR/node_modules/@modelcontextprotocol/sdk/package.json
 if [ ! -f "$pkg" ] || ! grep -q "\"version\": \"$SDK_VERSION\"" "$pkg"; then
-  echo "mcp-ts-client: installing @modelcontextprotocol/sdk@$SDK_VERSION into .tools/mcp-ts" >&2
+  echo "mcp-ts-client: installing @modelcontextprotocol/sdk@$SDK_VERSION into $DIR" >&2
   mkdir -p "$DIR"
   [ -f "$DIR/package.json" ] || echo '{"private": true}' >"$DIR/package.json"
   npm install --prefix "$DIR" --no-audit --no-fund --loglevel=error "@modelcontextprotocol/sdk@$SDK_VERSION" >&2
