@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
 	"os"
@@ -17,8 +18,8 @@ import (
 )
 
 // Two builds of the same docs write the same Bleve files. Bleve's offline
-// builder (scorch.Builder) with its default segment format left three things
-// to chance:
+// builder (scorch.Builder) with its default segment format, and bbolt under
+// it, left four things to chance:
 //
 //   - A batch holds its documents in a map (index.Batch.IndexOps), and the
 //     builder hands them to the segment format in the map's order, which Go
@@ -39,9 +40,18 @@ import (
 //   - root.bolt, the index's list of segments, records the wall-clock time
 //     the builder wrote it (prepareBoltSnapshot: "timeStamp", which scorch
 //     uses only to choose which snapshots of a writable index to keep). No
-//     option sets it; fixRootBolt writes a fixed time in its place and
-//     copies the file afresh (bbolt leaves the replaced value's old page in
-//     the file otherwise).
+//     option sets it; fixRootBolt copies the file afresh with a fixed time in
+//     its place.
+//   - bbolt writes root.bolt's pages in an order that a Go map decides: at
+//     commit, a bucket writes the buckets under it that the transaction
+//     opened by ranging over a map (bbolt's Bucket.spill), and each one too
+//     big to be kept inline in its parent (over a quarter of a page) takes
+//     the next free pages. The index mapping Bleve keeps is one such bucket;
+//     the deletions of a segment an update keeps are another once they pass
+//     about 500 docs. bbolt.Compact copies a file in one transaction,
+//     so it writes the two in either order; copyBolt copies one bucket per
+//     transaction, which opens only the buckets on that bucket's path, one
+//     under each.
 type orderedZap struct{ *zapv15.ZapPlugin }
 
 func (p orderedZap) New(results []index.Document) (segment.Segment, uint64, error) {
@@ -57,8 +67,12 @@ var segmentOptions = map[string]interface{}{"forceSegmentType": "zap", "forceSeg
 // rootTime is the time root.bolt records: the Unix epoch.
 var rootTime, _ = time.Unix(0, 0).UTC().MarshalText()
 
-// fixRootBolt rewrites the root.bolt of the Bleve index at dir with rootTime
-// for every timeStamp it holds.
+// rootPageSize is the page size of the root.bolt files written: bbolt's
+// default is the machine's, which would make other bytes on another machine.
+const rootPageSize = 4096
+
+// fixRootBolt rewrites the root.bolt of the Bleve index at dir: copied afresh
+// by copyBolt, with rootTime for every timeStamp it holds.
 func fixRootBolt(dir string) error {
 	// Scorch keeps root.bolt in a folder of its own inside the index's.
 	found, err := filepath.Glob(filepath.Join(dir, "*", "root.bolt"))
@@ -66,21 +80,21 @@ func fixRootBolt(dir string) error {
 		return fmt.Errorf("index: %s: want one root.bolt in a folder of the index, found %d (%v)", dir, len(found), err)
 	}
 	path := found[0]
-	src, err := bolt.Open(path, 0o600, nil)
+	src, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true})
 	if err != nil {
 		return fmt.Errorf("index: %s: %w", path, err)
 	}
 	defer src.Close()
-	if err := src.Update(stampAll); err != nil {
-		return fmt.Errorf("index: %s: %w", path, err)
-	}
 	tmp := path + ".tmp"
 	os.Remove(tmp)
-	dst, err := bolt.Open(tmp, 0o600, nil)
+	dst, err := bolt.Open(tmp, 0o600, &bolt.Options{PageSize: rootPageSize, NoSync: true, FreelistType: bolt.FreelistArrayType})
 	if err != nil {
 		return fmt.Errorf("index: %s: %w", tmp, err)
 	}
-	err = bolt.Compact(dst, src, 0)
+	err = copyBolt(dst, src)
+	if err == nil {
+		err = dst.Sync()
+	}
 	if cerr := dst.Close(); err == nil {
 		err = cerr
 	}
@@ -94,38 +108,61 @@ func fixRootBolt(dir string) error {
 	return nil
 }
 
-// stamp sets the timeStamp key of bucket b, and of every bucket under it,
-// to rootTime. A bucket is changed only once it is no longer iterated.
-func stamp(b *bolt.Bucket) error {
-	if b.Get(util.BoltMetaDataTimeStamp) != nil {
-		if err := b.Put(util.BoltMetaDataTimeStamp, rootTime); err != nil {
-			return err
-		}
-	}
-	var children [][]byte
-	b.ForEach(func(k, v []byte) error {
-		if v == nil {
-			children = append(children, slices.Clone(k))
+// copyBolt copies every bucket and key of src into dst, which is empty, in
+// key order: one transaction per bucket, which creates the bucket and puts its
+// keys. A transaction opens only the buckets on the path to the one it
+// creates, so each bucket's map of the buckets under it holds one, and the
+// pages written, freed and taken again are the same on every run.
+func copyBolt(dst, src *bolt.DB) error {
+	return src.View(func(tx *bolt.Tx) error {
+		var names [][]byte
+		tx.ForEach(func(name []byte, _ *bolt.Bucket) error {
+			names = append(names, name)
+			return nil
+		})
+		for _, name := range names {
+			if err := copyBucket(dst, [][]byte{name}, tx.Bucket(name)); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
-	for _, k := range children {
-		if err := stamp(b.Bucket(k)); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
-// stampAll stamps every bucket of tx.
-func stampAll(tx *bolt.Tx) error {
-	var roots [][]byte
-	tx.ForEach(func(name []byte, _ *bolt.Bucket) error {
-		roots = append(roots, slices.Clone(name))
-		return nil
+// copyBucket copies bucket b of a source file, and the buckets under it, to
+// path in dst. A timeStamp key gets rootTime.
+func copyBucket(dst *bolt.DB, path [][]byte, b *bolt.Bucket) error {
+	var children [][]byte
+	err := dst.Update(func(tx *bolt.Tx) error {
+		parent := tx.Cursor().Bucket() // the root bucket, whose buckets tx.Bucket opens
+		for _, k := range path[:len(path)-1] {
+			parent = parent.Bucket(k)
+			parent.FillPercent = 1
+		}
+		nb, err := parent.CreateBucket(path[len(path)-1])
+		if err != nil {
+			return err
+		}
+		nb.FillPercent = 1
+		if err := nb.SetSequence(b.Sequence()); err != nil {
+			return err
+		}
+		return b.ForEach(func(k, v []byte) error {
+			switch {
+			case v == nil:
+				children = append(children, k)
+				return nil
+			case bytes.Equal(k, util.BoltMetaDataTimeStamp):
+				v = rootTime
+			}
+			return nb.Put(k, v)
+		})
 	})
-	for _, name := range roots {
-		if err := stamp(tx.Bucket(name)); err != nil {
+	if err != nil {
+		return fmt.Errorf("bucket %q: %w", path, err)
+	}
+	for _, k := range children {
+		if err := copyBucket(dst, append(slices.Clip(path), k), b.Bucket(k)); err != nil {
 			return err
 		}
 	}
