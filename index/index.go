@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -111,8 +112,22 @@ var defaultTuning = tuning{
 	minSimilarity:  0.4,
 }
 
-// Open opens the index in dir read-only.
-func Open(dir string) (*Index, error) {
+// OpenOptions configure OpenWith.
+type OpenOptions struct {
+	// CheckSegment, when set, is called with the path of each Bleve
+	// segment and a reader of its private copy (see private.go) before
+	// Bleve reads the copy; an error fails the open.
+	CheckSegment func(path string, copy io.Reader) error
+}
+
+// Open opens the index in dir read-only, with no check of its segments'
+// copies.
+func Open(dir string) (*Index, error) { return OpenWith(dir, OpenOptions{}) }
+
+// OpenWith opens the index in dir read-only, for serving: Bleve reads its
+// segments from private copies, made and checked (o.CheckSegment) here, so
+// that nothing done to the files afterwards reaches what it reads.
+func OpenWith(dir string, o OpenOptions) (*Index, error) {
 	ix := &Index{tune: defaultTuning, cache: candidateCache{max: 1024}}
 	js, err := os.ReadFile(filepath.Join(dir, metaFile))
 	if err != nil {
@@ -139,7 +154,16 @@ func Open(dir string) (*Index, error) {
 		return nil, fmt.Errorf("index: open doc store: %w", err)
 	}
 	ro := map[string]interface{}{"read_only": true}
-	if ix.products, err = bleve.OpenUsing(filepath.Join(dir, productsDir), ro); err != nil {
+	// A read-only Bleve index opens all its segments before OpenUsing returns.
+	done := serve(filepath.Join(dir, productsDir), o)
+	ix.products, err = bleve.OpenUsing(filepath.Join(dir, productsDir), ro)
+	if serr := done(); serr != nil {
+		if err == nil {
+			ix.products.Close()
+		}
+		err = serr
+	}
+	if err != nil {
 		ix.store.close()
 		return nil, fmt.Errorf("index: open products index: %w", err)
 	}

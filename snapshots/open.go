@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -124,7 +124,9 @@ func Open(dir string, o OpenOptions) (*Snapshot, error) {
 	if lazy {
 		hashes, err = readChunks(real, root, m)
 	} else {
-		err = hashAll(context.Background(), real, root, m.Files)
+		// The search index's segments are hashed as they are copied, when
+		// the index is opened (openIndex).
+		err = hashAll(context.Background(), real, root, withoutSegments(m.Files))
 		close(s.indexChecked)
 		s.indexStart.Do(func() {})
 	}
@@ -172,7 +174,7 @@ func (s *Snapshot) CheckInBackground() {
 }
 
 // checkIndex hashes the search index's files whole and opens the index, in
-// the background: Bleve maps them itself, so they cannot be checked chunk
+// the background: Bleve maps its segments, so they cannot be checked chunk
 // by chunk as they are read, and opening reads them (a search waits for
 // this, Search). Nothing of the index is opened before its bytes are
 // known to be the snapshot's.
@@ -180,20 +182,99 @@ func (s *Snapshot) checkIndex(files []File) {
 	defer close(s.indexChecked)
 	root, err := os.OpenRoot(s.Dir)
 	if err == nil {
-		err = hashAll(s.indexCtx, s.Dir, root, files)
+		err = hashAll(s.indexCtx, s.Dir, root, withoutSegments(files))
 		root.Close()
 	}
+	if err == nil {
+		s.index, err = s.openIndex(s.indexCtx)
+	}
 	if s.indexCtx.Err() != nil {
+		if s.index != nil {
+			s.index.Close()
+			s.index = nil
+		}
 		s.indexErr = errClosed
 		return
 	}
 	if err != nil {
-		s.indexErr = s.damage.mark(fmt.Errorf("%w: %v", domain.ErrDamaged, err))
-		return
-	}
-	if s.index, err = index.Open(join(s.Dir, IndexDir)); err != nil {
 		s.indexErr = s.damage.mark(fmt.Errorf("%w: search index: %v", domain.ErrDamaged, err))
 	}
+}
+
+// isSegment says whether the listed path is one of the search index's
+// Bleve segments.
+func isSegment(path string) bool {
+	return strings.HasPrefix(path, IndexDir+"/") && strings.HasSuffix(path, ".zap")
+}
+
+// withoutSegments is files less the search index's Bleve segments.
+func withoutSegments(files []File) []File {
+	var out []File
+	for _, f := range files {
+		if !isSegment(f.Path) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// openIndex opens the search index, whose other files were hashed. Bleve
+// reads each segment from a private copy (index.OpenWith) that nothing can
+// change under the server; each copy is hashed before Bleve reads it, so
+// the bytes searched are the bytes checked. A listed segment that Bleve did
+// not open is hashed from its file.
+func (s *Snapshot) openIndex(ctx context.Context) (*index.Index, error) {
+	listed := map[string]File{}
+	for _, f := range s.Manifest.Files {
+		if isSegment(f.Path) {
+			listed[f.Path] = f
+		}
+	}
+	var mu sync.Mutex
+	checked := map[string]bool{}
+	check := func(path string, copy io.Reader) error {
+		rel, err := filepath.Rel(s.Dir, path)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		lf, ok := listed[rel]
+		if !ok {
+			return fmt.Errorf("segment %s is not listed in the manifest", rel)
+		}
+		switch ok, err := checksumOf(ctx, copy, lf); {
+		case err != nil:
+			return fmt.Errorf("file %s: %v", rel, err)
+		case !ok:
+			return fmt.Errorf("file %s does not match its checksum (changed or damaged)", rel)
+		}
+		mu.Lock()
+		checked[rel] = true
+		mu.Unlock()
+		return nil
+	}
+	ix, err := index.OpenWith(join(s.Dir, IndexDir), index.OpenOptions{CheckSegment: check})
+	if err != nil {
+		return nil, err
+	}
+	var rest []File
+	for p, f := range listed {
+		if !checked[p] {
+			rest = append(rest, f)
+		}
+	}
+	if len(rest) > 0 {
+		root, err := os.OpenRoot(s.Dir)
+		if err == nil {
+			err = hashAll(ctx, s.Dir, root, rest)
+			root.Close()
+		}
+		if err != nil {
+			ix.Close()
+			return nil, err
+		}
+	}
+	return ix, nil
 }
 
 // open opens the store, its point index (when listed and wanted), the
@@ -243,7 +324,7 @@ func (s *Snapshot) open(o OpenOptions, withIndex bool) error {
 	if !withIndex {
 		return nil
 	}
-	if s.index, err = index.Open(join(s.Dir, IndexDir)); err != nil {
+	if s.index, err = s.openIndex(context.Background()); err != nil {
 		return fmt.Errorf("search index: %v", err)
 	}
 	return nil
@@ -312,8 +393,10 @@ func (s *Snapshot) Layers() (int, error) { return s.store.Layers() }
 
 // Search runs a manufacturer search. The first waits until the index's
 // files are hashed; every search is followed by a look at those files, so
-// that one written or replaced meanwhile fails it, and a fault on Bleve's
-// mapping of them (a file cut short) is an error, not a crash.
+// that one written, cut or replaced meanwhile fails it. Bleve searches
+// private copies of the index's segments (openIndex), which no change to
+// the files reaches; the doc store beside them is read with pread. A panic
+// of the search is an error that marks the snapshot damaged.
 func (s *Snapshot) Search(ctx context.Context, q index.Query) (page index.Page, err error) {
 	s.CheckInBackground()
 	select {
@@ -324,7 +407,6 @@ func (s *Snapshot) Search(ctx context.Context, q index.Query) (page index.Page, 
 	if s.indexErr != nil {
 		return page, s.indexErr
 	}
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
 			page, err = index.Page{}, s.damage.mark(fmt.Errorf("%w: search index: %v", domain.ErrDamaged, r))

@@ -220,13 +220,19 @@ func checksumIn(ctx context.Context, root *os.Root, lf File) (bool, error) {
 		return false, err
 	}
 	defer f.Close()
+	return checksumOf(ctx, f, lf)
+}
+
+// checksumOf hashes what r reads, checking ctx between blocks, and reports
+// whether it matches the checksum of the listed file lf.
+func checksumOf(ctx context.Context, r io.Reader, lf File) (bool, error) {
 	h := lf.NewHash()
 	buf := make([]byte, 256<<10)
 	for {
 		if err := ctx.Err(); err != nil {
 			return false, err
 		}
-		n, err := f.Read(buf)
+		n, err := r.Read(buf)
 		h.Write(buf[:n])
 		if err == io.EOF {
 			break

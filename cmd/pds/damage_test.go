@@ -2,13 +2,17 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -16,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/productdata/pds/ingest"
 	"github.com/productdata/pds/internal/fixture"
 	"github.com/productdata/pds/snapshots"
 )
@@ -219,4 +224,200 @@ func waitReady(base, want string) string {
 		time.Sleep(100 * time.Millisecond)
 	}
 	return last
+}
+
+// TestCutSearchSegmentUnderConcurrentSearches serves an incrementally built
+// snapshot, whose search index has two segments (Bleve reads them on
+// goroutines of its own), from a pds serve process of its own, while 8
+// clients search; the largest segment is cut to half its size under them.
+// The process must stay up, and every answer be the snapshot's own as 200 or
+// 503 SERVICE_UNAVAILABLE. It is done a few times, each time with a fresh
+// copy of the snapshot and a fresh server: the process died in one of the
+// first three rounds, every time, when Bleve mapped the files themselves.
+func TestCutSearchSegmentUnderConcurrentSearches(t *testing.T) {
+	original := twoSegmentSnapshot(t)
+	keysPath, secrets := fixture.Keys(t)
+	key := secrets[fixture.KeyFull]
+	var paths []string
+	for _, q := range []string{"nordic", "acme foods", "muller", "zeta pharma", "omega", "mueler dairy"} {
+		paths = append(paths, "/v1/products/search?manufacturer="+url.QueryEscape(q), "/v1/products/search?limit=50&manufacturer="+url.QueryEscape(q))
+	}
+	paths = append(paths, "/v1/products/search?sort=updated_at&limit=100", "/v1/products/search?has_passport=true&limit=100", "/v1/products/search?trust_level_min=L3&limit=100")
+	for round := range 10 {
+		snap := filepath.Join(t.TempDir(), "snap")
+		if err := os.CopyFS(snap, os.DirFS(original)); err != nil {
+			t.Fatal(err)
+		}
+		segment := largestSegment(t, snap)
+		base, exited, stderr := startServeProcess(t, "--snapshot", snap, "--keys", keysPath, "--watch", "100ms")
+		want := map[string]string{}
+		for _, p := range paths {
+			status, body := damageGet(base+p, key)
+			if status != http.StatusOK {
+				t.Fatalf("GET %s before the cut: %d %s", p, status, body)
+			}
+			want[p] = body
+		}
+
+		var ok, unavailable, wrong, other atomic.Int64
+		var firstWrong atomic.Value
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		for w := range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := w; ; i++ {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					p := paths[i%len(paths)]
+					status, body := damageGet(base+p, key)
+					switch {
+					case status == http.StatusOK && body == want[p]:
+						ok.Add(1)
+					case status == http.StatusOK:
+						wrong.Add(1)
+						firstWrong.CompareAndSwap(nil, p+": "+body)
+					case status == http.StatusServiceUnavailable && strings.Contains(body, `"SERVICE_UNAVAILABLE"`):
+						unavailable.Add(1)
+					default:
+						other.Add(1)
+						firstWrong.CompareAndSwap(nil, fmt.Sprintf("%s: %d %s", p, status, body))
+					}
+				}
+			}()
+		}
+		time.Sleep(300 * time.Millisecond)
+		st, err := os.Stat(segment)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Truncate(segment, st.Size()/2); err != nil {
+			t.Fatal(err)
+		}
+		ready := waitReady(base, "damaged")
+		time.Sleep(300 * time.Millisecond)
+		close(stop)
+		wg.Wait()
+		t.Logf("round %d: %d answers as before, %d refused with 503, %d wrong, %d other", round, ok.Load(), unavailable.Load(), wrong.Load(), other.Load())
+		select {
+		case err := <-exited:
+			t.Fatalf("round %d: the server died after %s was cut: %v\n%s", round, filepath.Base(segment), err, crashLines(stderr.String(), 30))
+		default:
+		}
+		if wrong.Load() > 0 || other.Load() > 0 {
+			t.Fatalf("round %d: %d wrong answers and %d other answers; the first: %v", round, wrong.Load(), other.Load(), firstWrong.Load())
+		}
+		if !strings.Contains(ready, `"damaged"`) {
+			t.Fatalf("round %d: /readyz after the cut: %s", round, ready)
+		}
+	}
+}
+
+// twoSegmentSnapshot builds a snapshot of 3000 products, then builds on it
+// incrementally with 600 more: a snapshot whose search index has two
+// segments, the base's and the night's.
+func twoSegmentSnapshot(t *testing.T) string {
+	t.Helper()
+	in := fixture.SearchInput(t, 3600)
+	lines := strings.SplitAfter(readText(t, filepath.Join(in, "products.ndjson")), "\n")
+	baseIn, night := t.TempDir(), t.TempDir()
+	for name, text := range map[string]string{
+		"sources.ndjson":  readText(t, filepath.Join(in, "sources.ndjson")),
+		"products.ndjson": strings.Join(lines[:3000], ""),
+	} {
+		if err := os.WriteFile(filepath.Join(baseIn, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(night, "products.ndjson"), []byte(strings.Join(lines[3000:3600], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	b1, b2 := filepath.Join(dir, "b1"), filepath.Join(dir, "b2")
+	if _, err := ingest.Run(context.Background(), ingest.Options{In: baseIn, Out: b1, Rejects: io.Discard, Sequence: 1, KeepRecords: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ingest.Run(context.Background(), ingest.Options{In: night, Out: b2, Base: b1, Rejects: io.Discard, Sequence: 2}); err != nil {
+		t.Fatal(err)
+	}
+	segments, err := filepath.Glob(filepath.Join(b2, snapshots.IndexDir, "*", "*", "*.zap"))
+	if err != nil || len(segments) != 2 {
+		t.Fatalf("the incremental build's search index has %d segments, want 2 (%v)", len(segments), err)
+	}
+	return b2
+}
+
+// largestSegment is the path of the largest Bleve segment of the snapshot
+// at dir.
+func largestSegment(t *testing.T, dir string) string {
+	t.Helper()
+	segments, _ := filepath.Glob(filepath.Join(dir, snapshots.IndexDir, "*", "*", "*.zap"))
+	best, size := "", int64(-1)
+	for _, p := range segments {
+		if st, err := os.Stat(p); err == nil && st.Size() > size {
+			best, size = p, st.Size()
+		}
+	}
+	if best == "" {
+		t.Fatalf("no segments in %s", dir)
+	}
+	return best
+}
+
+// startServeProcess starts pds serve with args in a process of its own (this
+// test binary, through mainArgsEnv), killed at the end of the test, and
+// returns its address, a channel that receives its exit, and its stderr.
+func startServeProcess(t *testing.T, args ...string) (string, <-chan error, *syncBuffer) {
+	t.Helper()
+	child := exec.Command(os.Args[0], "-test.run=^$")
+	child.Env = append(os.Environ(), mainArgsEnv+"="+strings.Join(append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), "\n"))
+	stderr := &syncBuffer{}
+	child.Stderr = stderr
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- child.Wait() }()
+	t.Cleanup(func() { child.Process.Kill() })
+	re := regexp.MustCompile(`"msg":"serving","addr":"([^"]+)"`)
+	for range 800 {
+		if m := re.FindStringSubmatch(stderr.String()); m != nil {
+			return "http://" + m[1], exited, stderr
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("serve exited: %v\n%s", err, stderr.String())
+		case <-time.After(25 * time.Millisecond):
+		}
+	}
+	t.Fatalf("serve did not start: %s", stderr.String())
+	return "", nil, nil
+}
+
+// crashLines is n lines of a dead process's stderr s, from the first that
+// says why it died (the last n when none does).
+func crashLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	from := max(0, len(lines)-n)
+	for i, l := range lines {
+		if strings.HasPrefix(l, "unexpected fault address") || strings.HasPrefix(l, "fatal error") || strings.HasPrefix(l, "panic") {
+			from = i
+			break
+		}
+	}
+	return strings.Join(lines[from:min(len(lines), from+n)], "\n")
+}
+
+// readText reads the file at path.
+func readText(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

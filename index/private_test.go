@@ -1,0 +1,73 @@
+package index
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// A served index (OpenWith) reads its segments from private copies: each
+// copy is given to CheckSegment before Bleve reads it, with the file's
+// bytes, and once open the index answers the same with every segment file
+// cut to nothing. A failed check fails the open.
+func TestServedSegmentsAreCheckedPrivateCopies(t *testing.T) {
+	base, dir := filepath.Join(t.TempDir(), "base"), filepath.Join(t.TempDir(), "ix")
+	docs := modelDocs(300, 3)
+	writeTestIndex(t, base, docs[:250], 4, batchSize)
+	writeUpdated(t, dir, base, docs, 4)
+	segments := segmentFiles(t, dir)
+	if len(segments) != 2 {
+		t.Fatalf("%d segments, want two: the base's and the night's", len(segments))
+	}
+	queries := []Query{{TrustLevelMin: -1}, {Manufacturer: "acme", TrustLevelMin: -1}, {Manufacturer: "nordic fish", TrustLevelMin: -1}}
+	plain, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want [][]Hit
+	for _, q := range queries {
+		want = append(want, walk(t, plain, q, 7))
+	}
+	plain.Close()
+
+	checked := map[string]bool{}
+	ix, err := OpenWith(dir, OpenOptions{CheckSegment: func(path string, copy io.Reader) error {
+		got, err := io.ReadAll(copy)
+		if err != nil {
+			return err
+		}
+		file, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(got, file) {
+			t.Errorf("the copy of %s is not its bytes", path)
+		}
+		checked[path] = true
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	for _, p := range segments {
+		if !checked[p] {
+			t.Errorf("%s was not checked", p)
+		}
+		if err := os.Truncate(p, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, q := range queries {
+		sameHits(t, q.Manufacturer, walk(t, ix, q, 7), want[i])
+	}
+
+	refused := errors.New("refused")
+	_, err = OpenWith(dir, OpenOptions{CheckSegment: func(string, io.Reader) error { return refused }})
+	if !errors.Is(err, refused) {
+		t.Fatalf("open with a check that refuses: %v", err)
+	}
+}
