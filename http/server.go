@@ -300,8 +300,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r = r.WithContext(service.WithRequest(r.Context(), id, start))
 	rec := recorders.Get().(*recorder)
 	rec.ResponseWriter, rec.status, rec.bytes, rec.code, rec.route = w, 0, 0, "", s.notFound
+	// Deferred, so that a panic outside the router (whose own handler
+	// answers the panics under it) gives back its slot on its way to the
+	// connection's recover.
 	s.metrics.Start()
-	if n := s.inFlight.Add(1); s.maxInFlight > 0 && n > s.maxInFlight {
+	defer s.metrics.Done()
+	n := s.inFlight.Add(1)
+	defer s.inFlight.Add(-1)
+	if s.maxInFlight > 0 && n > s.maxInFlight {
 		s.metrics.Shed("requests")
 		s.writeError(rec, r, &domain.Error{Code: domain.CodeServiceUnavailable, Detail: "too many requests in flight; try again shortly", RetryAfter: 1})
 	} else if _, ok := r.Header["Accept-Encoding"]; ok {
@@ -312,8 +318,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rec.Header()["Vary"] = varyAcceptEncoding
 		s.router.ServeHTTP(rec, routable(r))
 	}
-	s.inFlight.Add(-1)
-	s.metrics.Done()
 	end := time.Now() // one clock read for the metrics and the access log
 	rec.route.Observe(r.Method, rec.statusCode(), end.Sub(start))
 	s.logRequest(r, id, rec, start, end)
