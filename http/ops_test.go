@@ -238,3 +238,26 @@ func TestPanicOutsideRouterFreesItsSlot(t *testing.T) {
 		t.Fatalf("no %q in the metrics", want)
 	}
 }
+
+// Every problem tells a browser not to guess its type: the answer is JSON
+// whatever its detail quotes of the request.
+func TestProblemsAreNotSniffed(t *testing.T) {
+	_, url, keys := opsServer(t, pdshttp.Options{})
+	for _, c := range []struct {
+		name, method, path, key string
+		status                  int
+	}{
+		{"no route", "GET", "/v1/<script>alert(1)</script>", "", 404},
+		{"no key", "GET", "/v1/whoami", "", 401},
+		{"method", "DELETE", "/v1/products/09520123456788", keys[fixture.KeyFull], 405},
+		{"bad identifier", "GET", "/v1/products/gtin:1", keys[fixture.KeyFull], 400},
+	} {
+		status, header, body := send(t, c.method, url+c.path, c.key, "", "")
+		if status != c.status || header.Get("Content-Type") != "application/problem+json" {
+			t.Fatalf("%s: %d %s %v", c.name, status, header.Get("Content-Type"), body)
+		}
+		if v := header.Get("X-Content-Type-Options"); v != "nosniff" {
+			t.Errorf("%s: X-Content-Type-Options %q, want nosniff", c.name, v)
+		}
+	}
+}

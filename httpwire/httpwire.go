@@ -122,10 +122,13 @@ func MethodNotAllowed(allow, detail string) error {
 }
 
 // SetProblemHeaders sets the headers that the problem for err carries:
+// X-Content-Type-Options: nosniff on every one (a browser shown a problem
+// reads it as JSON, never as a page, whatever its detail quotes),
 // WWW-Authenticate on UNAUTHENTICATED, Allow on METHOD_NOT_ALLOWED, and
 // Retry-After (the error's RetryAfter, at least one second) on every 429
 // and 503.
 func SetProblemHeaders(h http.Header, err error) {
+	h["X-Content-Type-Options"] = nosniff
 	de := domain.AsError(err)
 	switch de.Code {
 	case domain.CodeUnauthenticated:
@@ -140,6 +143,8 @@ func SetProblemHeaders(h http.Header, err error) {
 		h.Set("Retry-After", strconv.Itoa(max(de.RetryAfter, 1)))
 	}
 }
+
+var nosniff = []string{"nosniff"}
 
 // MaxBody is the largest request body read (a resolve call with 1000
 // identifiers of 256 characters fits with room to spare).

@@ -44,6 +44,10 @@ func TestSetProblemHeaders(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			h := http.Header{}
 			httpwire.SetProblemHeaders(h, c.err)
+			if h.Get("X-Content-Type-Options") != "nosniff" {
+				t.Errorf("X-Content-Type-Options %q, want nosniff", h.Get("X-Content-Type-Options"))
+			}
+			h.Del("X-Content-Type-Options")
 			if len(h) != len(c.want) {
 				t.Errorf("headers %v, want %v", h, c.want)
 			}
