@@ -44,6 +44,7 @@ var codes = map[string]CodeInfo{
 	domain.CodeUnsupportedProtocolVersion: {http.StatusBadRequest, false, "Unsupported protocol version"},
 	domain.CodeInvalidRequest:             {http.StatusBadRequest, false, "Invalid request"},
 	domain.CodePayloadTooLarge:            {http.StatusRequestEntityTooLarge, false, "Payload too large"},
+	domain.CodeRequestHeadersTooLarge:     {http.StatusRequestHeaderFieldsTooLarge, false, "Request headers too large"},
 	domain.CodeUnsupportedMediaType:       {http.StatusUnsupportedMediaType, false, "Unsupported media type"},
 	domain.CodeMethodNotAllowed:           {http.StatusMethodNotAllowed, false, "Method not allowed"},
 	domain.CodeRouteNotFound:              {http.StatusNotFound, false, "Route not found"},
@@ -162,6 +163,37 @@ func ReadBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 		return nil, domain.Errorf(domain.CodeInvalidRequest, "the body could not be read")
 	}
 	return body, nil
+}
+
+// MaxHead is the largest request head answered: the request line and the
+// header lines, each with its CRLF, and the blank line that ends them (as
+// HeadSize counts them).
+const MaxHead = 16 << 10
+
+// HeadSize is the size of r's head as HTTP/1.1 sends it: the request line,
+// the Host line and every header line, each with its CRLF, and the blank
+// line that ends the head. Spaces around a header's value and a folded
+// line's break, which the server drops as it reads, are not counted.
+func HeadSize(r *http.Request) int {
+	n := len(r.Method) + 1 + len(r.RequestURI) + 1 + len(r.Proto) + 2
+	if r.Host != "" {
+		n += len("Host: ") + len(r.Host) + 2
+	}
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			n += len(k) + 2 + len(v) + 2
+		}
+	}
+	return n + 2
+}
+
+// CheckHead refuses a head over MaxHead with REQUEST_HEADERS_TOO_LARGE.
+func CheckHead(r *http.Request) error {
+	if n := HeadSize(r); n > MaxHead {
+		return domain.Errorf(domain.CodeRequestHeadersTooLarge,
+			"the request line and headers are %d bytes, over the limit of %d; send fewer or shorter headers", n, MaxHead)
+	}
+	return nil
 }
 
 // LimitSource says where a caller stands against its key's limits; ok is
