@@ -108,7 +108,7 @@ func (h *Handler) links(r *http.Request, req request, p *product) *linkset {
 	for _, ch := range p.evidence.Chains {
 		for _, l := range ch.Links {
 			u := domain.Str(l.Document.URL)
-			if !strings.HasPrefix(u, "https://") && !strings.HasPrefix(u, "http://") {
+			if !domain.IsWebURL(u) {
 				continue
 			}
 			title := "Evidence document " + l.Document.ID
