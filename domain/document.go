@@ -1,5 +1,7 @@
 package domain
 
+import "net/url"
+
 // Document is a retrieved document that claims were read from.
 type Document struct {
 	ID          string  `json:"id"`
@@ -9,6 +11,15 @@ type Document struct {
 	ContentHash string  `json:"content_hash"`
 	Size        int64   `json:"size"`
 	RetrievedAt string  `json:"retrieved_at"`
+}
+
+// IsWebURL reports whether s is an absolute http or https URL with a host
+// (the scheme in either case). A document's url must be one: a passport
+// page links it, and a javascript: or data: URL there would run, or show,
+// what the input chose.
+func IsWebURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }
 
 // Locator kinds of an evidence link.

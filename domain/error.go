@@ -7,8 +7,9 @@ import (
 )
 
 // Error codes (spec 7.2, and the codes pds adds: FORBIDDEN, INVALID_REQUEST,
-// PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, METHOD_NOT_ALLOWED,
-// ROUTE_NOT_FOUND, SERVICE_UNAVAILABLE). Their HTTP form is in httpwire.
+// PAYLOAD_TOO_LARGE, REQUEST_HEADERS_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE,
+// METHOD_NOT_ALLOWED, ROUTE_NOT_FOUND, SERVICE_UNAVAILABLE). Their HTTP form
+// is in httpwire.
 const (
 	CodeUnauthenticated            = "UNAUTHENTICATED"
 	CodeForbidden                  = "FORBIDDEN"
@@ -27,6 +28,7 @@ const (
 	CodeUnsupportedProtocolVersion = "UNSUPPORTED_PROTOCOL_VERSION"
 	CodeInvalidRequest             = "INVALID_REQUEST"
 	CodePayloadTooLarge            = "PAYLOAD_TOO_LARGE"
+	CodeRequestHeadersTooLarge     = "REQUEST_HEADERS_TOO_LARGE"
 	CodeUnsupportedMediaType       = "UNSUPPORTED_MEDIA_TYPE"
 	CodeMethodNotAllowed           = "METHOD_NOT_ALLOWED"
 	CodeRouteNotFound              = "ROUTE_NOT_FOUND"
@@ -39,7 +41,7 @@ var codes = []string{
 	CodeUnauthenticated, CodeForbidden, CodeTenantQuotaExceeded, CodeRateLimited, CodeBatchTooLarge,
 	CodeInvalidIdentifier, CodeInvalidFilter, CodeUnsupportedFilter, CodeInvalidSort, CodeInvalidCursor,
 	CodeMalformedURI, CodeUnsupportedURIForm, CodeNoPrimaryIdentifier, CodeUnsupportedNamespace,
-	CodeUnsupportedProtocolVersion, CodeInvalidRequest, CodePayloadTooLarge, CodeUnsupportedMediaType,
+	CodeUnsupportedProtocolVersion, CodeInvalidRequest, CodePayloadTooLarge, CodeRequestHeadersTooLarge, CodeUnsupportedMediaType,
 	CodeMethodNotAllowed, CodeRouteNotFound, CodeServiceUnavailable, CodeInternal,
 }
 

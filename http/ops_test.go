@@ -1,6 +1,7 @@
 package http_test
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/productdata/pds/domain"
 	pdshttp "github.com/productdata/pds/http"
+	"github.com/productdata/pds/httpfront"
 	"github.com/productdata/pds/internal/fixture"
 	"github.com/productdata/pds/metrics"
 )
@@ -190,5 +192,72 @@ func TestRoutesMatchDocument(t *testing.T) {
 	got := strings.Join(h.Routes(), "\n")
 	if got != want {
 		t.Fatalf("router:\n%s\n\ndocument:\n%s", got, want)
+	}
+}
+
+// abortingWriter panics on the first header or body it is given, as a
+// writer whose connection is gone may: the panic leaves the router's own
+// recover by the second write, of the problem its panic handler answers.
+type abortingWriter struct{ http.ResponseWriter }
+
+func (abortingWriter) WriteHeader(int)             { panic(http.ErrAbortHandler) }
+func (abortingWriter) Write(b []byte) (int, error) { panic(http.ErrAbortHandler) }
+
+// A panic that leaves the REST handler gives back its in-flight slot: with
+// room for one request, the next one is answered, and the gauge is back at
+// zero.
+func TestPanicOutsideRouterFreesItsSlot(t *testing.T) {
+	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
+	svc, _ := fixture.Service(t, snap)
+	m := metrics.New(nil)
+	rest := pdshttp.NewWithOptions(svc, fixture.Logger(t), nil, pdshttp.Options{MaxInFlight: 1, Metrics: m})
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/abort" {
+			w = abortingWriter{w}
+		}
+		rest.ServeHTTP(w, r)
+	})
+	l := &httpfront.Listener{Addr: "127.0.0.1:0", Handler: handler, Metrics: m, Limits: httpfront.DefaultLimits, Log: fixture.Logger(t)}
+	if err := l.Open(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close(context.Background()) })
+	for i := 0; i < 3; i++ {
+		if res, err := http.Get(l.URL() + "/v1/abort"); err == nil {
+			res.Body.Close()
+			t.Fatalf("an aborted answer came through: %d", res.StatusCode)
+		}
+	}
+	status, _, body := send(t, "GET", l.URL()+"/livez", "", "", "")
+	if status != http.StatusOK {
+		t.Fatalf("after aborted requests: %d %v", status, body)
+	}
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	if want := "pds_http_requests_in_flight 0\n"; !strings.Contains(rec.Body.String(), want) {
+		t.Fatalf("no %q in the metrics", want)
+	}
+}
+
+// Every problem tells a browser not to guess its type: the answer is JSON
+// whatever its detail quotes of the request.
+func TestProblemsAreNotSniffed(t *testing.T) {
+	_, url, keys := opsServer(t, pdshttp.Options{})
+	for _, c := range []struct {
+		name, method, path, key string
+		status                  int
+	}{
+		{"no route", "GET", "/v1/<script>alert(1)</script>", "", 404},
+		{"no key", "GET", "/v1/whoami", "", 401},
+		{"method", "DELETE", "/v1/products/09520123456788", keys[fixture.KeyFull], 405},
+		{"bad identifier", "GET", "/v1/products/gtin:1", keys[fixture.KeyFull], 400},
+	} {
+		status, header, body := send(t, c.method, url+c.path, c.key, "", "")
+		if status != c.status || header.Get("Content-Type") != "application/problem+json" {
+			t.Fatalf("%s: %d %s %v", c.name, status, header.Get("Content-Type"), body)
+		}
+		if v := header.Get("X-Content-Type-Options"); v != "nosniff" {
+			t.Errorf("%s: X-Content-Type-Options %q, want nosniff", c.name, v)
+		}
 	}
 }

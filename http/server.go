@@ -292,7 +292,8 @@ func routeNotFound(r *http.Request) error {
 // SetState sets what /readyz reports.
 func (s *Server) SetState(st State) { s.state.Store(int32(st)) }
 
-// ServeHTTP gives every request an id, logs it, and routes it.
+// ServeHTTP gives every request an id, logs it, and routes it; a head over
+// httpwire.MaxHead is refused first.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	id := service.NewRequestID()
@@ -300,8 +301,20 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r = r.WithContext(service.WithRequest(r.Context(), id, start))
 	rec := recorders.Get().(*recorder)
 	rec.ResponseWriter, rec.status, rec.bytes, rec.code, rec.route = w, 0, 0, "", s.notFound
+	// Deferred, so that a panic outside the router (whose own handler
+	// answers the panics under it) gives back its slot on its way to the
+	// connection's recover.
 	s.metrics.Start()
-	if n := s.inFlight.Add(1); s.maxInFlight > 0 && n > s.maxInFlight {
+	defer s.metrics.Done()
+	n := s.inFlight.Add(1)
+	defer s.inFlight.Add(-1)
+	if err := httpwire.CheckHead(r); err != nil {
+		// net/http reads heads past MaxHead (httpfront's MaxHeaderBytes),
+		// so that this answer is a problem; the client that sent one is
+		// likely to send more, so the connection closes.
+		rec.Header().Set("Connection", "close")
+		s.writeError(rec, r, err)
+	} else if s.maxInFlight > 0 && n > s.maxInFlight {
 		s.metrics.Shed("requests")
 		s.writeError(rec, r, &domain.Error{Code: domain.CodeServiceUnavailable, Detail: "too many requests in flight; try again shortly", RetryAfter: 1})
 	} else if _, ok := r.Header["Accept-Encoding"]; ok {
@@ -312,8 +325,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rec.Header()["Vary"] = varyAcceptEncoding
 		s.router.ServeHTTP(rec, routable(r))
 	}
-	s.inFlight.Add(-1)
-	s.metrics.Done()
 	end := time.Now() // one clock read for the metrics and the access log
 	rec.route.Observe(r.Method, rec.statusCode(), end.Sub(start))
 	s.logRequest(r, id, rec, start, end)

@@ -245,7 +245,8 @@ var (
 func refusal(detail string) []byte {
 	p := httpwire.NewProblem(&domain.Error{Code: domain.CodeServiceUnavailable, Detail: detail}, "")
 	b, _ := domain.Marshal(p)
-	return []byte("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/problem+json\r\nRetry-After: 1\r\n" +
+	return []byte("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/problem+json\r\n" +
+		"X-Content-Type-Options: nosniff\r\nRetry-After: 1\r\n" +
 		"Connection: close\r\nContent-Length: " + strconv.Itoa(len(b)) + "\r\n\r\n" + string(b))
 }
 

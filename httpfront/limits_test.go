@@ -192,7 +192,7 @@ func TestCapRefusesWhenNoneIdle(t *testing.T) {
 			extra.send(t, "/x")
 			res, body := extra.answer(t)
 			if res.StatusCode != 503 || res.Header.Get("Retry-After") == "" || res.Header.Get("Content-Type") != "application/problem+json" ||
-				!strings.Contains(body, `"code":"SERVICE_UNAVAILABLE"`) || !res.Close {
+				res.Header.Get("X-Content-Type-Options") != "nosniff" || !strings.Contains(body, `"code":"SERVICE_UNAVAILABLE"`) || !res.Close {
 				t.Fatalf("past the cap with none idle: %d %v %s", res.StatusCode, res.Header, body)
 			}
 			if n := counter(t, m, "pds_http_shed_total", "limit=connections"); n != 1 {
@@ -281,7 +281,8 @@ func TestAddressShare(t *testing.T) {
 			extra := dialFrom(t, l, "127.0.0.2")
 			extra.send(t, "/x")
 			res, body := extra.answer(t)
-			if res.StatusCode != 503 || res.Header.Get("Retry-After") == "" || !strings.Contains(body, "from your address") {
+			if res.StatusCode != 503 || res.Header.Get("Retry-After") == "" || res.Header.Get("X-Content-Type-Options") != "nosniff" ||
+				!strings.Contains(body, "from your address") {
 				t.Fatalf("past the address's share: %d %v %s", res.StatusCode, res.Header, body)
 			}
 			if st := dialFrom(t, l, "127.0.0.3").get(t, "/x"); st != 200 {

@@ -37,13 +37,18 @@ type Limits struct {
 	// IdleTimeout closes a keep-alive connection idle that long after an
 	// answer (30s).
 	IdleTimeout time.Duration
-	// MaxHeaderBytes bounds the request headers (16 KiB).
+	// MaxHeaderBytes bounds how much of a request head net/http reads
+	// (32 KiB, and the 4 KiB net/http adds for its buffer): past that,
+	// net/http answers 431 itself, in plain text, and closes the
+	// connection. The handler holds heads to a limit of its own below it
+	// (pds's REST handler: 16 KiB), and answers one past that as it answers
+	// every refusal.
 	MaxHeaderBytes int
 }
 
 // DefaultLimits are the listener defaults.
 var DefaultLimits = Limits{MaxConns: 4096, AddrShare: 0.25, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 15 * time.Second,
-	WriteTimeout: 30 * time.Second, IdleTimeout: 30 * time.Second, MaxHeaderBytes: 16 << 10}
+	WriteTimeout: 30 * time.Second, IdleTimeout: 30 * time.Second, MaxHeaderBytes: 32 << 10}
 
 // Listener serves Handler on Addr and, when AdminAddr is set, /metrics and
 // Go's pprof profiles on a second listener. Open starts both; Close drains

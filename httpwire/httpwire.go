@@ -44,6 +44,7 @@ var codes = map[string]CodeInfo{
 	domain.CodeUnsupportedProtocolVersion: {http.StatusBadRequest, false, "Unsupported protocol version"},
 	domain.CodeInvalidRequest:             {http.StatusBadRequest, false, "Invalid request"},
 	domain.CodePayloadTooLarge:            {http.StatusRequestEntityTooLarge, false, "Payload too large"},
+	domain.CodeRequestHeadersTooLarge:     {http.StatusRequestHeaderFieldsTooLarge, false, "Request headers too large"},
 	domain.CodeUnsupportedMediaType:       {http.StatusUnsupportedMediaType, false, "Unsupported media type"},
 	domain.CodeMethodNotAllowed:           {http.StatusMethodNotAllowed, false, "Method not allowed"},
 	domain.CodeRouteNotFound:              {http.StatusNotFound, false, "Route not found"},
@@ -122,10 +123,13 @@ func MethodNotAllowed(allow, detail string) error {
 }
 
 // SetProblemHeaders sets the headers that the problem for err carries:
+// X-Content-Type-Options: nosniff on every one (a browser shown a problem
+// reads it as JSON, never as a page, whatever its detail quotes),
 // WWW-Authenticate on UNAUTHENTICATED, Allow on METHOD_NOT_ALLOWED, and
 // Retry-After (the error's RetryAfter, at least one second) on every 429
 // and 503.
 func SetProblemHeaders(h http.Header, err error) {
+	h["X-Content-Type-Options"] = nosniff
 	de := domain.AsError(err)
 	switch de.Code {
 	case domain.CodeUnauthenticated:
@@ -140,6 +144,8 @@ func SetProblemHeaders(h http.Header, err error) {
 		h.Set("Retry-After", strconv.Itoa(max(de.RetryAfter, 1)))
 	}
 }
+
+var nosniff = []string{"nosniff"}
 
 // MaxBody is the largest request body read (a resolve call with 1000
 // identifiers of 256 characters fits with room to spare).
@@ -157,6 +163,37 @@ func ReadBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 		return nil, domain.Errorf(domain.CodeInvalidRequest, "the body could not be read")
 	}
 	return body, nil
+}
+
+// MaxHead is the largest request head answered: the request line and the
+// header lines, each with its CRLF, and the blank line that ends them (as
+// HeadSize counts them).
+const MaxHead = 16 << 10
+
+// HeadSize is the size of r's head as HTTP/1.1 sends it: the request line,
+// the Host line and every header line, each with its CRLF, and the blank
+// line that ends the head. Spaces around a header's value and a folded
+// line's break, which the server drops as it reads, are not counted.
+func HeadSize(r *http.Request) int {
+	n := len(r.Method) + 1 + len(r.RequestURI) + 1 + len(r.Proto) + 2
+	if r.Host != "" {
+		n += len("Host: ") + len(r.Host) + 2
+	}
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			n += len(k) + 2 + len(v) + 2
+		}
+	}
+	return n + 2
+}
+
+// CheckHead refuses a head over MaxHead with REQUEST_HEADERS_TOO_LARGE.
+func CheckHead(r *http.Request) error {
+	if n := HeadSize(r); n > MaxHead {
+		return domain.Errorf(domain.CodeRequestHeadersTooLarge,
+			"the request line and headers are %d bytes, over the limit of %d; send fewer or shorter headers", n, MaxHead)
+	}
+	return nil
 }
 
 // LimitSource says where a caller stands against its key's limits; ok is

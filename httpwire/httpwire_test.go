@@ -1,6 +1,7 @@
 package httpwire_test
 
 import (
+	"bufio"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -44,6 +45,10 @@ func TestSetProblemHeaders(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			h := http.Header{}
 			httpwire.SetProblemHeaders(h, c.err)
+			if h.Get("X-Content-Type-Options") != "nosniff" {
+				t.Errorf("X-Content-Type-Options %q, want nosniff", h.Get("X-Content-Type-Options"))
+			}
+			h.Del("X-Content-Type-Options")
 			if len(h) != len(c.want) {
 				t.Errorf("headers %v, want %v", h, c.want)
 			}
@@ -72,5 +77,32 @@ func TestReadBody(t *testing.T) {
 		case c.code != "" && domain.AsError(err).Code != c.code:
 			t.Errorf("%d bytes: %v, want %s", c.size, err, c.code)
 		}
+	}
+}
+
+// HeadSize counts a head as it came: the request line, Host and the other
+// header lines with their CRLFs, and the blank line.
+func TestHeadSizeIsTheHeadAsSent(t *testing.T) {
+	for _, head := range []string{
+		"GET / HTTP/1.1\r\nHost: a\r\n\r\n",
+		"GET /v1/products/search?manufacturer=acme HTTP/1.1\r\nHost: pds.test:8080\r\nAuthorization: Bearer k\r\nAccept: */*\r\n\r\n",
+		"POST /v1/products/resolve HTTP/1.1\r\nHost: pds.test\r\nContent-Type: application/json\r\nContent-Length: 0\r\nX-A: 1\r\nX-A: 2\r\n\r\n",
+		"GET /x HTTP/1.0\r\n\r\n",
+	} {
+		r, err := http.ReadRequest(bufio.NewReader(strings.NewReader(head)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := httpwire.HeadSize(r); got != len(head) {
+			t.Errorf("%q: %d, want %d", head, got, len(head))
+		}
+	}
+	over := httptest.NewRequest("GET", "/", nil)
+	over.Header.Set("X-Pad", strings.Repeat("a", httpwire.MaxHead))
+	if err := httpwire.CheckHead(over); domain.AsError(err).Code != domain.CodeRequestHeadersTooLarge {
+		t.Errorf("a head over MaxHead: %v", err)
+	}
+	if err := httpwire.CheckHead(httptest.NewRequest("GET", "/", nil)); err != nil {
+		t.Errorf("a short head: %v", err)
 	}
 }

@@ -255,6 +255,9 @@ func checkDocument(d *domain.Document, sources map[string]*domain.Source) *rejec
 	if r := checkContentHash("content_hash", d.ContentHash); r != nil {
 		return r
 	}
+	if d.URL != nil && *d.URL != "" && !domain.IsWebURL(*d.URL) {
+		return rejectf("url %q is not an absolute http or https URL; leave url out when the document has none", *d.URL)
+	}
 	if d.Size < 0 {
 		return rejectf("size %d is negative", d.Size)
 	}

@@ -12,7 +12,7 @@ import (
 func TestAdvice(t *testing.T) {
 	transportOnly := map[string]bool{
 		domain.CodeMethodNotAllowed: true, domain.CodeRouteNotFound: true, domain.CodeUnsupportedMediaType: true,
-		domain.CodePayloadTooLarge: true, domain.CodeUnsupportedProtocolVersion: true,
+		domain.CodePayloadTooLarge: true, domain.CodeUnsupportedProtocolVersion: true, domain.CodeRequestHeadersTooLarge: true,
 	}
 	fallback := advice("get_product", &domain.Error{Code: "SOMETHING_NEW"})
 	for _, code := range domain.Codes() {

@@ -137,6 +137,9 @@ func checkProblem(t *testing.T, r response, code string) {
 	if ct := r.header.Get("Content-Type"); ct != "application/problem+json" {
 		t.Errorf("content-type %q, want application/problem+json", ct)
 	}
+	if v := r.header.Get("X-Content-Type-Options"); v != "nosniff" {
+		t.Errorf("X-Content-Type-Options %q, want nosniff", v)
+	}
 	for _, f := range []string{"type", "title", "status", "code", "retryable", "request_id"} {
 		if _, ok := r.json[f]; !ok {
 			t.Errorf("problem lacks %s: %s", f, r.body)

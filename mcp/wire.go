@@ -86,8 +86,10 @@ func (h *handler) writeError(w http.ResponseWriter, requestID string, id json.Ra
 		writeJSON(w, status, "application/json", response{JSONRPC: "2.0", ID: id,
 			Error: &wireError{Code: e.code, Message: e.message, Data: e.data}})
 	case *versionError:
-		p := httpwire.NewProblem(domain.Errorf(domain.CodeUnsupportedProtocolVersion,
-			"MCP protocol version %s is not supported; this endpoint speaks %s: send it in MCP-Protocol-Version and params._meta", quote(e.requested), ProtocolVersion), requestID)
+		de := domain.Errorf(domain.CodeUnsupportedProtocolVersion,
+			"MCP protocol version %s is not supported; this endpoint speaks %s: send it in MCP-Protocol-Version and params._meta", quote(e.requested), ProtocolVersion)
+		p := httpwire.NewProblem(de, requestID)
+		httpwire.SetProblemHeaders(w.Header(), de)
 		writeJSON(w, p.Status, "application/problem+json", versionProblem{Problem: p, JSONRPC: "2.0", ID: id,
 			Error: wireError{Code: codeUnsupportedVer, Message: "unsupported protocol version",
 				Data: map[string]any{"supported": []string{ProtocolVersion}, "requested": e.requested}}})

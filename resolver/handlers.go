@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/productdata/pds/domain"
+	"github.com/productdata/pds/httpwire"
 	"github.com/productdata/pds/service"
 )
 
@@ -107,7 +108,7 @@ func (h *Handler) links(r *http.Request, req request, p *product) *linkset {
 	for _, ch := range p.evidence.Chains {
 		for _, l := range ch.Links {
 			u := domain.Str(l.Document.URL)
-			if !strings.HasPrefix(u, "https://") && !strings.HasPrefix(u, "http://") {
+			if !domain.IsWebURL(u) {
 				continue
 			}
 			title := "Evidence document " + l.Document.ID
@@ -356,11 +357,12 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, nam
 	var buf bytes.Buffer
 	if err := h.pages.ExecuteTemplate(&buf, name, data); err != nil {
 		h.o.Log.Error("page not rendered", "request_id", service.RequestID(r.Context()), "page", name, "error", err.Error())
-		err = domain.Internal(errors.New("page " + name + " not rendered"))
-		p := domain.AsError(err)
+		de := domain.Internal(errors.New("page " + name + " not rendered"))
+		p := httpwire.NewProblem(de, service.RequestID(r.Context()))
+		httpwire.SetProblemHeaders(w.Header(), de)
 		w.Header().Set("Content-Type", typeProblem)
-		w.WriteHeader(http.StatusInternalServerError)
-		b, _ := domain.Marshal(map[string]any{"code": p.Code, "detail": p.Detail, "status": 500})
+		w.WriteHeader(p.Status)
+		b, _ := domain.Marshal(p)
 		w.Write(b)
 		return
 	}

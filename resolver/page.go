@@ -320,8 +320,11 @@ func jsonText(raw json.RawMessage) string {
 
 func evidenceViewOf(l domain.EvidenceLink) evidenceView {
 	d := l.Document
-	ev := evidenceView{Document: d.ID, MediaType: d.MediaType, URL: domain.Str(d.URL), Size: bytesText(d.Size),
+	ev := evidenceView{Document: d.ID, MediaType: d.MediaType, Size: bytesText(d.Size),
 		Retrieved: when(d.RetrievedAt), Hash: d.ContentHash}
+	if u := domain.Str(d.URL); domain.IsWebURL(u) {
+		ev.URL = u // linked; a snapshot built with another scheme shows none
+	}
 	switch l.Locator.Kind {
 	case domain.LocatorByteRange:
 		if l.Locator.Start != nil && l.Locator.End != nil {

@@ -245,6 +245,9 @@ func TestRuleSyntaxErrorsAre400(t *testing.T) {
 		if json.Unmarshal([]byte(body), &p); res.StatusCode != 400 || p.Status != 400 || p.Code == "" || res.Header.Get("Content-Type") != "application/problem+json" {
 			t.Errorf("%s as JSON: %d %s", path, res.StatusCode, body)
 		}
+		if v := res.Header.Get("X-Content-Type-Options"); v != "nosniff" {
+			t.Errorf("%s as JSON: X-Content-Type-Options %q, want nosniff", path, v)
+		}
 	}
 }
 
