@@ -12,10 +12,9 @@ import (
 	"github.com/productdata/pds/gs1"
 )
 
-// reject is why one input line was refused.
-// reject is why a line is refused; err, when set, is instead a failure that
-// is no line's fault (a read of the base that failed), which fails the
-// build (failed).
+// reject is why one input line was refused; err, when set, is instead a
+// failure that is no line's fault (a read of the base that failed), which
+// fails the build (failed).
 type reject struct {
 	reason string
 	err    error
