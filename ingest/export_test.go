@@ -23,3 +23,11 @@ func SetMaxStoreLayers(n int) (restore func()) {
 	maxStoreLayers = n
 	return func() { maxStoreLayers = old }
 }
+
+// SetOpenedBase calls fn with the base's records folder once an
+// incremental build has opened and checked its base.
+func SetOpenedBase(fn func(records string)) (restore func()) {
+	old := openedBase
+	openedBase = fn
+	return func() { openedBase = old }
+}

@@ -239,8 +239,15 @@ func (b *builder) maybeSeen(key []byte) bool { return b.seen.test(key) }
 // since the key is in the store already.
 func (b *builder) markSeen(key []byte) bool { return b.seen.testAndAdd(key) }
 
-// Run builds a snapshot.
-func Run(ctx context.Context, opts Options) (Summary, error) {
+// Run builds a snapshot. An incremental build whose base (its snapshot or
+// its kept records) is damaged fails, leaving nothing behind, with an error
+// that names the file and says to build whole (baseDamaged).
+func Run(ctx context.Context, opts Options) (_ Summary, err error) {
+	defer func() {
+		if err != nil && opts.Base != "" && baseDamaged(err) {
+			err = fmt.Errorf("%w; the base cannot be built on: build this snapshot whole from the full input, without --base (with --keep-records, so that the next night can build on it)", err)
+		}
+	}()
 	start := time.Now()
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -349,6 +356,13 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	return b.summary, nil
 }
 
+// baseDamaged reports whether err is a check of the base that failed: a file
+// of its snapshot or kept records that does not match its checksum, or a
+// block whose checksum does not match.
+func baseDamaged(err error) bool {
+	return errors.Is(err, snapshots.ErrInvalid) || errors.Is(err, domain.ErrDamaged) || errors.Is(err, records.ErrDamaged)
+}
+
 // buildID is the build's id: a ULID of the build's time. Its random part is
 // random, or, when the build's time is SourceDateEpoch's, the first 10 bytes
 // of SHA-256("pds build id", input digest, sequence): the same input and
@@ -385,11 +399,10 @@ func (b *builder) build(ctx context.Context, w *snapshots.Writer) (err error) {
 		b.layered = b.layers <= maxStoreLayers
 	}
 	if b.layered {
-		b.out, err = w.StoreOn(b.up.base)
-	} else {
-		b.out, err = w.Store()
-	}
-	if err != nil {
+		if b.out, err = w.StoreOn(b.up.base); err != nil {
+			return fmt.Errorf("--base: %w", err)
+		}
+	} else if b.out, err = w.Store(); err != nil {
 		return err
 	}
 	defer func() {
@@ -836,7 +849,9 @@ func (b *builder) applyDocument(p parsed, n int) *reject {
 		b.docSample = append(b.docSample, strings.Clone(d.ID))
 	}
 	if b.up != nil {
-		b.noteDocument(d.ID, p.rec)
+		if err := b.noteDocument(d.ID, p.rec); err != nil {
+			return failed(err)
+		}
 	}
 	tenant := b.cat.sources[d.SourceID].Tenant
 	b.rec = binary.AppendUvarint(append(append(b.rec[:0], tenant...), 0), uint64(n))

@@ -33,11 +33,13 @@ type parseFunc func(line []byte) (parsed, *reject)
 // resolveFunc looks up, for a batch of parsed lines, what they refer to in
 // the files read before, and rejects the lines whose references do not hold.
 // It runs on several goroutines at once, like parseFunc, and reads only
-// committed scratch data.
-type resolveFunc func(res []parseResult)
+// committed scratch data. A lookup that fails (not one that finds nothing)
+// is its error, which fails the build.
+type resolveFunc func(res []parseResult) error
 
 // applyFunc checks what needs earlier lines (references, duplicates) and
-// writes the record. It runs on one goroutine, in line order.
+// writes the record. It runs on one goroutine, in line order. A reject of
+// failed fails the build.
 type applyFunc func(p parsed, line int) *reject
 
 // batchLines is how many lines travel together between the stages.
@@ -151,6 +153,7 @@ func (b *builder) readFile(ctx context.Context, ph phase) error {
 		*lineBatch
 		res  []parseResult
 		recs *[]byte // the batch's scratch records, back to recordBufs once applied
+		err  error   // of resolving the batch's references
 	}
 	parseBatch := func(bt *lineBatch) parsedBatch {
 		res := make([]parseResult, len(bt.lines))
@@ -171,10 +174,11 @@ func (b *builder) readFile(ctx context.Context, ph phase) error {
 			}
 		}
 		*recs = buf
+		var err error
 		if ph.resolve != nil {
-			ph.resolve(res)
+			err = ph.resolve(res)
 		}
-		return parsedBatch{bt, res, recs}
+		return parsedBatch{bt, res, recs, err}
 	}
 	applyBatch := func(pb parsedBatch) error {
 		defer func() {
@@ -182,6 +186,9 @@ func (b *builder) readFile(ctx context.Context, ph phase) error {
 				recordBufs.Put(pb.recs)
 			}
 		}()
+		if pb.err != nil {
+			return fmt.Errorf("%s: %w", name, pb.err)
+		}
 		for i := range pb.res {
 			n := pb.first + i
 			b.count.Add(1)
@@ -191,6 +198,9 @@ func (b *builder) readFile(ctx context.Context, ph phase) error {
 			r := pb.res[i].r
 			if r == nil {
 				r = apply(pb.res[i].p, n)
+			}
+			if r != nil && r.err != nil {
+				return fmt.Errorf("%s:%d: %w", name, n, r.err)
 			}
 			if r != nil {
 				if err := b.rejectLine(logical, name, n, r.reason); err != nil {

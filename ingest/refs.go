@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/productdata/pds/domain"
@@ -66,23 +67,26 @@ func (l *refLookup) close() {
 
 // lookupAll looks up the distinct names of table tag in key order and
 // returns what each gave; value turns a found record into its reference.
-// names is sorted in place. A read error counts as absent, as the line
-// order's checks would see it.
-func (l *refLookup) lookupAll(tag byte, names []string, value func(v []byte) lineRef) map[string]refFound {
+// names is sorted in place. Only a name that is not there is absent: a read
+// that fails is the error, naming the key.
+func (l *refLookup) lookupAll(tag byte, names []string, value func(v []byte) lineRef) (map[string]refFound, error) {
 	slices.Sort(names)
 	names = slices.Compact(names)
 	found := make(map[string]refFound, len(names))
 	for _, name := range names {
 		l.key = kv.AppendKey(l.key[:0], tag, name)
 		v, ok, err := l.get(l.key)
-		if err != nil || !ok {
+		if err != nil {
+			return nil, fmt.Errorf("scratch store: read key %q: %w", l.key, err)
+		}
+		if !ok {
 			found[name] = refFound{}
 			continue
 		}
 		l.buf = v
 		found[name] = refFound{ref: value(v), ok: true}
 	}
-	return found
+	return found, nil
 }
 
 // ownedRef reads an appendOwned value.
@@ -125,16 +129,21 @@ func evidenceClaim(e *domain.Evidence) string    { return e.ClaimID }
 func evidenceDocument(e *domain.Evidence) string { return e.DocumentID }
 
 // resolveClaims checks the subject and source of each parsed claim.
-func (b *builder) resolveClaims(res []parseResult) {
+func (b *builder) resolveClaims(res []parseResult) error {
 	idx, claims := pending[domain.Claim](res)
 	l := refLookup{scratch: b.scratch}
 	defer l.close()
-	products := l.lookupAll(tagAlias, names(claims, claimSubject), ownedRef)
+	products, err := l.lookupAll(tagAlias, names(claims, claimSubject), ownedRef)
+	if err != nil {
+		return err
+	}
 	for k, c := range claims {
 		i := idx[k]
 		p := products[c.Subject]
 		if !p.ok {
-			res[i].r = b.unknownSubject(c.Subject)
+			if res[i].r, err = b.unknownSubject(c.Subject); err != nil {
+				return err
+			}
 			continue
 		}
 		if t := b.cat.tenantOfClaim(c); t != "" && p.ref.owner != "" && t != p.ref.owner {
@@ -143,21 +152,30 @@ func (b *builder) resolveClaims(res []parseResult) {
 		}
 		res[i].p.ref = p.ref
 	}
+	return nil
 }
 
 // resolveEvidence checks the claim and document of each parsed evidence
 // line, and that they belong to the same tenant.
-func (b *builder) resolveEvidence(res []parseResult) {
+func (b *builder) resolveEvidence(res []parseResult) error {
 	idx, evs := pending[domain.Evidence](res)
 	l := refLookup{scratch: b.scratch}
 	defer l.close()
 	// Claim ids (tagClaimID) sort before document ids (tagDocument), so
 	// one reader sees every seek in ascending order.
-	claims := l.lookupAll(tagClaimID, names(evs, evidenceClaim), ownedRef)
-	docs := l.lookupAll(tagDocument, names(evs, evidenceDocument), documentRef)
+	claims, err := l.lookupAll(tagClaimID, names(evs, evidenceClaim), ownedRef)
+	if err != nil {
+		return err
+	}
+	docs, err := l.lookupAll(tagDocument, names(evs, evidenceDocument), documentRef)
+	if err != nil {
+		return err
+	}
 	var base map[string]baseDoc
 	if b.up != nil {
-		base = b.baseDocuments(evs, docs)
+		if base, err = b.baseDocuments(evs, docs); err != nil {
+			return err
+		}
 	}
 	for k, e := range evs {
 		i := idx[k]
@@ -183,33 +201,44 @@ func (b *builder) resolveEvidence(res []parseResult) {
 		res[i].p.ref = c.ref
 		res[i].p.ref.baseDoc = baseDoc
 	}
+	return nil
 }
 
 // resolveVerdicts checks the subject of each parsed verdict.
-func (b *builder) resolveVerdicts(res []parseResult) {
+func (b *builder) resolveVerdicts(res []parseResult) error {
 	idx, verdicts := pending[domain.Verdict](res)
 	l := refLookup{scratch: b.scratch}
 	defer l.close()
-	products := l.lookupAll(tagAlias, names(verdicts, verdictSubject), ownedRef)
+	products, err := l.lookupAll(tagAlias, names(verdicts, verdictSubject), ownedRef)
+	if err != nil {
+		return err
+	}
 	for k, v := range verdicts {
 		i := idx[k]
 		p := products[v.Subject]
 		if !p.ok {
-			res[i].r = b.unknownSubject(v.Subject)
+			if res[i].r, err = b.unknownSubject(v.Subject); err != nil {
+				return err
+			}
 			continue
 		}
 		res[i].p.ref = p.ref
 	}
+	return nil
 }
 
 // unknownSubject is the reject of a claim or verdict whose subject names no
 // product of products.ndjson: in an incremental build, it may name a kept
 // product, which the change set must restate whole to change.
-func (b *builder) unknownSubject(subject string) *reject {
+func (b *builder) unknownSubject(subject string) (*reject, error) {
 	if b.up != nil {
-		if product, ok := b.up.baseProduct(subject); ok {
-			return notRestated(subject, product)
+		product, ok, err := b.up.baseProduct(subject)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return notRestated(subject, product), nil
 		}
 	}
-	return rejectf("subject %s names no product in %s", subject, FileProducts)
+	return rejectf("subject %s names no product in %s", subject, FileProducts), nil
 }

@@ -136,8 +136,14 @@ func (b *builder) openBase() error {
 		u.baseSources[s.ID], _ = json.Marshal(s)
 	}
 	b.opts.DictionariesFrom = b.opts.Base
+	openedBase(recordsDir(b.opts.Base))
 	return nil
 }
+
+// openedBase is called with the base's records folder once the base is
+// open and checked: a test damages the records there, as a disk could
+// between the check and the reads.
+var openedBase = func(records string) {}
 
 func (u *update) close() {
 	u.base.Close()
@@ -159,7 +165,7 @@ func (b *builder) applyDeletion(p parsed, n int) *reject {
 	d := p.v.(*deletion)
 	a, ok, err := b.up.base.Alias(d.Identifier)
 	if err != nil {
-		return rejectf("base snapshot: %v", err)
+		return failed(fmt.Errorf("--base: read the alias of %s: %w", d.Identifier, err))
 	}
 	if !ok {
 		return rejectf("identifier %s names no product of the base build", d.Identifier)
@@ -179,7 +185,7 @@ func (u *update) replaces(prod *domain.Product, n int) (string, *reject) {
 	for _, id := range prod.Identifiers {
 		a, ok, err := u.base.Alias(id)
 		if err != nil {
-			return "", rejectf("base snapshot: %v", err)
+			return "", failed(fmt.Errorf("--base: read the alias of %s: %w", id, err))
 		}
 		if !ok {
 			continue
@@ -199,12 +205,12 @@ func (u *update) replaces(prod *domain.Product, n int) (string, *reject) {
 }
 
 // baseProduct names, in a reject, the base's product that subject names.
-func (u *update) baseProduct(subject string) (string, bool) {
+func (u *update) baseProduct(subject string) (string, bool, error) {
 	a, ok, err := u.base.Alias(subject)
-	if err != nil || !ok {
-		return "", false
+	if err != nil {
+		return "", false, fmt.Errorf("--base: read the alias of %s: %w", subject, err)
 	}
-	return a.Subject, true
+	return a.Subject, ok, nil
 }
 
 // notRestated is the reject of a claim or verdict of a kept product.
@@ -213,21 +219,22 @@ func notRestated(subject, product string) *reject {
 }
 
 // baseDocument reads a document of the base; its record and its source's
-// tenant.
-func (b *builder) baseDocument(id string) ([]byte, string, bool) {
+// tenant. Only a document the base does not keep is absent: a read that
+// fails, or a record that does not decode, is the error.
+func (b *builder) baseDocument(id string) ([]byte, string, bool, error) {
 	rec, ok, err := b.up.baseRec.Get(kv.Key(keptDoc, id), nil)
 	if err != nil || !ok {
-		return nil, "", false
+		return nil, "", false, err
 	}
 	var d domain.Document
 	if _, _, err := decodeRecord(rec, &d); err != nil {
-		return nil, "", false
+		return nil, "", false, fmt.Errorf("--base: the kept record of document %s (key %q): %w", id, kv.Key(keptDoc, id), err)
 	}
 	tenant := ""
 	if s := b.cat.sources[d.SourceID]; s != nil {
 		tenant = s.Tenant
 	}
-	return rec, tenant, true
+	return rec, tenant, true, nil
 }
 
 // baseDoc is a base document's record and its source's tenant.
@@ -244,7 +251,7 @@ const baseDocReaders = 16
 
 // baseDocuments reads the base's documents that evidence evs names and the
 // change set does not hold (docs), baseDocReaders at a time.
-func (b *builder) baseDocuments(evs []*domain.Evidence, docs map[string]refFound) map[string]baseDoc {
+func (b *builder) baseDocuments(evs []*domain.Evidence, docs map[string]refFound) (map[string]baseDoc, error) {
 	var ids []string
 	for _, e := range evs {
 		if !docs[e.DocumentID].ok {
@@ -255,23 +262,27 @@ func (b *builder) baseDocuments(evs []*domain.Evidence, docs map[string]refFound
 	ids = slices.Compact(ids)
 	found := make([]baseDoc, len(ids))
 	ok := make([]bool, len(ids))
+	errs := make([]error, len(ids))
 	var wg sync.WaitGroup
 	next := atomic.Int64{}
 	for range min(baseDocReaders, len(ids)) {
 		wg.Go(func() {
 			for i := int(next.Add(1) - 1); i < len(ids); i = int(next.Add(1) - 1) {
-				found[i].rec, found[i].tenant, ok[i] = b.baseDocument(ids[i])
+				found[i].rec, found[i].tenant, ok[i], errs[i] = b.baseDocument(ids[i])
 			}
 		})
 	}
 	wg.Wait()
 	out := make(map[string]baseDoc, len(ids))
 	for i, id := range ids {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
 		if ok[i] {
 			out[id] = found[i]
 		}
 	}
-	return out
+	return out, nil
 }
 
 // importDocument copies a base document into the scratch store, for the
@@ -297,17 +308,23 @@ func (b *builder) importDocument(id string, rec []byte) error {
 }
 
 // noteDocument records a document of the change set: new, or replacing
-// one of the base (whose citing products are then computed again).
-func (b *builder) noteDocument(id string, rec []byte) {
+// one of the base (whose citing products are then computed again). A read
+// of the base's record that fails is the error: taken for a new document,
+// the products citing the old one would keep their stale views.
+func (b *builder) noteDocument(id string, rec []byte) error {
 	b.up.changeDocs[id] = true
 	old, ok, err := b.up.baseRec.Get(kv.Key(keptDoc, id), nil)
-	if err != nil || !ok {
+	if err != nil {
+		return fmt.Errorf("--base: %w", err)
+	}
+	if !ok {
 		b.up.newDocs++
-		return
+		return nil
 	}
 	if !bytes.Equal(recordBody(old), recordBody(rec)) {
 		b.up.changedDocs[id] = true
 	}
+	return nil
 }
 
 // recordBody is a scratch record without its line number.
@@ -485,7 +502,10 @@ func (b *builder) replay(subject string) error {
 			return err
 		}
 		if !b.up.changeDocs[e.DocumentID] && !b.up.imported[e.DocumentID] {
-			rec, _, ok := b.baseDocument(e.DocumentID)
+			rec, _, ok, err := b.baseDocument(e.DocumentID)
+			if err != nil {
+				return err
+			}
 			if !ok {
 				return fmt.Errorf("--base: the kept records have no document %s (of %s)", e.DocumentID, subject)
 			}

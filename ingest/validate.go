@@ -12,12 +12,23 @@ import (
 	"github.com/productdata/pds/gs1"
 )
 
-// reject is why one input line was refused.
-type reject struct{ reason string }
+// reject is why one input line was refused; err, when set, is instead a
+// failure that is no line's fault (a read of the base that failed), which
+// fails the build (failed).
+type reject struct {
+	reason string
+	err    error
+}
 
 func (r *reject) Error() string { return r.reason }
 
-func rejectf(format string, args ...any) *reject { return &reject{fmt.Sprintf(format, args...)} }
+func rejectf(format string, args ...any) *reject {
+	return &reject{reason: fmt.Sprintf(format, args...)}
+}
+
+// failed is the reject of an applyFunc that could not judge its line: the
+// build fails with err.
+func failed(err error) *reject { return &reject{reason: err.Error(), err: err} }
 
 func checkUUID(field, v string) *reject {
 	if v == "" {

@@ -25,7 +25,7 @@ import (
 // blocks and bloom filters, which favour point reads, and Snappy (Pebble's
 // default) for the tables that are not compressed already (tableOptions).
 func storeOptions() *pebble.Options {
-	o := &pebble.Options{Logger: pebbleutil.Logger{}}
+	o := &pebble.Options{Logger: pebbleutil.Logger{}, EventListener: pebbleutil.Listener()}
 	for i := range o.Levels {
 		o.Levels[i].BlockSize = 4 << 10
 		o.Levels[i].BlockRestartInterval = 4

@@ -3,6 +3,7 @@ package kv
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -54,8 +55,16 @@ func NewLayer(dir, sstDir, base string) (*Builder, error) {
 		db.Close()
 		return nil, fmt.Errorf("kv: the views dictionary of %s: %w", base, errViewsCorrupt)
 	}
+	// Only an absent count is "no layers": a count that cannot be read
+	// fails the build.
 	layers := 0
-	if v, closer, err := db.Get(Key(TagDict, dictLayers)); err == nil {
+	v, closer, err := db.Get(Key(TagDict, dictLayers))
+	switch {
+	case errors.Is(err, pebble.ErrNotFound):
+	case err != nil:
+		db.Close()
+		return nil, fmt.Errorf("kv: the store %s: read its count of layers (key %q): %w", base, Key(TagDict, dictLayers), pebbleutil.Corruption(err))
+	default:
 		layers, err = decodeLayers(v)
 		closer.Close()
 		if err != nil {

@@ -251,3 +251,41 @@ func BenchmarkPassportReadLayers(b *testing.B) {
 		})
 	}
 }
+
+// A store whose count of layers cannot be read (its block damaged) is not
+// taken for a store of no layers: NewLayer on it fails, naming the store and
+// the key.
+func TestNewLayerFailsWhenTheCountOfLayersCannotBeRead(t *testing.T) {
+	base, night := t.TempDir(), t.TempDir()
+	buildTestStore(t, base, 300, 0)
+	buildTestLayer(t, base, night, testNight{n: 300, night: 1})
+	// The night's own tables (the base's are linked): its table of
+	// dictionaries holds the count alone, so the views' dictionary is still
+	// read from the base's.
+	tables, err := filepath.Glob(filepath.Join(night, "store", "*.sst"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	damaged := 0
+	for _, p := range tables {
+		if _, err := os.Stat(filepath.Join(base, "store", filepath.Base(p))); err == nil {
+			continue
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b[1] ^= 0xff // in the first data block
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		damaged++
+	}
+	if damaged == 0 {
+		t.Fatal("the night wrote no table of its own")
+	}
+	_, err = NewLayer(filepath.Join(t.TempDir(), "store"), filepath.Join(t.TempDir(), "sst"), filepath.Join(night, "store"))
+	if err == nil || !strings.Contains(err.Error(), "count of layers") || !strings.Contains(err.Error(), ".sst is damaged") {
+		t.Fatalf("NewLayer on a store whose count of layers is damaged: %v", err)
+	}
+}

@@ -42,7 +42,7 @@ func (s *Store) noteDamage(err error) error {
 // internal. The cause is kept for the log.
 func storeError(onDamage func(error), op string, err error) error {
 	if pebble.IsCorruptionError(err) && !errors.Is(err, domain.ErrDamaged) {
-		err = fmt.Errorf("%w: %w", domain.ErrDamaged, err)
+		err = fmt.Errorf("%w: %w", domain.ErrDamaged, pebbleutil.Corruption(err))
 	}
 	err = fmt.Errorf("kv: %s: %w", op, err)
 	if onDamage != nil && errors.Is(err, domain.ErrDamaged) {

@@ -8,8 +8,9 @@
 //
 // It is a Pebble store, as the served store and the scratch store are, and
 // is never shipped: it stays on the machine that builds. The next build
-// copies it with a Pebble checkpoint (hard links to its immutable tables),
-// writes the night's changes into the copy, and leaves the base untouched.
+// checks every file of it against the checksums it was closed with
+// (SumsName), copies it (hard links to its immutable tables), writes the
+// night's changes into the copy, and leaves the base untouched.
 // Keys and values are ingest's; this package only stores them and turns
 // Pebble's errors into its own.
 package records

@@ -20,6 +20,11 @@ import (
 // ErrMissing is returned by Open when dir holds no records store.
 var ErrMissing = errors.New("no kept records")
 
+// ErrDamaged is wrapped by the errors of a store whose bytes are not those
+// it was closed with: Open's check of its files (SumsName) and Pebble's
+// checksums of the blocks a read reads.
+var ErrDamaged = errors.New("the kept records are damaged")
+
 // Store is an open records store.
 //
 // A new store (Create) is written table by table, each in key order (a
@@ -36,6 +41,9 @@ type Store struct {
 	batch    *pebble.Batch
 	// tables are the sorted files of a new store, by table.
 	tables map[byte]*table
+	// sums are the files of a store Open checked; linked those of a copy
+	// that are its base's files, linked (Copy), whose sums are the base's.
+	sums, linked map[string]fileSum
 }
 
 // table is one table's sorted file being written.
@@ -50,7 +58,7 @@ type table struct {
 const batchBytes = 16 << 20
 
 func options() *pebble.Options {
-	o := &pebble.Options{Logger: pebbleutil.Logger{}, DisableWAL: true, DisableAutomaticCompactions: true}
+	o := &pebble.Options{Logger: pebbleutil.Logger{}, EventListener: pebbleutil.Listener(), DisableWAL: true, DisableAutomaticCompactions: true}
 	for i := range o.Levels {
 		o.Levels[i].Compression = func() *sstable.CompressionProfile { return sstable.ZstdCompression }
 	}
@@ -72,19 +80,26 @@ func Create(dir string) (*Store, error) {
 	return &Store{dir: dir, db: db, tables: map[byte]*table{}}, nil
 }
 
-// Open opens the store at dir read-only.
+// Open checks every file of the store at dir against the checksums it was
+// closed with (SumsName), reading each once, and opens it read-only. A
+// store that fails the check is refused with an error that wraps
+// ErrDamaged and names the file.
 func Open(dir string) (*Store, error) {
 	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("records: %s: %w", dir, ErrMissing)
+	}
+	sums, err := verifySums(dir)
+	if err != nil {
+		return nil, err
 	}
 	o := options()
 	o.ReadOnly = true
 	o.ErrorIfNotExists = true
 	db, err := pebble.Open(dir, o)
 	if err != nil {
-		return nil, fmt.Errorf("records: open %s: %w", dir, err)
+		return nil, fmt.Errorf("records: open %s: %w", dir, damage(err))
 	}
-	return &Store{dir: dir, db: db, readOnly: true}, nil
+	return &Store{dir: dir, db: db, readOnly: true, sums: sums}, nil
 }
 
 // Copy makes a writable copy of s at dir (which must not exist). Pebble's
@@ -104,12 +119,16 @@ func (s *Store) Copy(dir string) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("records: copy %s: %w", s.dir, err)
 	}
+	linked := map[string]fileSum{}
 	for _, e := range entries {
-		if e.IsDir() || e.Name() == "LOCK" {
+		if e.IsDir() || !listed(e.Name()) {
 			continue
 		}
 		from, to := filepath.Join(s.dir, e.Name()), filepath.Join(dir, e.Name())
 		if strings.HasSuffix(e.Name(), ".sst") && os.Link(from, to) == nil {
+			if sum, ok := s.sums[e.Name()]; ok {
+				linked[e.Name()] = sum
+			}
 			continue
 		}
 		if err := osfile.Copy(from, to); err != nil {
@@ -118,9 +137,9 @@ func (s *Store) Copy(dir string) (*Store, error) {
 	}
 	db, err := pebble.Open(dir, options())
 	if err != nil {
-		return nil, fmt.Errorf("records: open %s: %w", dir, err)
+		return nil, fmt.Errorf("records: open %s: %w", dir, damage(err))
 	}
-	return &Store{dir: dir, db: db}, nil
+	return &Store{dir: dir, db: db, linked: linked}, nil
 }
 
 // emptyDir checks that dir does not exist or is empty.
@@ -138,14 +157,30 @@ func emptyDir(dir string) error {
 	return nil
 }
 
-// Get returns the value of key, appended to dst[:0].
+// damage returns err, wrapping ErrDamaged in one line that names the file
+// when it is a corruption that Pebble found.
+func damage(err error) error {
+	if pebble.IsCorruptionError(err) {
+		return fmt.Errorf("%w: %w", ErrDamaged, pebbleutil.Corruption(err))
+	}
+	return err
+}
+
+// readError is the error of a read of key (or of keys from key, a prefix).
+func (s *Store) readError(key []byte, err error) error {
+	return fmt.Errorf("records: %s: read key %q: %w", s.dir, key, damage(err))
+}
+
+// Get returns the value of key, appended to dst[:0]. Only an absent key is
+// (dst[:0], false, nil); a read that fails is an error naming the store, the
+// key and, for damage, the file.
 func (s *Store) Get(key, dst []byte) ([]byte, bool, error) {
 	v, closer, err := s.db.Get(key)
 	if errors.Is(err, pebble.ErrNotFound) {
 		return dst[:0], false, nil
 	}
 	if err != nil {
-		return dst[:0], false, fmt.Errorf("records: %s: %w", s.dir, err)
+		return dst[:0], false, s.readError(key, err)
 	}
 	dst = append(dst[:0], v...)
 	closer.Close()
@@ -157,7 +192,7 @@ func (s *Store) Get(key, dst []byte) ([]byte, bool, error) {
 func (s *Store) Scan(prefix []byte, fn func(key, value []byte) error) error {
 	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: pebbleutil.PrefixEnd(prefix)})
 	if err != nil {
-		return fmt.Errorf("records: %s: %w", s.dir, err)
+		return s.readError(prefix, err)
 	}
 	for it.First(); it.Valid(); it.Next() {
 		if err := fn(it.Key(), it.Value()); err != nil {
@@ -166,7 +201,7 @@ func (s *Store) Scan(prefix []byte, fn func(key, value []byte) error) error {
 		}
 	}
 	if err := it.Close(); err != nil {
-		return fmt.Errorf("records: %s: %w", s.dir, err)
+		return s.readError(prefix, err)
 	}
 	return nil
 }
@@ -174,7 +209,9 @@ func (s *Store) Scan(prefix []byte, fn func(key, value []byte) error) error {
 // Iter is a pull iterator over one prefix, for merging with another sorted
 // sequence.
 type Iter struct {
-	it *pebble.Iterator
+	it     *pebble.Iterator
+	s      *Store
+	prefix []byte
 }
 
 // NewIter returns an iterator over the keys with prefix, positioned at the
@@ -182,10 +219,10 @@ type Iter struct {
 func (s *Store) NewIter(prefix []byte) (*Iter, error) {
 	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: pebbleutil.PrefixEnd(prefix)})
 	if err != nil {
-		return nil, fmt.Errorf("records: %s: %w", s.dir, err)
+		return nil, s.readError(prefix, err)
 	}
 	it.First()
-	return &Iter{it: it}, nil
+	return &Iter{it: it, s: s, prefix: prefix}, nil
 }
 
 // Valid, Key, Value and Next are Pebble's.
@@ -197,7 +234,7 @@ func (i *Iter) Next() bool    { return i.it.Next() }
 // Close closes the iterator and reports an error that ended it early.
 func (i *Iter) Close() error {
 	if err := i.it.Close(); err != nil {
-		return fmt.Errorf("records: %w", err)
+		return i.s.readError(i.prefix, err)
 	}
 	return nil
 }
@@ -297,7 +334,8 @@ func (s *Store) commit() error {
 }
 
 // Close commits what is pending, writes it to disk (the store has no
-// write-ahead log: a store is whole only once closed) and closes the store.
+// write-ahead log: a store is whole only once closed) and closes the store;
+// a writable store then lists its files' checksums (SumsName) for Open.
 func (s *Store) Close() error {
 	if s.db == nil {
 		return nil
@@ -318,6 +356,9 @@ func (s *Store) Close() error {
 		err = fmt.Errorf("records: %s: %w", s.dir, cerr)
 	}
 	s.db = nil
+	if !s.readOnly && err == nil {
+		err = writeSums(s.dir, s.linked)
+	}
 	return err
 }
 

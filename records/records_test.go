@@ -1,9 +1,12 @@
 package records_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/productdata/pds/records"
@@ -79,5 +82,124 @@ func TestOpenMissing(t *testing.T) {
 	_, err := records.Open(filepath.Join(t.TempDir(), "none"))
 	if !errors.Is(err, records.ErrMissing) {
 		t.Fatalf("got %v, want ErrMissing", err)
+	}
+}
+
+// filled makes a closed store of 1000 keys at dir.
+func filled(t *testing.T, dir string) {
+	t.Helper()
+	s, err := records.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 1000 {
+		if err := s.Set(fmt.Appendf(nil, "k%04d", i), bytes.Repeat(fmt.Appendf(nil, "v%d", i), 20)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// largestTable returns the path of the largest table of the store at dir.
+func largestTable(t *testing.T, dir string) string {
+	t.Helper()
+	tables, err := filepath.Glob(filepath.Join(dir, "*.sst"))
+	if err != nil || len(tables) == 0 {
+		t.Fatalf("no tables in %s: %v", dir, err)
+	}
+	var largest string
+	var size int64 = -1
+	for _, p := range tables {
+		st, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Size() > size {
+			largest, size = p, st.Size()
+		}
+	}
+	return largest
+}
+
+// flipByteAt inverts the byte at offset at of the file at path.
+func flipByteAt(t *testing.T, path string, at int) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[at] ^= 0xff
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A store with one byte of a table flipped is refused by Open, naming the
+// file, before any block is read: the tables a build does not read would
+// otherwise be linked into its own records, damage and all.
+func TestOpenRefusesAStoreWithAFlippedByte(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a")
+	filled(t, dir)
+	table := largestTable(t, dir)
+	st, _ := os.Stat(table)
+	flipByteAt(t, table, int(st.Size()/2))
+	_, err := records.Open(dir)
+	if !errors.Is(err, records.ErrDamaged) || !strings.Contains(err.Error(), filepath.Base(table)) {
+		t.Fatalf("Open of a store with a flipped byte: %v", err)
+	}
+}
+
+// A store whose list of checksums is gone, or that holds a file the list
+// does not name, is refused too.
+func TestOpenRefusesAStoreItsChecksumsDoNotCover(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		change func(dir string) error
+		want   string
+	}{
+		{"no list", func(dir string) error { return os.Remove(filepath.Join(dir, records.SumsName)) }, "has no " + records.SumsName},
+		{"a file added", func(dir string) error { return os.WriteFile(filepath.Join(dir, "000999.sst"), []byte("x"), 0o644) }, "000999.sst"},
+		{"a file removed", func(dir string) error { return os.Remove(largestTable(t, dir)) }, "is missing"},
+	} {
+		dir := filepath.Join(t.TempDir(), "a")
+		filled(t, dir)
+		if err := c.change(dir); err != nil {
+			t.Fatal(err)
+		}
+		_, err := records.Open(dir)
+		if !errors.Is(err, records.ErrDamaged) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: Open: %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
+// A read of a block damaged after Open is an error naming the store, the
+// key and the file, never an absent key, and it does not end the process.
+func TestReadOfADamagedBlockIsAnErrorNotAnAbsence(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a")
+	filled(t, dir)
+	s, err := records.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	table := largestTable(t, dir)
+	flipByteAt(t, table, 1) // in the first data block, which holds k0000
+	_, ok, err := s.Get([]byte("k0000"), nil)
+	if err == nil || ok {
+		t.Fatalf("Get of a key in a damaged block: %v %v", ok, err)
+	}
+	for _, want := range []string{dir, `"k0000"`, filepath.Base(table)} {
+		if !strings.Contains(err.Error(), want) || !errors.Is(err, records.ErrDamaged) {
+			t.Errorf("the error does not name %s or wrap ErrDamaged: %v", want, err)
+		}
+	}
+	if strings.Contains(err.Error(), "\n") {
+		t.Errorf("the error is more than one line: %q", err)
+	}
+	if err := s.Scan([]byte("k"), func(k, v []byte) error { return nil }); !errors.Is(err, records.ErrDamaged) {
+		t.Errorf("Scan over a damaged block: %v", err)
 	}
 }

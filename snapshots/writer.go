@@ -1,9 +1,11 @@
 package snapshots
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/productdata/pds/index"
 	"github.com/productdata/pds/kv"
@@ -72,7 +74,16 @@ func (w *Writer) Store() (*kv.Builder, error) {
 // StoreOn creates the snapshot's store as base's with a layer on top (see
 // kv.NewLayer): base's tables are linked, not copied, and only what the
 // build gives the store is written. The point index is written whole.
+//
+// Every file of base's store is first hashed whole against base's
+// manifest: the new manifest lists the linked tables with base's checksums
+// (SumStoreOn), so it vouches only for bytes that were checked. A store
+// that fails is refused with an error that wraps ErrInvalid and names the
+// file.
 func (w *Writer) StoreOn(base *Snapshot) (*kv.Builder, error) {
+	if err := base.checkFilesIn(StoreDir); err != nil {
+		return nil, err
+	}
 	b, err := kv.NewLayer(join(w.tmp, StoreDir), w.Work("tables"), join(base.Dir, StoreDir))
 	if err != nil {
 		return nil, err
@@ -91,7 +102,12 @@ func (w *Writer) Index() (*index.Builder, error) {
 
 // IndexFrom creates the snapshot's search index as an update of base's: the docs that base's
 // index holds as they are added are kept, not indexed again (see index.Update).
+// base's index files, which the update reads and copies, are first hashed
+// whole against base's manifest, as StoreOn's store.
 func (w *Writer) IndexFrom(base *Snapshot) (*index.Builder, error) {
+	if err := base.checkFilesIn(IndexDir); err != nil {
+		return nil, err
+	}
 	return index.Update(join(w.tmp, IndexDir), join(base.Dir, IndexDir))
 }
 
@@ -115,10 +131,8 @@ func (w *Writer) SumStore() (map[string]File, error) {
 
 // SumStoreOn is SumStore for a store layered on base's (StoreOn): a table
 // that is base's own file (linked) keeps the checksums base's manifest and
-// chunks file give it, so only the files the build wrote are read. Should
-// the linked file have been damaged on disk since base was built, the new
-// manifest still names its true bytes, and a server refuses the damage as
-// it reads it, as it would base's.
+// chunks file give it, so only the files the build wrote are read. StoreOn
+// checked those bytes against them before it linked the file.
 func (w *Writer) SumStoreOn(base *Snapshot) (map[string]File, error) {
 	known := map[string]File{}
 	listed := map[string]File{}
@@ -155,6 +169,24 @@ func (w *Writer) SumStoreOn(base *Snapshot) (map[string]File, error) {
 		known[f.Path] = f
 	}
 	return known, nil
+}
+
+// checkFilesIn hashes whole each file of the snapshot under its folder dir
+// (StoreDir, IndexDir), up to GOMAXPROCS at once, and checks it against
+// the manifest: for a build that links or copies them into its own.
+func (s *Snapshot) checkFilesIn(dir string) error {
+	var files []File
+	for _, f := range s.Manifest.Files {
+		if strings.HasPrefix(f.Path, dir+"/") {
+			files = append(files, f)
+		}
+	}
+	root, err := os.OpenRoot(s.Dir)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrInvalid, s.Dir, err)
+	}
+	defer root.Close()
+	return hashAll(context.Background(), s.Dir, root, files)
 }
 
 // sameFile reports whether paths a and b are the same file (hard links).

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -142,5 +143,69 @@ func TestSourceDateEpoch(t *testing.T) {
 		if err != nil && !strings.Contains(err.Error(), tc.v) {
 			t.Errorf("%q: the error does not name the value: %v", tc.v, err)
 		}
+	}
+}
+
+// A night on a base whose kept records have a byte flipped in their largest
+// table, with a change set that reads them, ends with one line on stderr
+// that names the file and says to build whole, status 1, nothing logged
+// (no Pebble report, no stack), and nothing left beside --out.
+func TestIngestOnADamagedBaseSaysWhatToDo(t *testing.T) {
+	dir := t.TempDir()
+	base := filepath.Join(dir, "base")
+	if code, _, errOut := runCmd("ingest", "--in", "../../sample-input", "--out", base, "--keep-records", "--quiet"); code != 0 {
+		t.Fatalf("ingest of the base: exit %d: %s", code, errOut)
+	}
+	tables, err := filepath.Glob(filepath.Join(base+".records", "*.sst"))
+	if err != nil || len(tables) == 0 {
+		t.Fatalf("no tables in the records: %v", err)
+	}
+	largest, size := "", int64(-1)
+	for _, p := range tables {
+		if st, err := os.Stat(p); err == nil && st.Size() > size {
+			largest, size = p, st.Size()
+		}
+	}
+	b, err := os.ReadFile(largest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 0xff
+	if err := os.WriteFile(largest, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Every document changed: the night reads every product citing one.
+	docs, err := os.ReadFile("../../sample-input/documents.ndjson")
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes := filepath.Join(dir, "changes")
+	os.Mkdir(changes, 0o755)
+	os.WriteFile(filepath.Join(changes, "products.ndjson"), nil, 0o644)
+	os.WriteFile(filepath.Join(changes, "documents.ndjson"), bytes.ReplaceAll(docs, []byte(`"https:`), []byte(`"http:`)), 0o644)
+	var logged bytes.Buffer
+	defer slog.SetDefault(slog.Default())
+	slog.SetDefault(slog.New(slog.NewTextHandler(&logged, nil)))
+	out := filepath.Join(dir, "next")
+	code, _, errOut := runCmd("ingest", "--in", changes, "--out", out, "--base", base, "--quiet")
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	line := strings.TrimSuffix(errOut, "\n")
+	for _, want := range []string{"pds ingest: --base: ", filepath.Base(largest), "without --base"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("stderr does not say %q: %q", want, errOut)
+		}
+	}
+	if strings.Contains(line, "\n") || logged.Len() > 0 {
+		t.Errorf("more than one line of error:\nstderr: %s\nlog: %s", errOut, logged.String())
+	}
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != "base base.records changes" {
+		t.Errorf("left beside the build: %v", names)
 	}
 }

@@ -32,6 +32,27 @@ func (Logger) Fatalf(format string, args ...any) {
 	os.Exit(70)
 }
 
+// Listener is the event listener of pds's Pebble stores: it leaves a
+// corruption that a read finds to the error that read returns, where
+// Pebble's default hands it to the Logger's Fatalf, which ends the process
+// before the caller can say which file and key it was reading, or remove
+// what it was writing.
+func Listener() *pebble.EventListener {
+	return &pebble.EventListener{DataCorruption: func(pebble.DataCorruptionInfo) {}}
+}
+
+// Corruption returns err in one line that names the damaged file, when it
+// is a corruption that a read of Pebble's found (Pebble's own message adds a
+// line of its own, a marker); any other err as it is. The result is still a
+// corruption (pebble.IsCorruptionError).
+func Corruption(err error) error {
+	info := pebble.ExtractDataCorruptionInfo(err)
+	if info == nil {
+		return err
+	}
+	return fmt.Errorf("%s is damaged: %w", info.Path, info.Details)
+}
+
 // PrefixEnd returns the smallest key greater than every key with prefix p
 // (nil when there is none: p is all 0xff).
 func PrefixEnd(p []byte) []byte {
