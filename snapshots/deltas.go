@@ -507,6 +507,9 @@ func (d *openedDelta) make(df deltaFile, src, dst string, f File, where string) 
 	if er.cut {
 		return n, fmt.Errorf("%w: %s: %s%s: the file is cut short", ErrRefused, where, deltaFilesDir, f.Path)
 	}
+	if hostFault(err) {
+		return n, fmt.Errorf("%s: %s%s: %w", where, deltaFilesDir, f.Path, err) // writing it, not the delta, failed
+	}
 	if err != nil {
 		return n, fmt.Errorf("%w: %s: %s%s: %v", ErrRefused, where, deltaFilesDir, f.Path, err)
 	}

@@ -98,11 +98,14 @@ func stageDelta(ctx context.Context, o Origin, snapshots string, mb, sig []byte,
 	if err == nil {
 		_, err = d.apply(ctx, base, staging, m, where)
 	}
-	p.Downloaded += cr.n.Load()
-	if err != nil {
-		return err
+	if err == nil {
+		err = finishStaging(staging, snapshots, m.BuildID, sig)
 	}
-	if err := finishStaging(staging, snapshots, m.BuildID, sig); err != nil {
+	p.Downloaded += cr.n.Load()
+	if noSpace(err) {
+		return filledUp(snapshots, m, err)
+	}
+	if err != nil {
 		return err
 	}
 	ok = true
@@ -121,7 +124,10 @@ func checkDeltaFits(staging string, m Manifest, free func(string) (uint64, error
 }
 
 // finishStaging writes the signature into a staging folder whose files all
-// matched, and renames it to snapshots/<id>.
+// matched, and renames it to snapshots/<id>. A folder left at that name
+// without a manifest (what a removal that failed halfway may leave) is
+// discarded first; the callers take a build whose manifest is there rather
+// than stage it.
 func finishStaging(staging, snapshots, id string, sig []byte) error {
 	if err := writeSynced(filepath.Join(staging, SignatureName), sig); err != nil {
 		return err
@@ -132,7 +138,16 @@ func finishStaging(staging, snapshots, id string, sig []byte) error {
 	if err := syncDir(staging); err != nil {
 		return err
 	}
-	if err := os.Rename(staging, filepath.Join(snapshots, id)); err != nil {
+	final := filepath.Join(snapshots, id)
+	if _, err := os.Lstat(final); err == nil {
+		if _, err := os.Lstat(filepath.Join(final, ManifestName)); err == nil {
+			return fmt.Errorf("%s holds a build already", final)
+		}
+		if err := discard(snapshots, id); err != nil {
+			return fmt.Errorf("removing %s, left without a manifest: %w", final, err)
+		}
+	}
+	if err := os.Rename(staging, final); err != nil {
 		return err
 	}
 	return syncDir(snapshots)
