@@ -113,7 +113,7 @@ func ApplyBundle(ctx context.Context, file, snapshots string, opts PullOptions) 
 		if err := os.MkdirAll(staging, 0o755); err != nil {
 			return p, err
 		}
-		err := checkDeltaFits(staging, m, opts.FreeBytes)
+		err := checkDeltaFits(staging, m, d.header, opts.FreeBytes, "nothing was changed")
 		if err == nil {
 			err = writeSynced(filepath.Join(staging, ManifestName), d.mb)
 		}

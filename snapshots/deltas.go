@@ -554,10 +554,17 @@ func matches(n int64, h hash.Hash, f File) error {
 // any other file stops it serving. Either way the caller checks the file
 // against the signed manifest.
 func sameFileAs(src, dst, path string) error {
-	if strings.HasPrefix(path, StoreDir+"/") && strings.HasSuffix(path, ".sst") && os.Link(src, dst) == nil {
+	if linkable(path) && os.Link(src, dst) == nil {
 		return nil
 	}
 	return copyFile(src, dst)
+}
+
+// linkable reports whether the file at manifest path p, when a delta's
+// target has it the same as the kept build, is hard-linked from there
+// (sameFileAs) rather than copied: a store table.
+func linkable(p string) bool {
+	return strings.HasPrefix(p, StoreDir+"/") && strings.HasSuffix(p, ".sst")
 }
 
 // copyFile makes dst a copy of src. io.Copy between two files is

@@ -413,12 +413,13 @@ func checkSpace(staging string, m Manifest, free func(string) (uint64, error)) e
 			need -= st.Size()
 		}
 	}
-	return checkFree(staging, m.BuildID, need, total/100, free)
+	return checkFree(staging, m.BuildID, need, total/100, free, "nothing was fetched")
 }
 
 // checkFree refuses to start when need bytes, plus a margin of at least 16
-// MiB, do not fit in staging's file system.
-func checkFree(staging, id string, need, margin int64, free func(string) (uint64, error)) error {
+// MiB, do not fit in staging's file system; done says what was done
+// (nothing) when it refuses.
+func checkFree(staging, id string, need, margin int64, free func(string) (uint64, error), done string) error {
 	if free == nil {
 		free = osfile.FreeBytes
 	}
@@ -431,8 +432,8 @@ func checkFree(staging, id string, need, margin int64, free func(string) (uint64
 		return fmt.Errorf("free space of %s: %v", staging, err)
 	}
 	if uint64(need+margin) > avail {
-		return fmt.Errorf("%w: build %s needs %d more bytes (plus a %d-byte margin) in %s, and %d are free; nothing was fetched",
-			ErrNoSpace, id, need, margin, filepath.Dir(staging), avail)
+		return fmt.Errorf("%w: build %s needs %d more bytes (plus a %d-byte margin) in %s, and %d are free; %s",
+			ErrNoSpace, id, need, margin, filepath.Dir(staging), avail, done)
 	}
 	return nil
 }

@@ -87,7 +87,7 @@ func stageDelta(ctx context.Context, o Origin, snapshots string, mb, sig []byte,
 	where := fmt.Sprintf("%s/%s", o, name)
 	d, err := openDelta(cr, where)
 	if err == nil {
-		err = checkDeltaFits(staging, m, opts.FreeBytes)
+		err = checkDeltaFits(staging, m, d.header, opts.FreeBytes, "nothing was fetched")
 	}
 	if err == nil && string(d.mb) != string(mb) {
 		err = fmt.Errorf("%w: %s carries another manifest than %s/%s/%s", ErrRefused, where, o, m.BuildID, ManifestName)
@@ -113,14 +113,23 @@ func stageDelta(ctx context.Context, o Origin, snapshots string, mb, sig []byte,
 	return nil
 }
 
-// checkDeltaFits refuses a delta whose build does not fit on the disk:
-// every file is written, the ones copied from the kept build included.
-func checkDeltaFits(staging string, m Manifest, free func(string) (uint64, error)) error {
+// checkDeltaFits refuses a delta whose build does not fit on the disk: what
+// it writes must, the files it makes and the ones it copies from the kept
+// build; the store tables it links from the kept build take no room. done
+// says what was done (nothing) when it refuses.
+func checkDeltaFits(staging string, m Manifest, h deltaHeader, free func(string) (uint64, error), done string) error {
+	how := make(map[string]string, len(h.Files))
+	for _, df := range h.Files {
+		how[df.Path] = df.How
+	}
 	var need int64
 	for _, f := range m.Files {
+		if how[f.Path] == howSame && linkable(f.Path) {
+			continue
+		}
 		need += f.Size
 	}
-	return checkFree(staging, m.BuildID, need, need/100, free)
+	return checkFree(staging, m.BuildID, need, need/100, free, done)
 }
 
 // finishStaging writes the signature into a staging folder whose files all
