@@ -371,7 +371,7 @@ func filledUp(snapshots string, m Manifest, err error) error {
 	for _, f := range m.Files {
 		total += f.Size
 	}
-	return fmt.Errorf("%w: build %s needs %d bytes in %s, and the file system filled while it landed (%v); what was staged was removed: make room and pull again",
+	return fmt.Errorf("%w: build %s needs %d bytes in %s, and the file system filled while it landed (%v); what was staged was removed: make room and try again",
 		ErrNoSpace, m.BuildID, total, snapshots, err)
 }
 
