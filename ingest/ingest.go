@@ -268,6 +268,9 @@ func Run(ctx context.Context, opts Options) (_ Summary, err error) {
 		Files: map[string]string{}, Unknown: map[string]UnknownMembers{}, Replaced: map[string]int64{}}
 	b.current.Store("")
 
+	if err := checkOut(opts); err != nil {
+		return b.summary, err
+	}
 	inputs, ignored, err := findInputs(opts.In)
 	if err != nil {
 		return b.summary, err

@@ -128,7 +128,7 @@ func Open(dir string, cacheBytes int64, files []string, guard Guard) (*Store, er
 	}
 	if err != nil {
 		s.Close()
-		return nil, fmt.Errorf("kv: cannot open the store %s: %v", dir, err)
+		return nil, fmt.Errorf("kv: cannot open the store %s: %w", dir, err)
 	}
 	return s, nil
 }
@@ -139,7 +139,8 @@ func Open(dir string, cacheBytes int64, files []string, guard Guard) (*Store, er
 func (s *Store) PointsOnly() bool { return s.views != nil }
 
 // openError says why a store could not be opened in words an operator can
-// act on, without Pebble's types.
+// act on; the cause stays wrapped, so that a caller can tell a fault of
+// this host (too many open files, no memory) from one of the store.
 func openError(dir string, err error) error {
 	var why string
 	_, serr := os.Stat(dir)
@@ -155,9 +156,9 @@ func openError(dir string, err error) error {
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, pebble.ErrDBDoesNotExist):
 		why = "it is missing or incomplete"
 	default:
-		return fmt.Errorf("kv: cannot open the store %s: %v", dir, err)
+		return fmt.Errorf("kv: cannot open the store %s: %w", dir, err)
 	}
-	return fmt.Errorf("kv: cannot open the store %s: %s: %v", dir, why, err)
+	return fmt.Errorf("kv: cannot open the store %s: %s: %w", dir, why, err)
 }
 
 // UsePoints maps the point index at path (written by Builder.WritePoints

@@ -98,9 +98,12 @@ func ApplyBundle(ctx context.Context, file, snapshots string, opts PullOptions) 
 	}
 	base := kept[i]
 	p.Dir = filepath.Join(snapshots, m.BuildID)
-	if dirExists(p.Dir) {
+	if _, err := os.Stat(filepath.Join(p.Dir, ManifestName)); err == nil {
 		// Applied before but not made current: check it again.
 		if _, err := VerifySigned(p.Dir, opts.PublicKey); err != nil {
+			if hostFault(err) {
+				return p, hostFailed(m.BuildID, err, pullAgain)
+			}
 			return p, fmt.Errorf("%w: %v", ErrRefused, err)
 		}
 	} else {
@@ -110,7 +113,7 @@ func ApplyBundle(ctx context.Context, file, snapshots string, opts PullOptions) 
 		if err := os.MkdirAll(staging, 0o755); err != nil {
 			return p, err
 		}
-		err := checkDeltaFits(staging, m, opts.FreeBytes)
+		err := checkDeltaFits(staging, m, d.header, opts.FreeBytes, "nothing was changed")
 		if err == nil {
 			err = writeSynced(filepath.Join(staging, ManifestName), d.mb)
 		}
@@ -122,6 +125,9 @@ func ApplyBundle(ctx context.Context, file, snapshots string, opts PullOptions) 
 		}
 		if err != nil {
 			os.RemoveAll(staging)
+			if noSpace(err) {
+				return p, filledUp(snapshots, m, err)
+			}
 			return p, err
 		}
 		p.Via, p.DeltaBase, p.Downloaded = ViaDelta, base.ID, st.Size()

@@ -507,6 +507,9 @@ func (d *openedDelta) make(df deltaFile, src, dst string, f File, where string) 
 	if er.cut {
 		return n, fmt.Errorf("%w: %s: %s%s: the file is cut short", ErrRefused, where, deltaFilesDir, f.Path)
 	}
+	if hostFault(err) {
+		return n, fmt.Errorf("%s: %s%s: %w", where, deltaFilesDir, f.Path, err) // writing it, not the delta, failed
+	}
 	if err != nil {
 		return n, fmt.Errorf("%w: %s: %s%s: %v", ErrRefused, where, deltaFilesDir, f.Path, err)
 	}
@@ -551,10 +554,17 @@ func matches(n int64, h hash.Hash, f File) error {
 // any other file stops it serving. Either way the caller checks the file
 // against the signed manifest.
 func sameFileAs(src, dst, path string) error {
-	if strings.HasPrefix(path, StoreDir+"/") && strings.HasSuffix(path, ".sst") && os.Link(src, dst) == nil {
+	if linkable(path) && os.Link(src, dst) == nil {
 		return nil
 	}
 	return copyFile(src, dst)
+}
+
+// linkable reports whether the file at manifest path p, when a delta's
+// target has it the same as the kept build, is hard-linked from there
+// (sameFileAs) rather than copied: a store table.
+func linkable(p string) bool {
+	return strings.HasPrefix(p, StoreDir+"/") && strings.HasSuffix(p, ".sst")
 }
 
 // copyFile makes dst a copy of src. io.Copy between two files is

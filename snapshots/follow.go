@@ -13,9 +13,13 @@ import (
 // with the code pds serve uses and read it as serving does, only then point
 // current at it, which pds serve --snapshot SNAPSHOTS/current picks up, then
 // prune old builds). On any failure current
-// is left alone, the reason is logged and counted. A poll that finds the
-// directory locked by another pull or a rollback does nothing and says so;
-// the next poll tries again.
+// is left alone, the reason is logged and counted. A build refused for its
+// own bytes (ErrRefused) is remembered and not fetched again; any other
+// failure (the network, a full disk, this host short of file descriptors or
+// memory: see hostFault) is tried again sooner than the next poll, after a
+// delay that doubles with each failure in a row up to the poll interval
+// (retryDelay). A poll that finds the directory locked by another pull or
+// a rollback does nothing and says so; it is tried again the same way.
 type Follower struct {
 	Origin    Origin
 	Snapshots string
@@ -28,6 +32,28 @@ type Follower struct {
 	// refused remembers builds refused for a reason a retry will not
 	// change, so that they are not fetched again every poll.
 	refused map[string]string
+	// failures counts the polls in a row that failed for a reason a retry
+	// may change; every is Run's poll interval.
+	failures int
+	every    time.Duration
+}
+
+// firstRetry is how long a follower waits to try again after a poll failed
+// for a reason a retry may change; each further failure in a row doubles
+// it, up to the poll interval.
+const firstRetry = 2 * time.Second
+
+// retryDelay is the wait before the next poll after failures failed polls
+// in a row (none: the poll interval every).
+func retryDelay(failures int, every time.Duration) time.Duration {
+	if failures <= 0 {
+		return every
+	}
+	d := firstRetry
+	for i := 1; i < failures && d < every; i++ {
+		d *= 2
+	}
+	return min(d, every)
 }
 
 // Stats counts what a Follower did.
@@ -50,12 +76,15 @@ func (s *Stats) LogValue() slog.Value {
 }
 
 // Run polls every interval (and once at once) until ctx ends, then logs a
-// summary.
+// summary. After a poll that failed for a reason a retry may change, the
+// next comes sooner (retryDelay).
 func (f *Follower) Run(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
+	f.every = every
+	t := time.NewTimer(every)
 	defer t.Stop()
 	for {
 		f.Poll(ctx)
+		t.Reset(retryDelay(f.failures, every))
 		select {
 		case <-ctx.Done():
 			f.Log.Info("follower stopped", "origin", f.Origin.String(), "stats", &f.Stats)
@@ -78,6 +107,7 @@ func (f *Follower) Poll(ctx context.Context) (string, error) {
 		return "", f.fail("", err)
 	}
 	if reason, ok := f.refused[id]; ok {
+		f.failures = 0
 		f.Log.Debug("latest build was refused before; skipped", "build_id", id, "reason", reason)
 		return "", nil
 	}
@@ -90,6 +120,7 @@ func (f *Follower) Poll(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", f.fail(p.ID, err)
 	}
+	f.failures = 0
 	if p.UpToDate {
 		return "", nil
 	}
@@ -114,6 +145,7 @@ func (f *Follower) fail(id string, err error) error {
 		return err
 	}
 	if errors.Is(err, ErrRefused) {
+		f.failures = 0
 		f.Stats.Refused.Add(1)
 		if id != "" {
 			f.refused[id] = err.Error()
@@ -121,8 +153,13 @@ func (f *Follower) fail(id string, err error) error {
 		f.Log.Error("build refused; still serving the current one", "build_id", id, "error", err.Error(), "stats", &f.Stats)
 		return err
 	}
+	f.failures++
 	f.Stats.Failed.Add(1)
-	f.Log.Warn("pull failed; still serving the current one, will retry", "build_id", id, "error", err.Error(), "stats", &f.Stats)
+	attrs := []any{"build_id", id, "error", err.Error()}
+	if f.every > 0 {
+		attrs = append(attrs, "retry_in", retryDelay(f.failures, f.every).String())
+	}
+	f.Log.Warn("pull failed; still serving the current one, will retry", append(attrs, "stats", &f.Stats)...)
 	return err
 }
 

@@ -156,7 +156,7 @@ func (f *sealed) unchanged(st os.FileInfo, err error) error {
 // that read's bytes must be read again (see relooks).
 func (f *sealed) look(st os.FileInfo, err error, gen uint64) error {
 	if err != nil {
-		return fmt.Errorf("%w: %s: %v", domain.ErrDamaged, f.rel, err)
+		return fmt.Errorf("%w: %s: %w", domain.ErrDamaged, f.rel, err)
 	}
 	now := stampOf(st)
 	at := f.at.Load()

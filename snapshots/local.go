@@ -22,12 +22,14 @@ import (
 //	SNAPSHOTS/<build_id>/     whole, verified builds (the last --keep of them)
 //	SNAPSHOTS/current         symbolic link to the one served
 //	SNAPSHOTS/.staging-<id>/  a pull in progress (never served)
+//	SNAPSHOTS/.trash-<id>/    a refused build being removed (discard)
 //	SNAPSHOTS/refused         builds rolled back from, one id a line: not pulled again
 //	SNAPSHOTS/.lock           held by a pull, a follower's poll or a rollback (lock.go)
 const (
 	CurrentName = "current"
 	RefusedName = "refused"
 	stagingPre  = ".staging-"
+	trashPre    = ".trash-"
 )
 
 // validBuildID reports whether id can name a directory and an origin prefix:
@@ -132,9 +134,11 @@ func Activate(snapshots, id string) error {
 const MinKeep = 2
 
 // Prune keeps the current build and the newest others up to keep builds in
-// all (at least MinKeep), and removes the rest. It returns the ids removed.
+// all (at least MinKeep), and removes the rest, and what is left of builds
+// removed before (discard). It returns the ids removed.
 func Prune(snapshots string, keep int) ([]string, error) {
 	keep = max(keep, MinKeep)
+	removeTrash(snapshots)
 	builds, err := Builds(snapshots)
 	if err != nil {
 		return nil, err
@@ -163,6 +167,16 @@ func Prune(snapshots string, keep int) ([]string, error) {
 		removed = append(removed, b.ID)
 	}
 	return removed, nil
+}
+
+// removeTrash removes what is left of builds removed before (discard).
+func removeTrash(snapshots string) {
+	entries, _ := os.ReadDir(snapshots)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), trashPre) {
+			os.RemoveAll(filepath.Join(snapshots, e.Name()))
+		}
+	}
 }
 
 // RollbackOptions configure Rollback.
@@ -270,6 +284,11 @@ func stepBack(ctx context.Context, snapshots string, cur Build, refused []string
 			if ctx.Err() != nil {
 				return Build{}, skipped, ctx.Err()
 			}
+			if selfTestFault(err, snapshots) {
+				// Not the build's fault: passing over it would roll
+				// further back than asked.
+				return Build{}, skipped, hostFailed(b.ID, err, "and current stays "+cur.ID+": roll back again once this host has recovered")
+			}
 			skipped = append(skipped, Skipped{b.ID, "fails the self-test: " + err.Error()})
 			continue
 		}
@@ -309,6 +328,9 @@ func rollTo(ctx context.Context, snapshots string, cur Build, id string, refused
 	if err != nil {
 		if ctx.Err() != nil {
 			return Build{}, ctx.Err()
+		}
+		if selfTestFault(err, snapshots) {
+			return Build{}, hostFailed(id, err, "and current stays "+cur.ID+": roll back again once this host has recovered")
 		}
 		return Build{}, fmt.Errorf("%w: build %s fails the self-test a pull runs: %v; current stays %s", ErrRefused, id, err, cur.ID)
 	}

@@ -282,7 +282,7 @@ func ReadManifest(dir string) (Manifest, error) {
 	var m Manifest
 	b, err := os.ReadFile(filepath.Join(dir, ManifestName))
 	if err != nil {
-		return m, fmt.Errorf("%w: %s: no readable %s (%v)", ErrInvalid, dir, ManifestName, err)
+		return m, fmt.Errorf("%w: %s: no readable %s (%w)", ErrInvalid, dir, ManifestName, err)
 	}
 	if err := json.Unmarshal(b, &m); err != nil {
 		return m, fmt.Errorf("%w: %s: %s is not valid JSON: %v", ErrInvalid, dir, ManifestName, err)

@@ -105,7 +105,7 @@ func Open(dir string, o OpenOptions) (*Snapshot, error) {
 	start := time.Now()
 	real, err := filepath.EvalSymlinks(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, dir, err)
+		return nil, fmt.Errorf("%w: %s: %w", ErrInvalid, dir, err)
 	}
 	if o.PublicKey != nil {
 		if err := o.PublicKey.VerifySignature(real); err != nil {
@@ -142,7 +142,7 @@ func Open(dir string, o OpenOptions) (*Snapshot, error) {
 		}
 		sf, err := newSealed(real, f, h)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, dir, err)
+			return nil, fmt.Errorf("%w: %s: %w", ErrInvalid, dir, err)
 		}
 		s.files[f.Path] = sf
 		if inIndex {
@@ -155,7 +155,7 @@ func Open(dir string, o OpenOptions) (*Snapshot, error) {
 	}
 	if err := s.open(o, !lazy); err != nil {
 		s.Close()
-		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, dir, err)
+		return nil, fmt.Errorf("%w: %s: %w", ErrInvalid, dir, err)
 	}
 	if lazy {
 		s.pendingIndex = indexFiles
@@ -197,7 +197,7 @@ func (s *Snapshot) checkIndex(files []File) {
 		return
 	}
 	if err != nil {
-		s.indexErr = s.damage.mark(fmt.Errorf("%w: search index: %v", domain.ErrDamaged, err))
+		s.indexErr = s.damage.mark(fmt.Errorf("%w: search index: %w", domain.ErrDamaged, err))
 	}
 }
 
@@ -244,7 +244,7 @@ func (s *Snapshot) openIndex(ctx context.Context) (*index.Index, error) {
 		}
 		switch ok, err := checksumOf(ctx, copy, lf); {
 		case err != nil:
-			return fmt.Errorf("file %s: %v", rel, err)
+			return fmt.Errorf("file %s: %w", rel, err)
 		case !ok:
 			return fmt.Errorf("file %s does not match its checksum (changed or damaged)", rel)
 		}
@@ -313,11 +313,14 @@ func (s *Snapshot) open(o OpenOptions, withIndex bool) error {
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("sources: %v", err)
+		return fmt.Errorf("sources: %w", err)
 	}
 	sort.Slice(s.Sources, func(i, j int) bool { return s.Sources[i].ID < s.Sources[j].ID })
 	key, ok, err := st.Meta("cursor_key")
-	if err != nil || !ok {
+	if err != nil {
+		return fmt.Errorf("reading the cursor key: %w", err)
+	}
+	if !ok {
 		return fmt.Errorf("no cursor key")
 	}
 	s.CursorKey = key
@@ -325,7 +328,7 @@ func (s *Snapshot) open(o OpenOptions, withIndex bool) error {
 		return nil
 	}
 	if s.index, err = s.openIndex(context.Background()); err != nil {
-		return fmt.Errorf("search index: %v", err)
+		return fmt.Errorf("search index: %w", err)
 	}
 	return nil
 }

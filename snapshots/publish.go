@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 )
 
@@ -187,20 +189,46 @@ func publishDeltas(ctx context.Context, dir string, o Origin, m Manifest, opts P
 // DeltaBases returns the folders of the (at most) k newest builds under
 // dir that are older than target: what publish makes deltas from. dir is a
 // folder of builds, such as a 'pds snapshot pull' folder or the folder
-// nightly builds are written to.
-func DeltaBases(dir string, target Manifest, k int) ([]string, error) {
-	builds, err := Builds(dir)
+// nightly builds are written to; a symbolic link in it to a build counts as
+// that build (once, however many links name it). What looks like a build
+// but cannot be used (a link to nowhere, a manifest that does not read) is
+// listed in skipped with the reason, so that the caller can say so.
+func DeltaBases(dir string, target Manifest, k int) (bases, skipped []string, err error) {
+	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var out []string
-	for _, b := range builds {
-		if len(out) == k {
-			break
+	var builds []Build
+	seen := map[string]bool{target.BuildID: true}
+	for _, e := range entries {
+		if !validBuildID(e.Name()) {
+			continue // not a build's name: current, a build's records, a staging folder
 		}
-		if b.Manifest.BuildID != target.BuildID && newer(target, b.Manifest) {
-			out = append(out, b.Dir)
+		path := filepath.Join(dir, e.Name())
+		st, err := os.Stat(path)
+		if err != nil {
+			skipped = append(skipped, fmt.Sprintf("%s: %v", path, err))
+			continue
+		}
+		if !st.IsDir() {
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(path, ManifestName)); errors.Is(err, fs.ErrNotExist) {
+			continue // a folder, not a build
+		}
+		m, err := ReadManifest(path)
+		if err != nil {
+			skipped = append(skipped, err.Error())
+			continue
+		}
+		if !seen[m.BuildID] && newer(target, m) {
+			seen[m.BuildID] = true
+			builds = append(builds, Build{ID: m.BuildID, Dir: path, Manifest: m})
 		}
 	}
-	return out, nil
+	sort.Slice(builds, func(i, j int) bool { return newer(builds[i].Manifest, builds[j].Manifest) })
+	for _, b := range builds[:min(k, len(builds))] {
+		bases = append(bases, b.Dir)
+	}
+	return bases, skipped, nil
 }

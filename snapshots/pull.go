@@ -17,12 +17,14 @@ import (
 
 // ErrRefused is wrapped by every reason a build is not taken that pulling
 // it again will not change: a bad signature or checksum, a downgrade, a
-// build rolled back from, a failed self-test. Other errors (the network, a
-// full disk) are worth retrying.
+// build rolled back from, a self-test the build's own bytes fail. Other
+// errors (the network, a full disk, this host short of file descriptors or
+// memory while it checks the build: see hostFault) are worth retrying.
 var ErrRefused = errors.New("build refused")
 
 // ErrNoSpace is returned when the snapshots directory's file system lacks
-// room for the build.
+// room for the build: before anything is fetched, or when it fills while the
+// build lands (then what was staged is removed).
 var ErrNoSpace = errors.New("not enough free disk space")
 
 // maxManifestBytes bounds what is read of a manifest or signature.
@@ -117,9 +119,11 @@ func readSmall(ctx context.Context, o Origin, name string, limit int64) ([]byte,
 // the build (see Fetch), opens it and answers the self-test (SelfTest),
 // points current at it (Activate) and prunes old builds (Prune). A build
 // that fails its self-test is removed, so that no rollback can pick it
-// later. A pull that fails leaves the directory as it was (one that it had
-// to make is removed again), but for the staging directory of an
-// interrupted download, which the next pull resumes, and the lock file.
+// later; one whose test failed for a fault of this host (hostFault) is
+// kept, and the next pull tests it again. A pull that fails leaves the
+// directory as it was (one that it had to make is removed again), but for
+// the staging directory of an interrupted download, which the next pull
+// resumes, and the lock file.
 func Pull(ctx context.Context, o Origin, snapshots string, opts PullOptions) (Pulled, error) {
 	return pullLatest(ctx, o, snapshots, opts, true)
 }
@@ -197,7 +201,9 @@ func pullBuild(ctx context.Context, o Origin, snapshots, id string, opts PullOpt
 }
 
 // selfTestAndActivate makes the placed build p.Dir current after its
-// self-test, and prunes; a build that fails the test is removed.
+// self-test, and prunes. A build that fails the test is removed, unless
+// the failure is this host's (hostFault): then it is kept, verified, and
+// the next pull tests it again.
 func selfTestAndActivate(ctx context.Context, snapshots, id string, opts PullOptions, p *Pulled) error {
 	// Every file was hashed as it landed (or whole, for a build pulled
 	// before), so the open may check chunks lazily.
@@ -205,8 +211,11 @@ func selfTestAndActivate(ctx context.Context, snapshots, id string, opts PullOpt
 		if ctx.Err() != nil {
 			return ctx.Err() // verified and kept: the next pull tests it again
 		}
-		if rerr := os.RemoveAll(p.Dir); rerr != nil {
-			return fmt.Errorf("%w: %v; removing the build failed: %v", ErrRefused, err, rerr)
+		if selfTestFault(err, snapshots) {
+			return hostFailed(id, err, pullAgain)
+		}
+		if rerr := discard(snapshots, id); rerr != nil {
+			return fmt.Errorf("%w: %v; removing the build failed (%v): the next pull or prune removes what is left", ErrRefused, err, rerr)
 		}
 		return fmt.Errorf("%w: %v; the build was removed", ErrRefused, err)
 	}
@@ -249,6 +258,9 @@ func place(ctx context.Context, o Origin, snapshots string, mb, sig []byte, m Ma
 	final := filepath.Join(snapshots, m.BuildID)
 	if _, err := os.Stat(filepath.Join(final, ManifestName)); err == nil {
 		if _, err := VerifySigned(final, opts.PublicKey); err != nil {
+			if hostFault(err) {
+				return hostFailed(m.BuildID, err, pullAgain)
+			}
 			return fmt.Errorf("%w: %v", ErrRefused, err)
 		}
 		p.Dir = final
@@ -298,7 +310,8 @@ func readSigned(ctx context.Context, o Origin, id string, pub *PublicKey) (mb, s
 }
 
 // stage fetches the build's files into snapshots/.staging-<id>/ and, when
-// every one matches, renames the directory to snapshots/<id>.
+// every one matches, renames the directory to snapshots/<id>. A file system
+// that fills meanwhile is ErrNoSpace, and the staging directory is removed.
 func stage(ctx context.Context, o Origin, snapshots string, mb, sig []byte, m Manifest, opts PullOptions, p *Pulled) error {
 	removeStaleStaging(snapshots, m.BuildID)
 	if !opts.NoDelta {
@@ -309,6 +322,9 @@ func stage(ctx context.Context, o Origin, snapshots string, mb, sig []byte, m Ma
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		if errors.Is(err, ErrNoSpace) {
+			return err // the whole build needs more
+		}
 		if !errors.Is(err, errNoDelta) {
 			p.DeltaErr = err
 			if opts.Progress != nil {
@@ -318,6 +334,20 @@ func stage(ctx context.Context, o Origin, snapshots string, mb, sig []byte, m Ma
 	}
 	p.Via = ViaFull
 	staging := filepath.Join(snapshots, stagingPre+m.BuildID)
+	err := stageWhole(ctx, o, staging, mb, sig, m, opts, p)
+	if noSpace(err) {
+		os.RemoveAll(staging)
+		return filledUp(snapshots, m, err)
+	}
+	if errors.Is(err, ErrRefused) {
+		os.RemoveAll(staging)
+	}
+	return err
+}
+
+// stageWhole fetches every file of the build into staging and renames it
+// into place.
+func stageWhole(ctx context.Context, o Origin, staging string, mb, sig []byte, m Manifest, opts PullOptions, p *Pulled) error {
 	if err := os.MkdirAll(staging, 0o755); err != nil {
 		return err
 	}
@@ -328,16 +358,26 @@ func stage(ctx context.Context, o Origin, snapshots string, mb, sig []byte, m Ma
 		return err
 	}
 	if err := fetchFiles(ctx, o, staging, m, opts.Progress, p); err != nil {
-		if errors.Is(err, ErrRefused) {
-			os.RemoveAll(staging)
-		}
 		return err
 	}
-	return finishStaging(staging, snapshots, m.BuildID, sig)
+	return finishStaging(staging, filepath.Dir(staging), m.BuildID, sig)
 }
 
-// removeStaleStaging removes staging directories of other builds: a pull
-// interrupted before a newer build was published is not resumed.
+// filledUp is the error of a build that did not fit after all: the file
+// system of snapshots filled while it landed (err says where), and what was
+// staged has been removed.
+func filledUp(snapshots string, m Manifest, err error) error {
+	var total int64
+	for _, f := range m.Files {
+		total += f.Size
+	}
+	return fmt.Errorf("%w: build %s needs %d bytes in %s, and the file system filled while it landed (%v); what was staged was removed: make room and try again",
+		ErrNoSpace, m.BuildID, total, snapshots, err)
+}
+
+// removeStaleStaging removes staging directories of other builds (a pull
+// interrupted before a newer build was published is not resumed) and what
+// is left of removed builds (discard).
 func removeStaleStaging(snapshots, keep string) {
 	entries, _ := os.ReadDir(snapshots)
 	for _, e := range entries {
@@ -345,6 +385,21 @@ func removeStaleStaging(snapshots, keep string) {
 			os.RemoveAll(filepath.Join(snapshots, e.Name()))
 		}
 	}
+	removeTrash(snapshots)
+}
+
+// discard removes snapshots/<id>, or a folder left at that name: it is
+// first renamed to snapshots/.trash-<id>, which needs no file descriptor,
+// so that a removal that fails halfway (too many open files, an I/O error)
+// leaves no half build under the build's own name, where it would block
+// the next pull of the build. The next pull or prune removes what is left.
+func discard(snapshots, id string) error {
+	trash := filepath.Join(snapshots, trashPre+id)
+	os.RemoveAll(trash)
+	if err := os.Rename(filepath.Join(snapshots, id), trash); err != nil {
+		return err
+	}
+	return os.RemoveAll(trash)
 }
 
 // checkSpace refuses to start when what is left to fetch does not fit, with
@@ -358,12 +413,13 @@ func checkSpace(staging string, m Manifest, free func(string) (uint64, error)) e
 			need -= st.Size()
 		}
 	}
-	return checkFree(staging, m.BuildID, need, total/100, free)
+	return checkFree(staging, m.BuildID, need, total/100, free, "nothing was fetched")
 }
 
 // checkFree refuses to start when need bytes, plus a margin of at least 16
-// MiB, do not fit in staging's file system.
-func checkFree(staging, id string, need, margin int64, free func(string) (uint64, error)) error {
+// MiB, do not fit in staging's file system; done says what was done
+// (nothing) when it refuses.
+func checkFree(staging, id string, need, margin int64, free func(string) (uint64, error), done string) error {
 	if free == nil {
 		free = osfile.FreeBytes
 	}
@@ -376,8 +432,8 @@ func checkFree(staging, id string, need, margin int64, free func(string) (uint64
 		return fmt.Errorf("free space of %s: %v", staging, err)
 	}
 	if uint64(need+margin) > avail {
-		return fmt.Errorf("%w: build %s needs %d more bytes (plus a %d-byte margin) in %s, and %d are free; nothing was fetched",
-			ErrNoSpace, id, need, margin, filepath.Dir(staging), avail)
+		return fmt.Errorf("%w: build %s needs %d more bytes (plus a %d-byte margin) in %s, and %d are free; %s",
+			ErrNoSpace, id, need, margin, filepath.Dir(staging), avail, done)
 	}
 	return nil
 }
@@ -477,7 +533,7 @@ func fetchFile(ctx context.Context, o Origin, name, path string, f File) (got, r
 		if cerr == nil {
 			cerr = io.ErrUnexpectedEOF
 		}
-		return n, have, fmt.Errorf("download of %s/%s stopped at %d of %d bytes (%v); pull again to resume", o, name, have+n, f.Size, cerr)
+		return n, have, fmt.Errorf("download of %s/%s stopped at %d of %d bytes (%w); pull again to resume", o, name, have+n, f.Size, cerr)
 	case !f.Matches(h) && have > 0:
 		// The staged part may be what was wrong: fetch it whole next time
 		// before calling the build bad.

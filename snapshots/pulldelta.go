@@ -87,7 +87,7 @@ func stageDelta(ctx context.Context, o Origin, snapshots string, mb, sig []byte,
 	where := fmt.Sprintf("%s/%s", o, name)
 	d, err := openDelta(cr, where)
 	if err == nil {
-		err = checkDeltaFits(staging, m, opts.FreeBytes)
+		err = checkDeltaFits(staging, m, d.header, opts.FreeBytes, "nothing was fetched")
 	}
 	if err == nil && string(d.mb) != string(mb) {
 		err = fmt.Errorf("%w: %s carries another manifest than %s/%s/%s", ErrRefused, where, o, m.BuildID, ManifestName)
@@ -98,11 +98,14 @@ func stageDelta(ctx context.Context, o Origin, snapshots string, mb, sig []byte,
 	if err == nil {
 		_, err = d.apply(ctx, base, staging, m, where)
 	}
-	p.Downloaded += cr.n.Load()
-	if err != nil {
-		return err
+	if err == nil {
+		err = finishStaging(staging, snapshots, m.BuildID, sig)
 	}
-	if err := finishStaging(staging, snapshots, m.BuildID, sig); err != nil {
+	p.Downloaded += cr.n.Load()
+	if noSpace(err) {
+		return filledUp(snapshots, m, err)
+	}
+	if err != nil {
 		return err
 	}
 	ok = true
@@ -110,18 +113,30 @@ func stageDelta(ctx context.Context, o Origin, snapshots string, mb, sig []byte,
 	return nil
 }
 
-// checkDeltaFits refuses a delta whose build does not fit on the disk:
-// every file is written, the ones copied from the kept build included.
-func checkDeltaFits(staging string, m Manifest, free func(string) (uint64, error)) error {
+// checkDeltaFits refuses a delta whose build does not fit on the disk: what
+// it writes must, the files it makes and the ones it copies from the kept
+// build; the store tables it links from the kept build take no room. done
+// says what was done (nothing) when it refuses.
+func checkDeltaFits(staging string, m Manifest, h deltaHeader, free func(string) (uint64, error), done string) error {
+	how := make(map[string]string, len(h.Files))
+	for _, df := range h.Files {
+		how[df.Path] = df.How
+	}
 	var need int64
 	for _, f := range m.Files {
+		if how[f.Path] == howSame && linkable(f.Path) {
+			continue
+		}
 		need += f.Size
 	}
-	return checkFree(staging, m.BuildID, need, need/100, free)
+	return checkFree(staging, m.BuildID, need, need/100, free, done)
 }
 
 // finishStaging writes the signature into a staging folder whose files all
-// matched, and renames it to snapshots/<id>.
+// matched, and renames it to snapshots/<id>. A folder left at that name
+// without a manifest (what a removal that failed halfway may leave) is
+// discarded first; the callers take a build whose manifest is there rather
+// than stage it.
 func finishStaging(staging, snapshots, id string, sig []byte) error {
 	if err := writeSynced(filepath.Join(staging, SignatureName), sig); err != nil {
 		return err
@@ -132,7 +147,16 @@ func finishStaging(staging, snapshots, id string, sig []byte) error {
 	if err := syncDir(staging); err != nil {
 		return err
 	}
-	if err := os.Rename(staging, filepath.Join(snapshots, id)); err != nil {
+	final := filepath.Join(snapshots, id)
+	if _, err := os.Lstat(final); err == nil {
+		if _, err := os.Lstat(filepath.Join(final, ManifestName)); err == nil {
+			return fmt.Errorf("%s holds a build already", final)
+		}
+		if err := discard(snapshots, id); err != nil {
+			return fmt.Errorf("removing %s, left without a manifest: %w", final, err)
+		}
+	}
+	if err := os.Rename(staging, final); err != nil {
 		return err
 	}
 	return syncDir(snapshots)

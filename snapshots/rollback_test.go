@@ -123,6 +123,9 @@ func TestPullRemovesABuildThatFailsItsSelfTest(t *testing.T) {
 			if isKept(snaps, buildID(t, bad)) {
 				t.Fatal("the build that failed its self-test is still on disk")
 			}
+			if left, _ := filepath.Glob(filepath.Join(snaps, ".trash-*")); len(left) > 0 {
+				t.Errorf("left behind: %v", left)
+			}
 			serves(t, snaps, buildID(t, b1), k)
 			checkRefused(t, snaps)
 		})
@@ -399,4 +402,43 @@ func tree(t testing.TB, dir string) []string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestHalfRemovedBuildBlocksNoPull: what a removal that failed halfway
+// leaves (the build's folder without its manifest, or a folder being
+// removed under .trash-) is cleared by the next pull of that build, which
+// then takes it.
+func TestHalfRemovedBuildBlocksNoPull(t *testing.T) {
+	k := newKeys(t, t.TempDir())
+	b1, b2 := signedCopy(t, 1, k), signedCopy(t, 2, k)
+	for _, via := range []string{"pull", "follow"} {
+		t.Run(via, func(t *testing.T) {
+			o, _ := fileOrigin(t)
+			snaps := filepath.Join(t.TempDir(), "snapshots")
+			publish(t, o, b1)
+			pullOK(t, o, snaps, k)
+			publish(t, o, b2)
+			for _, left := range []string{filepath.Join(buildID(t, b2), "store"), ".trash-" + buildID(t, b1) + "/index"} {
+				if err := os.MkdirAll(filepath.Join(snaps, left), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(snaps, left, "000005.sst"), []byte("left"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var err error
+			if via == "pull" {
+				_, err = snapshots.Pull(context.Background(), o, snaps, pullOpts(k))
+			} else {
+				_, err = follower(t, o, snaps, k).Poll(context.Background())
+			}
+			if err != nil {
+				t.Fatalf("%s over a half-removed build: %v", via, err)
+			}
+			serves(t, snaps, buildID(t, b2), k)
+			if left, _ := filepath.Glob(filepath.Join(snaps, ".trash-*")); len(left) > 0 {
+				t.Errorf("left behind: %v", left)
+			}
+		})
+	}
 }

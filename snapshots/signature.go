@@ -185,11 +185,11 @@ func (k *PublicKey) check(b, sig []byte) string {
 func (k *PublicKey) VerifySignature(dir string) error {
 	b, err := os.ReadFile(filepath.Join(dir, ManifestName))
 	if err != nil {
-		return fmt.Errorf("%w: %s: no readable %s (%v)", ErrInvalid, dir, ManifestName, err)
+		return fmt.Errorf("%w: %s: no readable %s (%w)", ErrInvalid, dir, ManifestName, err)
 	}
 	sig, err := os.ReadFile(filepath.Join(dir, SignatureName))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%w: %s: %v", ErrSignature, dir, err)
+		return fmt.Errorf("%w: %s: %w", ErrSignature, dir, err)
 	}
 	if reason := k.check(b, sig); reason != "" {
 		return fmt.Errorf("%w: %s: %s", ErrSignature, dir, reason)

@@ -85,7 +85,7 @@ func checkListing(dir string) (Manifest, *os.Root, error) {
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return m, nil, fmt.Errorf("%w: %s: %v", ErrInvalid, dir, err)
+		return m, nil, fmt.Errorf("%w: %s: %w", ErrInvalid, dir, err)
 	}
 	if err := checkListed(dir, root, m.Files); err != nil {
 		root.Close()
@@ -107,7 +107,7 @@ func readChunks(dir string, root *os.Root, m Manifest) (map[string][]byte, error
 	}
 	b, err := root.ReadFile(ChunksName)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, dir, err)
+		return nil, fmt.Errorf("%w: %s: %w", ErrInvalid, dir, err)
 	}
 	h := m.Files[i].NewHash()
 	h.Write(b)
@@ -130,7 +130,7 @@ func checkListed(dir string, root *os.Root, files []File) error {
 		case errors.Is(err, fs.ErrNotExist):
 			return fmt.Errorf("%w: %s: file %s is missing", ErrInvalid, dir, f.Path)
 		case err != nil:
-			return fmt.Errorf("%w: %s: file %s: %v", ErrInvalid, dir, f.Path, err)
+			return fmt.Errorf("%w: %s: file %s: %w", ErrInvalid, dir, f.Path, err)
 		case st.Mode()&fs.ModeSymlink != 0:
 			return fmt.Errorf("%w: %s: file %s is a symbolic link; a snapshot holds only regular files", ErrInvalid, dir, f.Path)
 		case !st.Mode().IsRegular():
@@ -153,7 +153,7 @@ func checkUnlisted(dir string, files []File) error {
 	}
 	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return fmt.Errorf("%w: %s: %v", ErrInvalid, dir, err)
+			return fmt.Errorf("%w: %s: %w", ErrInvalid, dir, err)
 		}
 		if d.IsDir() {
 			return nil
@@ -190,7 +190,7 @@ func hashAll(ctx context.Context, dir string, root *os.Root, files []File) error
 				if gctx.Err() != nil {
 					return nil // another file failed first
 				}
-				return fmt.Errorf("%w: %s: file %s: %v", ErrInvalid, dir, f.Path, err)
+				return fmt.Errorf("%w: %s: file %s: %w", ErrInvalid, dir, f.Path, err)
 			}
 			if !ok {
 				return fmt.Errorf("%w: %s: file %s does not match its checksum (changed or damaged)", ErrInvalid, dir, f.Path)
@@ -257,7 +257,7 @@ func checksumOf(ctx context.Context, r io.Reader, lf File) (bool, error) {
 func Fingerprint(dir string) (string, error) {
 	b, err := os.ReadFile(filepath.Join(dir, ManifestName))
 	if err != nil {
-		return "", fmt.Errorf("%w: %s: no readable %s (%v)", ErrInvalid, dir, ManifestName, err)
+		return "", fmt.Errorf("%w: %s: no readable %s (%w)", ErrInvalid, dir, ManifestName, err)
 	}
 	var m Manifest
 	if err := json.Unmarshal(b, &m); err != nil {

@@ -168,8 +168,15 @@ func runSnapshotPublish(ctx context.Context, args []string, stdout, stderr io.Wr
 		if err != nil {
 			return err
 		}
-		if from, err = snapshots.DeltaBases(*deltasFrom, m, *deltas); err != nil {
+		var skipped []string
+		if from, skipped, err = snapshots.DeltaBases(*deltasFrom, m, *deltas); err != nil {
 			return fmt.Errorf("--deltas-from: %v", err)
+		}
+		for _, s := range skipped {
+			fmt.Fprintf(stderr, "publish: --deltas-from: not used, so no delta from it: %s\n", s)
+		}
+		if len(from) == 0 && *deltas > 0 {
+			fmt.Fprintf(stderr, "publish: --deltas-from: %s holds no usable build older than build %s (sequence %d); no delta is made\n", *deltasFrom, m.BuildID, m.Sequence)
 		}
 	}
 	o, err := snapshots.OpenOrigin(pos[1], *s3)

@@ -1,0 +1,5 @@
+//go:build !unix && !windows
+
+package snapshots
+
+var hostErrnos, noSpaceErrnos []error
