@@ -66,32 +66,43 @@ func fixRootBolt(dir string) error {
 		return fmt.Errorf("index: %s: want one root.bolt in a folder of the index, found %d (%v)", dir, len(found), err)
 	}
 	path := found[0]
+	tmp := path + ".tmp"
+	if err := compactStamped(path, tmp); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("index: rewrite %s: %w", path, err)
+	}
+	// Both files are closed: Windows cannot rename over a file that is open.
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("index: rewrite %s: %w", path, err)
+	}
+	return nil
+}
+
+// compactStamped stamps the bolt file at path with rootTime and writes a
+// compacted copy of it to tmp; it closes both before it returns.
+func compactStamped(path, tmp string) error {
 	src, err := bolt.Open(path, 0o600, nil)
 	if err != nil {
-		return fmt.Errorf("index: %s: %w", path, err)
+		return err
 	}
 	defer src.Close()
 	if err := src.Update(stampAll); err != nil {
-		return fmt.Errorf("index: %s: %w", path, err)
+		return err
 	}
-	tmp := path + ".tmp"
 	os.Remove(tmp)
 	dst, err := bolt.Open(tmp, 0o600, nil)
 	if err != nil {
-		return fmt.Errorf("index: %s: %w", tmp, err)
+		return fmt.Errorf("%s: %w", tmp, err)
 	}
 	err = bolt.Compact(dst, src, 0)
 	if cerr := dst.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = os.Rename(tmp, path)
+	if cerr := src.Close(); err == nil {
+		err = cerr
 	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("index: rewrite %s: %w", path, err)
-	}
-	return nil
+	return err
 }
 
 // stamp sets the timeStamp key of bucket b, and of every bucket under it,
