@@ -21,10 +21,10 @@ MODIFIED = $(shell test -n "$$(git status --porcelain --untracked-files=no 2>/de
 BUILDINFO := github.com/productdata/pds/buildinfo
 LDFLAGS = -X $(BUILDINFO).version=$(PDS_VERSION) -X $(BUILDINFO).commit=$(PDS_COMMIT) -X $(BUILDINFO).modified=$(MODIFIED)
 
-.PHONY: help build cross tools tools-check fleet run test lint fmt load image-test bench bench-go bench-http bench-ingest bench-resolve bench-search bench-serve bench-off bench-off-nightly bench-size bench-delta compare-ingest compare-get fuzz conformance sample clean
+.PHONY: help build cross test-arm64 test-windows tools tools-check fleet run test lint fmt load image-test bench bench-go bench-http bench-ingest bench-resolve bench-search bench-serve bench-off bench-off-nightly bench-size bench-delta compare-ingest compare-get fuzz conformance sample clean
 
 help: ## list the targets
-	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
+	@grep -E '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
 build: ## build bin/pds (its version and commit set by the linker)
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/pds
@@ -39,6 +39,12 @@ cross: ## build bin/cross/OS-ARCH/pds[.exe] for every platform (CGO_ENABLED=0) a
 		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -o bin/cross/$$os-$$arch/pds$$ext ./cmd/pds; \
 		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) vet ./...; \
 	done
+
+test-arm64: ## the tests of the packages that touch the OS and the disk, and a smoke of bin/cross/linux-arm64/pds (ingest, sign, publish, pull, serve, a request), under qemu-user (installed from Debian when missing); CI runs it
+	bash scripts/platforms.sh arm64
+
+test-windows: ## osfile's and kv's tests and the same smoke with pds.exe, under Wine (installed from Debian when missing); CI runs it; docs/platforms.md says what Wine cannot run
+	bash scripts/platforms.sh windows
 
 $(SAMPLE_SNAP)/manifest.json: $(wildcard $(SAMPLE_IN)/*.ndjson) | build
 	@rm -rf $(SAMPLE_SNAP)

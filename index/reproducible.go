@@ -80,16 +80,31 @@ func fixRootBolt(dir string) error {
 		return fmt.Errorf("index: %s: want one root.bolt in a folder of the index, found %d (%v)", dir, len(found), err)
 	}
 	path := found[0]
+	tmp := path + ".tmp"
+	if err := copyStamped(path, tmp); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("index: rewrite %s: %w", path, err)
+	}
+	// Both files are closed: Windows cannot rename over a file that is open.
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("index: rewrite %s: %w", path, err)
+	}
+	return nil
+}
+
+// copyStamped writes a copy of the bolt file at path to tmp with copyBolt
+// (rootTime for every timeStamp); it closes both before it returns.
+func copyStamped(path, tmp string) error {
 	src, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true})
 	if err != nil {
-		return fmt.Errorf("index: %s: %w", path, err)
+		return err
 	}
 	defer src.Close()
-	tmp := path + ".tmp"
 	os.Remove(tmp)
 	dst, err := bolt.Open(tmp, 0o600, &bolt.Options{PageSize: rootPageSize, NoSync: true, FreelistType: bolt.FreelistArrayType})
 	if err != nil {
-		return fmt.Errorf("index: %s: %w", tmp, err)
+		return fmt.Errorf("%s: %w", tmp, err)
 	}
 	err = copyBolt(dst, src)
 	if err == nil {
@@ -98,14 +113,10 @@ func fixRootBolt(dir string) error {
 	if cerr := dst.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = os.Rename(tmp, path)
+	if cerr := src.Close(); err == nil {
+		err = cerr
 	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("index: rewrite %s: %w", path, err)
-	}
-	return nil
+	return err
 }
 
 // copyBolt copies every bucket and key of src into dst, which is empty, in

@@ -309,12 +309,28 @@ func (u *updater) close(b *Builder) error {
 
 // buildWhole builds the index whole from the doc store the update wrote, in its place.
 func (u *updater) buildWhole(b *Builder) error {
+	tmp := b.dir + ".whole"
+	if err := wholeFrom(b, tmp); err != nil {
+		return err
+	}
+	// wholeFrom closed the doc store it read: Windows cannot remove an open file.
+	if err := os.RemoveAll(b.dir); err != nil {
+		return fmt.Errorf("index: update: %w", err)
+	}
+	if err := os.Rename(tmp, b.dir); err != nil {
+		return fmt.Errorf("index: update: %w", err)
+	}
+	return nil
+}
+
+// wholeFrom builds an index at tmp, whole, from the doc store at b.dir, and
+// closes both.
+func wholeFrom(b *Builder, tmp string) error {
 	written, err := openStore(b.dir, b.meta.Docs, formatNumber)
 	if err != nil {
 		return fmt.Errorf("index: update: %w", err)
 	}
 	defer written.close()
-	tmp := b.dir + ".whole"
 	os.RemoveAll(tmp)
 	whole, err := create(tmp, b.blockSize, batchSize)
 	if err != nil {
@@ -337,12 +353,6 @@ func (u *updater) buildWhole(b *Builder) error {
 	if err := whole.Close(); err != nil {
 		os.RemoveAll(tmp)
 		return err
-	}
-	if err := os.RemoveAll(b.dir); err != nil {
-		return fmt.Errorf("index: update: %w", err)
-	}
-	if err := os.Rename(tmp, b.dir); err != nil {
-		return fmt.Errorf("index: update: %w", err)
 	}
 	return nil
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -61,7 +60,7 @@ func TestKilledBuildLeftoversRemoved(t *testing.T) {
 	in := fixture.WriteCase(t, fixture.CaseFile("passport")) // it has rejected lines
 	snaps := t.TempDir()
 
-	child := exec.Command(os.Args[0], "-test.run=^$")
+	child := fixture.SelfCommand("-test.run=^$")
 	child.Env = append(os.Environ(), "PDS_INGEST_TEST_STALL="+in+"|"+filepath.Join(snaps, "killed"))
 	stdout, _ := child.StdoutPipe()
 	child.Stderr = os.Stderr

@@ -6,7 +6,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -46,7 +45,7 @@ func TestTwoProcessesServeOneSnapshot(t *testing.T) {
 	}
 	store := filepath.Join(snap, "store")
 
-	child := exec.Command(os.Args[0], "-test.run=^$")
+	child := fixture.SelfCommand("-test.run=^$")
 	child.Env = append(os.Environ(), "PDS_KV_TEST_HOLD="+store)
 	stdin, _ := child.StdinPipe()
 	stdout, _ := child.StdoutPipe()

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -284,7 +285,7 @@ func TestRefusals(t *testing.T) {
 		}},
 		{"file", func(t *testing.T) (snapshots.Origin, string) {
 			root := t.TempDir()
-			o, err := snapshots.OpenOrigin("file://"+root, snapshots.S3Config{})
+			o, err := snapshots.OpenOrigin(fileURL(root), snapshots.S3Config{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -348,7 +349,7 @@ func interruptedHTTPPull(t *testing.T, format1 bool) {
 		asFormat1(t, b2, k)
 	}
 	root := t.TempDir()
-	fo, err := snapshots.OpenOrigin("file://"+root, snapshots.S3Config{})
+	fo, err := snapshots.OpenOrigin(fileURL(root), snapshots.S3Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -425,6 +426,28 @@ func TestOpenOriginErrors(t *testing.T) {
 	}
 }
 
+// fileURL is the file:// URL of the absolute path dir, as an operator
+// writes it: file:///srv/builds, and on Windows file:///C:/builds.
+func fileURL(dir string) string {
+	return (&url.URL{Scheme: "file", Path: "/" + strings.TrimPrefix(filepath.ToSlash(dir), "/")}).String()
+}
+
+// A file origin named by the URL of a folder, on this platform, writes
+// into that folder.
+func TestFileOriginWritesWhereItsURLSays(t *testing.T) {
+	root := t.TempDir()
+	o, err := snapshots.OpenOrigin(fileURL(root), snapshots.S3Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Put(context.Background(), "latest", strings.NewReader("b1\n"), 3); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(root, "latest")); err != nil || string(b) != "b1\n" {
+		t.Fatalf("%s/latest: %q %v", root, b, err)
+	}
+}
+
 func firstSST(t testing.TB, dir string) string {
 	t.Helper()
 	m, err := snapshots.ReadManifest(dir)
@@ -473,7 +496,7 @@ func flipByte(t testing.TB, path string) {
 func TestUntrustedNames(t *testing.T) {
 	k := newKeys(t, t.TempDir())
 	root := t.TempDir()
-	o, err := snapshots.OpenOrigin("file://"+root, snapshots.S3Config{})
+	o, err := snapshots.OpenOrigin(fileURL(root), snapshots.S3Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -511,7 +534,7 @@ func TestDamagedPartialRestarts(t *testing.T) {
 	k := newKeys(t, t.TempDir())
 	b1 := signedCopy(t, 1, k)
 	root := t.TempDir()
-	o, err := snapshots.OpenOrigin("file://"+root, snapshots.S3Config{})
+	o, err := snapshots.OpenOrigin(fileURL(root), snapshots.S3Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -557,7 +580,7 @@ func TestPullFormat1Build(t *testing.T) {
 	b1 := signedCopy(t, 1, keyPair{})
 	m := asFormat1(t, b1, k)
 	root := t.TempDir()
-	o, err := snapshots.OpenOrigin("file://"+root, snapshots.S3Config{})
+	o, err := snapshots.OpenOrigin(fileURL(root), snapshots.S3Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -594,7 +617,7 @@ func TestUpgradeFromFormat1(t *testing.T) {
 	m1 := asFormat1(t, b1, k)
 	b2 := signedCopy(t, 2, k)
 	root := t.TempDir()
-	o, err := snapshots.OpenOrigin("file://"+root, snapshots.S3Config{})
+	o, err := snapshots.OpenOrigin(fileURL(root), snapshots.S3Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -637,7 +660,7 @@ func TestUpgradeFromFormat1(t *testing.T) {
 func TestPulledBuildIsReadableByEveryUser(t *testing.T) {
 	k := newKeys(t, t.TempDir())
 	b1 := signedCopy(t, 1, k)
-	o, err := snapshots.OpenOrigin("file://"+t.TempDir(), snapshots.S3Config{})
+	o, err := snapshots.OpenOrigin(fileURL(t.TempDir()), snapshots.S3Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"strings"
 )
 
@@ -58,10 +59,11 @@ func OpenOrigin(raw string, s3 S3Config) (Origin, error) {
 		if u.Host != "" && u.Host != "localhost" {
 			return nil, fmt.Errorf("origin %q: a file origin is file:///ABSOLUTE/PATH", raw)
 		}
-		if u.Path == "" || !filepath.IsAbs(u.Path) {
-			return nil, fmt.Errorf("origin %q: a file origin is file:///ABSOLUTE/PATH", raw)
+		p := fileURLPath(u)
+		if p == "" || !filepath.IsAbs(p) {
+			return nil, fmt.Errorf("origin %q: a file origin is file:///ABSOLUTE/PATH (on Windows file:///C:/PATH)", raw)
 		}
-		return &fileOrigin{root: filepath.Clean(u.Path), url: raw}, nil
+		return &fileOrigin{root: filepath.Clean(p), url: raw}, nil
 	case "https", "http":
 		base := *u
 		base.Path = strings.TrimSuffix(u.Path, "/") + "/"
@@ -73,6 +75,17 @@ func OpenOrigin(raw string, s3 S3Config) (Origin, error) {
 // fileOrigin is a directory: removable media, a mounted share.
 type fileOrigin struct {
 	root, url string
+}
+
+// fileURLPath returns the path a file URL names. On Windows the URL's path
+// begins with the drive (file:///C:/builds is C:\builds), and a path without
+// one is not absolute.
+func fileURLPath(u *url.URL) string {
+	p := u.Path
+	if runtime.GOOS == "windows" && len(p) >= 3 && p[0] == '/' && p[2] == ':' {
+		p = p[1:]
+	}
+	return filepath.FromSlash(p)
 }
 
 func (o *fileOrigin) String() string { return o.url }

@@ -44,7 +44,7 @@ func failsSelfTest(t testing.TB, n int, k keyPair) string {
 func fileOrigin(t testing.TB) (snapshots.Origin, string) {
 	t.Helper()
 	root := t.TempDir()
-	o, err := snapshots.OpenOrigin("file://"+root, snapshots.S3Config{})
+	o, err := snapshots.OpenOrigin(fileURL(root), snapshots.S3Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
