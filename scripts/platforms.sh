@@ -31,7 +31,7 @@ fail() { echo "platforms($TARGET): FAIL: $*" >&2; exit 1; }
 # apt_install CMD PACKAGE…: install Debian packages when CMD is missing.
 apt_install() {
   local cmd=$1; shift
-  command -v "$cmd" >/dev/null 2>&1 && return 0
+  type -P "$cmd" >/dev/null && return 0
   say "installing $* (Debian)"
   local sudo=
   [ "$(id -u)" = 0 ] || sudo=sudo
@@ -43,14 +43,7 @@ apt_install() {
 # versitygw (an S3 server) and minisign. Both are host (amd64) programs; an
 # emulated test binary starts them as any program starts another.
 test_tools() {
-  apt_install minisign minisign
-  apt_install curl curl
-  local gobin
-  gobin=$(go env GOPATH)/bin
-  if ! type -P versitygw >/dev/null && [ ! -x "$gobin/versitygw" ]; then
-    say "building versitygw ${VERSITYGW_VERSION:-v1.8.0} into $gobin (a few minutes, once)"
-    go install "github.com/versity/versitygw/cmd/versitygw@${VERSITYGW_VERSION:-v1.8.0}"
-  fi
+  bash "$ROOT/scripts/tools.sh" --only versitygw minisign curl
 }
 
 # run_tests NAME ARGS…: go test for the target with ARGS, timed.

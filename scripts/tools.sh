@@ -15,7 +15,7 @@
 # sets it to an empty folder to prove that this script installs everything.)
 # and, named as arguments, what other scripts need: nginx, wrk, podman, runc,
 # openssl, npm (Debian packages); with --only first, just the tools named (versitygw,
-# curl and systemd-analyze may be named too). Checks ask `type -P`, which finds
+# minisign, curl and systemd-analyze may be named too). Checks ask `type -P`, which finds
 # programs only, never a shell function or alias of the same name.
 set -euo pipefail
 VERSITYGW_VERSION=${VERSITYGW_VERSION:-v1.8.0}
@@ -80,6 +80,7 @@ for arg in "$@"; do
   case $arg in
     versitygw) install_versitygw ;;
     curl) apt_install curl curl ;;
+    minisign) apt_install minisign minisign ;;
     systemd-analyze) apt_install systemd-analyze systemd ;;
     nginx) apt_install nginx nginx-light ;;
     wrk) apt_install wrk wrk ;;
