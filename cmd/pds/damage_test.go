@@ -98,48 +98,17 @@ func TestChangedFilesNeverServeWrongAnswers(t *testing.T) {
 					want[p] = body
 				}
 
-				var wrong, unavailable, ok, other atomic.Int64
-				var firstWrong atomic.Value
-				stop := make(chan struct{})
-				var wg sync.WaitGroup
-				for w := range 4 {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						for i := w; ; i++ {
-							select {
-							case <-stop:
-								return
-							default:
-							}
-							p := paths[i%len(paths)]
-							status, body := damageGet(base+p, key)
-							switch {
-							case status == http.StatusOK && body == want[p]:
-								ok.Add(1)
-							case status == http.StatusOK:
-								wrong.Add(1)
-								firstWrong.CompareAndSwap(nil, p+": "+body)
-							case status == http.StatusServiceUnavailable && strings.Contains(body, `"SERVICE_UNAVAILABLE"`):
-								unavailable.Add(1)
-							default:
-								other.Add(1)
-								firstWrong.CompareAndSwap(nil, fmt.Sprintf("%s: %d %s", p, status, body))
-							}
-						}
-					}()
-				}
+				load := startProbes(base, key, paths, want, 4)
 				time.Sleep(300 * time.Millisecond)
 				if err := change.do(filepath.Join(snap, filepath.FromSlash(file))); err != nil {
 					t.Fatal(err)
 				}
 				ready := waitReady(base, "damaged")
 				time.Sleep(300 * time.Millisecond)
-				close(stop)
-				wg.Wait()
-				t.Logf("%d answers as before, %d refused with 503, %d wrong, %d other", ok.Load(), unavailable.Load(), wrong.Load(), other.Load())
-				if wrong.Load() > 0 || other.Load() > 0 {
-					t.Fatalf("%d wrong answers and %d other answers; the first: %v", wrong.Load(), other.Load(), firstWrong.Load())
+				c := load.stop()
+				t.Logf("%d answers as before, %d refused with 503, %d wrong, %d other", c.ok, c.unavailable, c.wrong, c.other)
+				if c.wrong > 0 || c.other > 0 {
+					t.Fatalf("%d wrong answers and %d other answers; the first: %v", c.wrong, c.other, c.firstWrong)
 				}
 				if !strings.Contains(ready, `"damaged"`) {
 					t.Fatalf("/readyz after the change: %s", ready)
@@ -166,6 +135,63 @@ func TestChangedFilesNeverServeWrongAnswers(t *testing.T) {
 			})
 		}
 	}
+}
+
+// probes are clients reading paths from a server until stopped, each answer
+// sorted: as before (want), refused with 503 SERVICE_UNAVAILABLE, a wrong
+// 200, or anything else.
+type probes struct {
+	done                          chan struct{}
+	wg                            sync.WaitGroup
+	ok, unavailable, wrong, other atomic.Int64
+	firstWrong                    atomic.Value
+}
+
+// probeCounts is what the probes saw, and the first answer that was not as
+// before or a 503.
+type probeCounts struct {
+	ok, unavailable, wrong, other int64
+	firstWrong                    any
+}
+
+// startProbes starts n clients reading paths from base with key.
+func startProbes(base, key string, paths []string, want map[string]string, n int) *probes {
+	l := &probes{done: make(chan struct{})}
+	for w := range n {
+		l.wg.Add(1)
+		go func() {
+			defer l.wg.Done()
+			for i := w; ; i++ {
+				select {
+				case <-l.done:
+					return
+				default:
+				}
+				p := paths[i%len(paths)]
+				status, body := damageGet(base+p, key)
+				switch {
+				case status == http.StatusOK && body == want[p]:
+					l.ok.Add(1)
+				case status == http.StatusOK:
+					l.wrong.Add(1)
+					l.firstWrong.CompareAndSwap(nil, p+": "+body)
+				case status == http.StatusServiceUnavailable && strings.Contains(body, `"SERVICE_UNAVAILABLE"`):
+					l.unavailable.Add(1)
+				default:
+					l.other.Add(1)
+					l.firstWrong.CompareAndSwap(nil, fmt.Sprintf("%s: %d %s", p, status, body))
+				}
+			}
+		}()
+	}
+	return l
+}
+
+// stop stops the clients and says what they saw.
+func (l *probes) stop() probeCounts {
+	close(l.done)
+	l.wg.Wait()
+	return probeCounts{l.ok.Load(), l.unavailable.Load(), l.wrong.Load(), l.other.Load(), l.firstWrong.Load()}
 }
 
 // damageProbePaths are the reads of the load: identity, passport and
@@ -259,37 +285,7 @@ func TestCutSearchSegmentUnderConcurrentSearches(t *testing.T) {
 			want[p] = body
 		}
 
-		var ok, unavailable, wrong, other atomic.Int64
-		var firstWrong atomic.Value
-		stop := make(chan struct{})
-		var wg sync.WaitGroup
-		for w := range 8 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := w; ; i++ {
-					select {
-					case <-stop:
-						return
-					default:
-					}
-					p := paths[i%len(paths)]
-					status, body := damageGet(base+p, key)
-					switch {
-					case status == http.StatusOK && body == want[p]:
-						ok.Add(1)
-					case status == http.StatusOK:
-						wrong.Add(1)
-						firstWrong.CompareAndSwap(nil, p+": "+body)
-					case status == http.StatusServiceUnavailable && strings.Contains(body, `"SERVICE_UNAVAILABLE"`):
-						unavailable.Add(1)
-					default:
-						other.Add(1)
-						firstWrong.CompareAndSwap(nil, fmt.Sprintf("%s: %d %s", p, status, body))
-					}
-				}
-			}()
-		}
+		load := startProbes(base, key, paths, want, 8)
 		time.Sleep(300 * time.Millisecond)
 		st, err := os.Stat(segment)
 		if err != nil {
@@ -300,16 +296,15 @@ func TestCutSearchSegmentUnderConcurrentSearches(t *testing.T) {
 		}
 		ready := waitReady(base, "damaged")
 		time.Sleep(300 * time.Millisecond)
-		close(stop)
-		wg.Wait()
-		t.Logf("round %d: %d answers as before, %d refused with 503, %d wrong, %d other", round, ok.Load(), unavailable.Load(), wrong.Load(), other.Load())
+		c := load.stop()
+		t.Logf("round %d: %d answers as before, %d refused with 503, %d wrong, %d other", round, c.ok, c.unavailable, c.wrong, c.other)
 		select {
 		case err := <-exited:
 			t.Fatalf("round %d: the server died after %s was cut: %v\n%s", round, filepath.Base(segment), err, crashLines(stderr.String(), 30))
 		default:
 		}
-		if wrong.Load() > 0 || other.Load() > 0 {
-			t.Fatalf("round %d: %d wrong answers and %d other answers; the first: %v", round, wrong.Load(), other.Load(), firstWrong.Load())
+		if c.wrong > 0 || c.other > 0 {
+			t.Fatalf("round %d: %d wrong answers and %d other answers; the first: %v", round, c.wrong, c.other, c.firstWrong)
 		}
 		if !strings.Contains(ready, `"damaged"`) {
 			t.Fatalf("round %d: /readyz after the cut: %s", round, ready)
