@@ -52,7 +52,7 @@ func (s *Server) resolveStream(w http.ResponseWriter, r *http.Request, ps httpro
 	_ = rc.EnableFullDuplex() // read the lines while answering them (HTTP/1.1)
 	out := &streamOut{w: w, rc: rc, s: s, c: c}
 	out.extend()
-	err = s.svc.ResolveStream(r.Context(), c, service.LineInput(r.Body), out)
+	_, err = s.svc.ResolveStream(r.Context(), c, service.LineInput(r.Body), out)
 	switch {
 	case err == nil:
 	case !out.begun:

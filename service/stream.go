@@ -53,19 +53,19 @@ type StreamOutput interface {
 // with nothing written; a later one ends the stream with a summary that says
 // why and at which line to resume. The stream stops when ctx is done or a
 // write fails, and returns why. Memory is that of one chunk, whatever the
-// length of the stream.
-func (s *Service) ResolveStream(ctx context.Context, c domain.Caller, in StreamInput, out StreamOutput) error {
+// length of the stream. The summary returned is the one written.
+func (s *Service) ResolveStream(ctx context.Context, c domain.Caller, in StreamInput, out StreamOutput) (StreamSummary, error) {
 	if err := s.authorize(ctx, c, "resolve_identifiers", keys.ScopeResolve, 0); err != nil {
-		return err
+		return StreamSummary{}, err
 	}
 	snap, err := s.snapshot()
 	if err != nil {
-		return err
+		return StreamSummary{}, err
 	}
 	defer snap.release()
 	r, err := snap.NewReader()
 	if err != nil {
-		return err
+		return StreamSummary{}, err
 	}
 	defer r.Close()
 	bufs := batchPool.Get().(*batchBufs)
@@ -73,8 +73,31 @@ func (s *Service) ResolveStream(ctx context.Context, c domain.Caller, in StreamI
 	st := &stream{ctx: ctx, svc: s, c: c, out: out, snap: snap}
 	st.b = newBatch(snap, r, c.Tenant, newCoverageUnion(snap, c.Tenant), bufs)
 	defer st.b.done()
+	err = st.run(in)
+	return st.summary(), err
+}
+
+// StreamSummary is what a resolve stream answered: its lines by status
+// ("total": all of them), and why it stopped early, if it did.
+type StreamSummary struct {
+	Counts  map[string]int
+	Stopped *domain.Error
+}
+
+// summary returns the stream's summary so far.
+func (st *stream) summary() StreamSummary {
+	m := make(map[string]int, len(resolveStatuses)+1)
+	for i, s := range resolveStatuses {
+		m[s] = st.counts[i]
+	}
+	m["total"] = st.answered
+	return StreamSummary{Counts: m, Stopped: st.stopped}
+}
+
+// run answers the stream's chunks until in ends or the stream stops.
+func (st *stream) run(in StreamInput) error {
 	for {
-		if err := ctx.Err(); err != nil {
+		if err := st.ctx.Err(); err != nil {
 			return err
 		}
 		eof, err := st.ch.read(in)
@@ -105,6 +128,7 @@ type stream struct {
 	ch       chunkLines
 	begun    bool
 	answered int    // lines answered so far
+	stopped  *domain.Error
 	counts   [5]int // by status, in resolveStatuses order
 	buf      []byte
 }
@@ -175,6 +199,7 @@ func (st *stream) stop(why, cause error) error {
 		return why
 	}
 	de := domain.AsError(why)
+	st.stopped = de
 	if de.Code == domain.CodeInternal {
 		st.svc.log.Error("resolve stream stopped", "request_id", RequestID(st.ctx), "line", st.answered+1, "error", why.Error())
 	}
