@@ -8,7 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
+	"slices"
+	"sort"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/productdata/pds/domain"
@@ -47,13 +51,18 @@ type StreamOutput interface {
 // ResolveStream resolves every line of in, a chunk of StreamChunk lines at
 // a time, and writes to out one line per input line, in input order, each
 // the item Resolve gives for that identifier, then a summary line (see
-// appendSummary). Each chunk is billed as a Resolve call of its lines, before
-// it is resolved: one request against the key's rate limit, a unit per
-// line against the tenant's quota. A refusal of the first chunk is returned,
-// with nothing written; a later one ends the stream with a summary that says
-// why and at which line to resume. The stream stops when ctx is done or a
-// write fails, and returns why. Memory is that of one chunk, whatever the
-// length of the stream. The summary returned is the one written.
+// appendSummary). Each chunk is billed as a Resolve call of its lines when
+// it has been read, before it is resolved: one request against the key's
+// rate limit, a unit per line against the tenant's quota. A refusal of the
+// first chunk is returned, with nothing written; a later one ends the
+// stream with a summary that says why and at which line to resume.
+//
+// Chunks are resolved by up to streamWorkers goroutines at once, each with
+// its own reader, and written in input order: memory is that of a few
+// chunks, whatever the length of the stream, and a chunk is billed at most
+// streamWorkers+1 chunks ahead of the one being written. The stream stops
+// when ctx is done or a write fails, and returns why. The summary returned
+// is the one written.
 func (s *Service) ResolveStream(ctx context.Context, c domain.Caller, in StreamInput, out StreamOutput) (StreamSummary, error) {
 	if err := s.authorize(ctx, c, "resolve_identifiers", keys.ScopeResolve, 0); err != nil {
 		return StreamSummary{}, err
@@ -63,25 +72,226 @@ func (s *Service) ResolveStream(ctx context.Context, c domain.Caller, in StreamI
 		return StreamSummary{}, err
 	}
 	defer snap.release()
-	r, err := snap.NewReader()
-	if err != nil {
-		return StreamSummary{}, err
-	}
-	defer r.Close()
-	bufs := batchPool.Get().(*batchBufs)
-	defer bufs.put()
-	st := &stream{ctx: ctx, svc: s, c: c, out: out, snap: snap}
-	st.b = newBatch(snap, r, c.Tenant, newCoverageUnion(snap, c.Tenant), bufs)
-	defer st.b.done()
+	st := &stream{ctx: ctx, svc: s, c: c, out: out, snap: snap, quit: make(chan struct{})}
 	err = st.run(in)
 	return st.summary(), err
 }
+
+// streamWorkers is how many chunks of one stream are resolved at once.
+func streamWorkers() int { return min(runtime.GOMAXPROCS(0), 4) }
 
 // StreamSummary is what a resolve stream answered: its lines by status
 // ("total": all of them), and why it stopped early, if it did.
 type StreamSummary struct {
 	Counts  map[string]int
 	Stopped *domain.Error
+}
+
+// stream is a ResolveStream in progress. Its chunks go from the feeder
+// (which reads and bills them) to the workers (which resolve and encode
+// them) and, in input order, to run (which writes them).
+type stream struct {
+	ctx      context.Context
+	svc      *Service
+	c        domain.Caller
+	out      StreamOutput
+	snap     *Snapshot
+	quit     chan struct{} // closed when run returns
+	begun    bool
+	answered int    // lines answered so far
+	counts   [5]int // by status, in resolveStatuses order
+	stopped  *domain.Error
+	covs     []*coverageUnion // the workers'
+	buf      []byte
+}
+
+// job is one chunk of a stream.
+type job struct {
+	lines  chunkLines
+	first  int    // the number of its first line, from 1
+	out    []byte // its items, a line each
+	counts [5]int
+	refuse error // why the stream stops before this chunk, or nil
+	cause  error // the input's error behind refuse, or nil
+	eof    bool  // no chunk follows
+	err    error // resolving it failed
+	done   chan struct{}
+}
+
+// run starts the feeder and the workers and writes the chunks in order.
+func (st *stream) run(in StreamInput) error {
+	n := streamWorkers()
+	free := make(chan *job, n+2)
+	for i := 0; i < cap(free); i++ {
+		free <- &job{}
+	}
+	ordered := make(chan *job, cap(free))
+	work := make(chan *job)
+	st.covs = make([]*coverageUnion, n)
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := 0; i < n; i++ {
+		st.covs[i] = newCoverageUnion(st.snap, st.c.Tenant)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = st.work(work, st.covs[i])
+		}()
+	}
+	go st.feed(in, free, work, ordered)
+	err := st.write(free, ordered)
+	close(st.quit)
+	wg.Wait()
+	if err == nil {
+		err = errors.Join(errs...)
+	}
+	return err
+}
+
+// feed reads the chunks, bills each, and hands them to the workers and, in
+// order, to write. It stops after the last chunk, on a refusal, or when
+// the stream has ended.
+func (st *stream) feed(in StreamInput, free <-chan *job, work, ordered chan<- *job) {
+	defer close(work)
+	line := 1
+	for {
+		var j *job
+		select {
+		case j = <-free:
+		case <-st.quit:
+			return
+		}
+		j.refuse, j.cause, j.err, j.done = nil, nil, nil, make(chan struct{})
+		eof, err := j.lines.read(in)
+		j.first = line
+		select {
+		case <-st.quit:
+			return // nothing is billed for a stream that has ended
+		default:
+		}
+		n := len(j.lines.ids)
+		switch {
+		case err != nil:
+			j.refuse, j.cause = domain.Errorf(domain.CodeInvalidRequest, "reading line %d: %v", line+n, err), err
+		case n > 0:
+			j.refuse = st.svc.authorize(st.ctx, st.c, "resolve_identifiers", "", n)
+		}
+		j.eof = eof || j.refuse != nil
+		ordered <- j // never blocks: it holds every job
+		if j.refuse != nil || n == 0 {
+			close(j.done)
+		} else {
+			select {
+			case work <- j:
+			case <-st.quit:
+				return
+			}
+		}
+		if j.eof {
+			return
+		}
+		line += n
+	}
+}
+
+// work resolves the chunks it is handed, with a reader and buffers of its
+// own, and encodes their items.
+func (st *stream) work(work <-chan *job, cov *coverageUnion) error {
+	r, err := st.snap.NewReader()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	bufs := batchPool.Get().(*batchBufs)
+	defer bufs.put()
+	b := newBatch(st.snap, r, st.c.Tenant, cov, bufs)
+	defer b.done()
+	for {
+		var j *job
+		select {
+		case j = <-work:
+		case <-st.quit:
+			return nil
+		}
+		if j == nil {
+			return nil
+		}
+		j.err = st.resolve(b, j)
+		close(j.done)
+	}
+}
+
+// resolve resolves one chunk with b and encodes its items into j.out.
+func (st *stream) resolve(b *batch, j *job) error {
+	b.identify(j.lines.ids)
+	for i, p := range j.lines.problems {
+		if p != "" {
+			it := &b.items[i]
+			it.status, it.errCode, it.errDetail, it.readings = "invalid", domain.CodeInvalidRequest, fmt.Sprintf("line %d: %s", j.first+i, p), nil
+		}
+	}
+	if err := b.resolve(); err != nil {
+		return err
+	}
+	j.counts = [5]int{}
+	out := j.out[:0]
+	for i := range b.items {
+		it := &b.items[i]
+		var err error
+		if out, err = appendItem(out, it); err != nil {
+			return err
+		}
+		out = append(out, '\n')
+		j.counts[statusIndex(it.status)]++
+	}
+	j.out = out
+	return nil
+}
+
+// write writes the chunks in input order as they are resolved, then the
+// summary.
+func (st *stream) write(free chan<- *job, ordered <-chan *job) error {
+	for {
+		var j *job
+		select {
+		case j = <-ordered:
+		case <-st.ctx.Done():
+			return st.ctx.Err()
+		}
+		select {
+		case <-j.done:
+		case <-st.ctx.Done():
+			return st.ctx.Err()
+		}
+		switch {
+		case j.refuse != nil:
+			return st.stop(j.refuse, j.cause)
+		case j.err != nil:
+			return st.stop(j.err, nil)
+		}
+		if n := len(j.lines.ids); n > 0 {
+			if err := st.begin(); err != nil {
+				return err
+			}
+			if _, err := st.out.Write(j.out); err != nil {
+				return err
+			}
+			if err := st.out.Flush(); err != nil {
+				return err
+			}
+			st.answered += n
+			for i, c := range j.counts {
+				st.counts[i] += c
+			}
+		}
+		if j.eof {
+			if err := st.begin(); err != nil {
+				return err
+			}
+			return st.writeSummary(nil)
+		}
+		free <- j
+	}
 }
 
 // summary returns the stream's summary so far.
@@ -94,83 +304,6 @@ func (st *stream) summary() StreamSummary {
 	return StreamSummary{Counts: m, Stopped: st.stopped}
 }
 
-// run answers the stream's chunks until in ends or the stream stops.
-func (st *stream) run(in StreamInput) error {
-	for {
-		if err := st.ctx.Err(); err != nil {
-			return err
-		}
-		eof, err := st.ch.read(in)
-		if err != nil {
-			return st.stop(domain.Errorf(domain.CodeInvalidRequest, "reading line %d: %v", st.answered+len(st.ch.ids)+1, err), err)
-		}
-		if len(st.ch.ids) > 0 {
-			if err := st.chunk(); errors.Is(err, errStopped) {
-				return nil
-			} else if err != nil {
-				return err
-			}
-		}
-		if eof {
-			return st.finish()
-		}
-	}
-}
-
-// stream is a ResolveStream in progress.
-type stream struct {
-	ctx      context.Context
-	svc      *Service
-	c        domain.Caller
-	out      StreamOutput
-	snap     *Snapshot
-	b        *batch
-	ch       chunkLines
-	begun    bool
-	answered int    // lines answered so far
-	stopped  *domain.Error
-	counts   [5]int // by status, in resolveStatuses order
-	buf      []byte
-}
-
-// chunk bills, resolves and writes the lines read.
-func (st *stream) chunk() error {
-	n := len(st.ch.ids)
-	if err := st.svc.authorize(st.ctx, st.c, "resolve_identifiers", "", n); err != nil {
-		return st.stop(err, nil)
-	}
-	st.b.identify(st.ch.ids)
-	for i, p := range st.ch.problems {
-		if p != "" {
-			it := &st.b.items[i]
-			it.status, it.errCode, it.errDetail, it.readings = "invalid", domain.CodeInvalidRequest, fmt.Sprintf("line %d: %s", st.answered+i+1, p), nil
-		}
-	}
-	if err := st.b.resolve(); err != nil {
-		return st.stop(err, nil)
-	}
-	if err := st.begin(); err != nil {
-		return err
-	}
-	b := st.buf[:0]
-	for i := range st.b.items {
-		it := &st.b.items[i]
-		var err error
-		if b, err = appendItem(b, it); err != nil {
-			st.buf = b
-			return st.stop(err, nil)
-		}
-		b = append(b, '\n')
-		st.counts[statusIndex(it.status)]++
-	}
-	st.buf = b
-	st.answered += n
-	if _, err := st.out.Write(b); err != nil {
-		return err
-	}
-	return st.out.Flush()
-}
-
 // begin calls out.Begin once.
 func (st *stream) begin() error {
 	if st.begun {
@@ -180,20 +313,9 @@ func (st *stream) begin() error {
 	return st.out.Begin(st.snap.stamp)
 }
 
-// finish writes the summary of a stream answered whole.
-func (st *stream) finish() error {
-	if err := st.begin(); err != nil {
-		return err
-	}
-	return st.writeSummary(nil)
-}
-
-// errStopped is stop's answer when the summary it wrote says all.
-var errStopped = errors.New("the stream stopped; its summary says why")
-
 // stop ends the stream on why. Before anything is written, why is the
 // answer (a problem); after, the summary says it, with the line to resume
-// at, and stop returns cause, or errStopped when cause is nil.
+// at, and stop returns cause (nil when the summary says all).
 func (st *stream) stop(why, cause error) error {
 	if !st.begun {
 		return why
@@ -206,15 +328,12 @@ func (st *stream) stop(why, cause error) error {
 	if err := st.writeSummary(de); err != nil {
 		return err
 	}
-	if cause == nil {
-		return errStopped
-	}
 	return cause
 }
 
 // writeSummary writes the last line and flushes it.
 func (st *stream) writeSummary(stopped *domain.Error) error {
-	b, err := appendSummary(st.buf[:0], st.counts, st.answered, st.snap.stamp, st.b.cov.result(), stopped)
+	b, err := appendSummary(st.buf[:0], st.counts, st.answered, st.snap.stamp, mergeCoverage(st.covs), stopped)
 	if err != nil {
 		return err
 	}
@@ -409,4 +528,24 @@ func echo(line []byte) []byte {
 	}
 	out := bytes.ToValidUTF8(line[:n:n], []byte("\uFFFD"))
 	return append(out, "…"...)
+}
+
+// mergeCoverage is the union of the workers' coverage.
+func mergeCoverage(us []*coverageUnion) domain.Coverage {
+	cov := domain.Coverage{SourcesConsulted: []string{}}
+	for _, u := range us {
+		for _, id := range u.cov.SourcesConsulted {
+			if !slices.Contains(cov.SourcesConsulted, id) {
+				cov.SourcesConsulted = append(cov.SourcesConsulted, id)
+			}
+		}
+		for _, sk := range u.cov.SourcesSkipped {
+			if !slices.ContainsFunc(cov.SourcesSkipped, func(x domain.Skipped) bool { return x.ID == sk.ID }) {
+				cov.SourcesSkipped = append(cov.SourcesSkipped, sk)
+			}
+		}
+	}
+	sort.Strings(cov.SourcesConsulted)
+	sort.Slice(cov.SourcesSkipped, func(i, j int) bool { return cov.SourcesSkipped[i].ID < cov.SourcesSkipped[j].ID })
+	return cov
 }
