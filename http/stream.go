@@ -52,9 +52,14 @@ func (s *Server) resolveStream(w http.ResponseWriter, r *http.Request, ps httpro
 	_ = rc.EnableFullDuplex() // read the lines while answering them (HTTP/1.1)
 	out := &streamOut{w: w, rc: rc, s: s, c: c}
 	out.extend()
-	_, err = s.svc.ResolveStream(r.Context(), c, service.LineInput(r.Body), out)
+	sum, err := s.svc.ResolveStream(r.Context(), c, service.LineInput(r.Body), out)
+	if sum.Stopped != nil {
+		s.countRefusal(c, sum.Stopped)
+	}
 	switch {
 	case err == nil:
+	case r.Context().Err() != nil:
+		// The client went away: there is no one to answer.
 	case !out.begun:
 		httpwire.SetRateLimit(w.Header(), s.svc, c)
 		s.countRefusal(c, err)
