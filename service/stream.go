@@ -129,23 +129,28 @@ func (st *stream) run(in StreamInput) error {
 	work := make(chan *job)
 	st.covs = make([]*coverageUnion, n)
 	var wg sync.WaitGroup
-	errs := make([]error, n)
 	for i := 0; i < n; i++ {
 		st.covs[i] = newCoverageUnion(st.snap, st.c.Tenant)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = st.work(work, st.covs[i])
+			st.work(work, st.covs[i])
 		}()
 	}
 	go st.feed(in, free, work, ordered)
-	err := st.write(free, ordered)
+	why, cause, err := st.write(free, ordered)
 	close(st.quit)
-	wg.Wait()
-	if err == nil {
-		err = errors.Join(errs...)
+	wg.Wait() // the workers' coverage is read below, and their readers closed
+	switch {
+	case err != nil:
+		return err
+	case why != nil:
+		return st.stop(why, cause)
 	}
-	return err
+	if err := st.begin(); err != nil {
+		return err
+	}
+	return st.writeSummary(nil)
 }
 
 // feed reads the chunks, bills each, and hands them to the workers and, in
@@ -195,11 +200,15 @@ func (st *stream) feed(in StreamInput, free <-chan *job, work, ordered chan<- *j
 }
 
 // work resolves the chunks it is handed, with a reader and buffers of its
-// own, and encodes their items.
-func (st *stream) work(work <-chan *job, cov *coverageUnion) error {
+// own, and encodes their items. Without a reader, it fails each chunk.
+func (st *stream) work(work <-chan *job, cov *coverageUnion) {
 	r, err := st.snap.NewReader()
 	if err != nil {
-		return err
+		for j := range work {
+			j.err = err
+			close(j.done)
+		}
+		return
 	}
 	defer r.Close()
 	bufs := batchPool.Get().(*batchBufs)
@@ -211,10 +220,10 @@ func (st *stream) work(work <-chan *job, cov *coverageUnion) error {
 		select {
 		case j = <-work:
 		case <-st.quit:
-			return nil
+			return
 		}
 		if j == nil {
-			return nil
+			return
 		}
 		j.err = st.resolve(b, j)
 		close(j.done)
@@ -248,36 +257,38 @@ func (st *stream) resolve(b *batch, j *job) error {
 	return nil
 }
 
-// write writes the chunks in input order as they are resolved, then the
-// summary.
-func (st *stream) write(free chan<- *job, ordered <-chan *job) error {
+// write writes the chunks in input order as they are resolved. It returns
+// when the last one is written; with why (and the input's error behind it,
+// cause) when the stream stops before a chunk; with err when a write fails
+// or the context ends.
+func (st *stream) write(free chan<- *job, ordered <-chan *job) (why, cause, err error) {
 	for {
 		var j *job
 		select {
 		case j = <-ordered:
 		case <-st.ctx.Done():
-			return st.ctx.Err()
+			return nil, nil, st.ctx.Err()
 		}
 		select {
 		case <-j.done:
 		case <-st.ctx.Done():
-			return st.ctx.Err()
+			return nil, nil, st.ctx.Err()
 		}
 		switch {
 		case j.refuse != nil:
-			return st.stop(j.refuse, j.cause)
+			return j.refuse, j.cause, nil
 		case j.err != nil:
-			return st.stop(j.err, nil)
+			return j.err, nil, nil
 		}
 		if n := len(j.lines.ids); n > 0 {
 			if err := st.begin(); err != nil {
-				return err
+				return nil, nil, err
 			}
 			if _, err := st.out.Write(j.out); err != nil {
-				return err
+				return nil, nil, err
 			}
 			if err := st.out.Flush(); err != nil {
-				return err
+				return nil, nil, err
 			}
 			st.answered += n
 			for i, c := range j.counts {
@@ -285,10 +296,7 @@ func (st *stream) write(free chan<- *job, ordered <-chan *job) error {
 			}
 		}
 		if j.eof {
-			if err := st.begin(); err != nil {
-				return err
-			}
-			return st.writeSummary(nil)
+			return nil, nil, nil
 		}
 		free <- j
 	}
