@@ -99,7 +99,7 @@ bench-http: build ## ingest 1M products, identity/passport/evidence GETs under w
 bench-ingest: build ## pds ingest of 200k products vs a PostgreSQL 15 load (COPY into jsonb, keys, subject and trigram indexes) of the same files
 	bash scripts/bench-ingest.sh
 
-bench-resolve: build ## bulk resolve under wrk vs PostgreSQL = ANY (pgbench)
+bench-resolve: build ## bulk resolve under wrk vs PostgreSQL = ANY (pgbench); then a 10M-line resolve stream and pds resolve, against the batch call
 	bash scripts/bench-resolve.sh
 
 bench-serve: build ## pds serve on the 1M snapshot: start to /readyz 200 (verification included), RSS while serving

@@ -134,6 +134,7 @@ func NewWithOptions(svc *service.Service, log *slog.Logger, mcp http.Handler, o 
 	s.post("/v1/digital-links/resolve", s.op(keys.ScopeParse, "parse_digital_link", s.parseLink))
 	s.get("/v1/products/:identifier", s.op(keys.ScopeRead, "get_product", s.getProduct))
 	s.post("/v1/products/:identifier", s.op(keys.ScopeResolve, "resolve_identifiers", s.postProduct))
+	s.post("/v1/products/:identifier/stream", s.resolveStream)
 	s.get("/v1/products/:identifier/dpp", s.op(keys.ScopeRead, "get_passport", product(svc.Passport)))
 	s.get("/v1/products/:identifier/evidence", s.op(keys.ScopeRead, "get_evidence", product(svc.Evidence)))
 	s.get("/v1/sources/:source_id", s.op(keys.ScopeSources, "get_source", s.source))
@@ -470,6 +471,7 @@ var restCalls = map[string]string{
 	"parse_digital_link":  "POST /v1/digital-links/resolve",
 	"get_product":         "GET /v1/products/{identifier}",
 	"resolve_identifiers": "POST /v1/products/resolve",
+	"resolve_stream":      "POST /v1/products/resolve/stream",
 	"search_products":     "GET /v1/products/search",
 	"get_passport":        "GET /v1/products/{identifier}/dpp",
 	"get_evidence":        "GET /v1/products/{identifier}/evidence",
@@ -675,6 +677,8 @@ func (s *Server) Routes() []string {
 			out = append(out, method+" "+path, "GET /v1/products/search")
 		case r == "POST /v1/products/:identifier":
 			out = append(out, "POST /v1/products/resolve")
+		case r == "POST /v1/products/:identifier/stream":
+			out = append(out, "POST /v1/products/resolve/stream")
 		default:
 			out = append(out, method+" "+path)
 		}

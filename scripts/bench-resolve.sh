@@ -2,7 +2,10 @@
 # make bench-resolve: POST /v1/products/resolve with 1000 random existing
 # identifiers per call, at 4 connections under wrk, against PostgreSQL 15
 # holding the same identity documents as jsonb, answering "= ANY" of 1000
-# random primary keys through pgbench at 4 clients, in the same run.
+# random primary keys through pgbench at 4 clients, in the same run. Then
+# the resolve stream (STREAM_LINES lines, a tenth of them misses, in one
+# request) and pds resolve over the same file with no server, against the
+# batch call's identifiers/s of the same run.
 source "$(dirname "$0")/bench-lib.sh"
 cd "$(dirname "$0")/.."
 need wrk wrk
@@ -51,6 +54,45 @@ PEBBLE=$(PATHS="$W/paths-resolve.txt" BODIES="$W/bodies.txt" wrk_run pebble 4 "$
 stop_pds
 echo "$PEBBLE (--no-point-index)"
 
+# The stream and the offline command. The input: STREAM_LINES lines, every
+# tenth a valid GTIN no product has (a miss), the others existing subjects
+# in a scattered order.
+STREAM_LINES=${STREAM_LINES:-10000000}
+awk -v n="$STREAM_LINES" '
+  function gtin(body,   s, i, w) { s = 0; w = 3
+    for (i = length(body); i >= 1; i--) { s += substr(body, i, 1) * w; w = 4 - w }
+    return "gtin:" body ((10 - s % 10) % 10) }
+  { subj[NR - 1] = $0 }
+  END { m = NR; for (i = 1; i <= n; i++) {
+    if (i % 10 == 0) print gtin(sprintf("0951%09d", i)); else print subj[(i * 7919) % m] } }' \
+  "$W/all-subjects.txt" > "$W/stream-input.txt"
+now() { date +%s.%N; }
+per_s() { awk -v n="$1" -v a="$2" -v b="$3" 'BEGIN{printf "%.0f", n/(b-a)}'; }
+start_pds stream "$snap" "$PORT_PDS" products:resolve
+stream_post() {
+  curl -sS -X POST -T "$1" -H "Authorization: Bearer $KEY" -H 'Content-Type: application/x-ndjson' \
+    "http://127.0.0.1:$PORT_PDS/v1/products/resolve/stream"
+}
+head -n 200000 "$W/stream-input.txt" > "$W/stream-warm.txt"
+stream_post "$W/stream-warm.txt" > /dev/null # warm, as the batch runs were
+RSS_STREAM_WARM=$(( $(awk '/VmRSS/{print $2}' /proc/$PDS_PID/status) / 1024 ))
+t0=$(now)
+stream_post "$W/stream-input.txt" | tail -n 1 > "$W/stream-summary.json"
+t1=$(now)
+STREAM_IDS=$(per_s "$STREAM_LINES" "$t0" "$t1")
+STREAM_S=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b-a}')
+RSS_STREAM=$(( $(awk '/VmHWM/{print $2}' /proc/$PDS_PID/status) / 1024 ))
+stop_pds
+grep -q '"complete":true' "$W/stream-summary.json" || { echo "bench: the stream did not complete: $(cat "$W/stream-summary.json")" >&2; exit 1; }
+STREAM_COUNTS=$(grep -o '"counts":{[^}]*}' "$W/stream-summary.json")
+echo "stream ids_per_s=$STREAM_IDS lines=$STREAM_LINES seconds=$STREAM_S rss_warm_mib=$RSS_STREAM_WARM rss_peak_mib=$RSS_STREAM $STREAM_COUNTS"
+t0=$(now)
+bin/pds resolve --snapshot "$snap" "$W/stream-input.txt" > /dev/null 2> "$W/offline.err"
+t1=$(now)
+OFFLINE_IDS=$(per_s "$STREAM_LINES" "$t0" "$t1")
+OFFLINE_S=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b-a}')
+echo "offline ids_per_s=$OFFLINE_IDS seconds=$OFFLINE_S ($(tail -n 1 "$W/offline.err"))"
+
 # PostgreSQL
 pg_start "$PGDIR" "$PORT_PG"
 "${PSQL[@]}" -c "CREATE DATABASE bench" postgres
@@ -88,6 +130,16 @@ out=$(mktemp)
   echo "| pds | $PDS_RPS | $(awk -v r="$PDS_RPS" 'BEGIN{printf "%.0f", r*1000}') | $(ms "$(field p50_us "$PDS")") | $(ms "$(field p99_us "$PDS")") |"
   echo "| pds \`--no-point-index\` (identity views from Pebble) | $PEBBLE_RPS | $(awk -v r="$PEBBLE_RPS" 'BEGIN{printf "%.0f", r*1000}') | $(ms "$(field p50_us "$PEBBLE")") | $(ms "$(field p99_us "$PEBBLE")") |"
   echo "| PostgreSQL 15 | $PG_TPS | $(awk -v r="$PG_TPS" 'BEGIN{printf "%.0f", r*1000}') | $(ms "$PG_P50") | $(ms "$PG_P99") |"
+  echo
+  echo "Catalogue-sized resolves in the same run, over the same 1M-product snapshot: $STREAM_LINES lines, every tenth a valid GTIN no product has, the others existing subjects (final counts $STREAM_COUNTS)."
+  echo
+  echo "| how | identifiers/s | vs the batch call | wall time | memory |"
+  echo "|---|---:|---:|---:|---|"
+  echo "| \`POST /v1/products/resolve\`, 1000 a call, wrk -c4 (above) | $(awk -v r="$PDS_RPS" 'BEGIN{printf "%.0f", r*1000}') | 1.00× | ${DUR} | |"
+  echo "| \`POST /v1/products/resolve/stream\`, all $STREAM_LINES lines in one request (curl -T on loopback; the client on the same cores) | $STREAM_IDS | $(awk -v a="$STREAM_IDS" -v r="$PDS_RPS" 'BEGIN{printf "%.2f", a/(r*1000)}')× | ${STREAM_S} s | server RSS ${RSS_STREAM_WARM} MiB after a 200,000-line warm-up stream, peak ${RSS_STREAM} MiB over the whole run |"
+  echo "| \`pds resolve --snapshot\` over the same file, no server (NDJSON to /dev/null) | $OFFLINE_IDS | $(awk -v a="$OFFLINE_IDS" -v r="$PDS_RPS" 'BEGIN{printf "%.2f", a/(r*1000)}')× | ${OFFLINE_S} s (with opening the snapshot) | |"
+  echo
+  echo "Goals at 1M products on 2 cores: the stream ≥ 2,000,000 identifiers/s, pds resolve ≥ 3,000,000. The machine is shared with other work; its load average is below."
   echo
   RATIO=$(awk -v a="$PDS_RPS" -v b="$PG_TPS" 'BEGIN{printf "%.2f", a/b}')
   echo "Ratio pds / PostgreSQL identifiers/s: **${RATIO}×** (must reach ≥ 4× at 1M products); without the point index $(awk -v a="$PEBBLE_RPS" -v b="$PG_TPS" 'BEGIN{printf "%.2f", a/b}')×, so the index is worth $(awk -v a="$PDS_RPS" -v b="$PEBBLE_RPS" 'BEGIN{printf "%.2f", a/b}')× here. pds server peak RSS: ${RSS_PDS} MiB, block cache ${CACHE_USED} MiB (\`--cache-mb ${CACHE_MB:-0}\`; 0 sizes it from the store). Machine load average when the run ended: $(cut -d' ' -f1-3 /proc/loadavg)."

@@ -65,27 +65,55 @@ func (s *Service) Resolve(ctx context.Context, c domain.Caller, a ResolveArgs) (
 	defer r.Close()
 	bufs := batchPool.Get().(*batchBufs)
 	defer bufs.put()
-	b := &batch{snap: snap, r: r, tenant: c.Tenant, items: identifyAll(ids, bufs), cov: newCoverageUnion(snap, c.Tenant), bufs: bufs}
-	b.arena, b.keys = bufs.arena[:0], bufs.keys[:0]
-	defer func() { bufs.arena, bufs.keys = b.arena[:0], b.keys[:0] }()
-	if err := b.hintSKUs(); err != nil {
+	b := newBatch(snap, r, c.Tenant, newCoverageUnion(snap, c.Tenant), bufs)
+	defer b.done()
+	b.identify(ids)
+	if err := b.resolve(); err != nil {
 		return nil, err
-	}
-	if err := b.readDirect(); err != nil {
-		return nil, err
-	}
-	found, err := b.readAliases()
-	if err != nil {
-		return nil, err
-	}
-	if err := b.readIdentities(b.decide(found)); err != nil {
-		return nil, err
-	}
-	if err := r.Check(); err != nil {
-		return nil, domain.Internal(err)
 	}
 	return snap.stamped(encodeBatch(b.items, b.cov.result()))
 }
+
+// newBatch starts a batch on bufs. The caller gives its inputs with
+// identify, and calls done once it has written the items.
+func newBatch(snap *Snapshot, r *kv.Reader, tenant string, cov *coverageUnion, bufs *batchBufs) *batch {
+	b := &batch{snap: snap, r: r, tenant: tenant, cov: cov, bufs: bufs}
+	b.arena, b.keys = bufs.arena[:0], bufs.keys[:0]
+	return b
+}
+
+// identify makes the batch's items of ids, dropping those of an earlier
+// round (the arena and the keys are emptied too: the items written, their
+// bytes are free).
+func (b *batch) identify(ids []string) {
+	b.arena, b.keys = b.arena[:0], b.keys[:0]
+	clear(b.bufs.items)
+	b.items = identifyAll(ids, b.bufs)
+}
+
+// resolve decides every item: the phases, each reading its keys in order.
+func (b *batch) resolve() error {
+	if err := b.hintSKUs(); err != nil {
+		return err
+	}
+	if err := b.readDirect(); err != nil {
+		return err
+	}
+	found, err := b.readAliases()
+	if err != nil {
+		return err
+	}
+	if err := b.readIdentities(b.decide(found)); err != nil {
+		return err
+	}
+	if err := b.r.Check(); err != nil {
+		return domain.Internal(err)
+	}
+	return nil
+}
+
+// done hands the batch's buffers back to bufs, for the next batch.
+func (b *batch) done() { b.bufs.arena, b.bufs.keys = b.arena[:0], b.keys[:0] }
 
 // batchInput checks the size of a batch and returns its identifiers.
 func batchInput(a ResolveArgs) ([]string, error) {
@@ -520,51 +548,30 @@ func encodeBatch(items []item, cov domain.Coverage) (*Result, error) {
 	b = append(b, status...)
 	b = append(b, `","data":{"items":[`...)
 	for i := range items {
-		it := &items[i]
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, `{"input":`...)
-		b = appendString(b, it.input)
-		b = append(b, `,"status":"`...)
-		b = append(b, it.status...)
-		b = append(b, '"')
-		if it.subject != "" {
-			b = append(b, `,"subject":`...)
-			b = appendString(b, it.subject)
-		}
-		if it.reason != "" {
-			b = append(b, `,"reason":"`...)
-			b = append(b, it.reason...)
-			b = append(b, '"')
-		}
 		var err error
-		if b, err = appendInterpretation(b, it); err != nil {
+		if b, err = appendItem(b, &items[i]); err != nil {
 			return nil, err
 		}
-		if it.candidates != nil {
-			cj, err := domain.Marshal(it.candidates)
-			if err != nil {
-				return nil, domain.Internal(err)
-			}
-			b = append(b, `,"candidates":`...)
-			b = append(b, cj...)
-		}
-		if it.identity != nil {
-			b = append(b, `,"product":`...)
-			b = append(b, it.identity...)
-		}
-		if it.errCode != "" {
-			b = append(b, `,"error":{"code":"`...)
-			b = append(b, it.errCode...)
-			b = append(b, `","detail":`...)
-			b = appendString(b, it.errDetail)
-			b = append(b, '}')
-		}
-		b = append(b, '}')
 	}
-	b = append(b, `],"counts":{`...)
-	for i, st := range []string{domain.StatusFound, domain.StatusNotFound, domain.StatusUnknown, domain.StatusAmbiguous, "invalid"} {
+	b = append(b, `],"counts":`...)
+	b = appendCounts(b, counts, len(items))
+	b = append(b, '}')
+	cj, err := domain.Marshal(cov)
+	if err != nil {
+		return nil, domain.Internal(err)
+	}
+	*bp = b
+	return &Result{Body: b, Coverage: cj, buf: bp}, nil
+}
+
+// appendCounts appends a resolve's counts object: the items by status, and
+// their total.
+func appendCounts(b []byte, counts map[string]int, total int) []byte {
+	b = append(b, '{')
+	for i, st := range resolveStatuses {
 		if i > 0 {
 			b = append(b, ',')
 		}
@@ -574,14 +581,56 @@ func encodeBatch(items []item, cov domain.Coverage) (*Result, error) {
 		b = strconv.AppendInt(b, int64(counts[st]), 10)
 	}
 	b = append(b, `,"total":`...)
-	b = strconv.AppendInt(b, int64(len(items)), 10)
-	b = append(b, "}}"...)
-	cj, err := domain.Marshal(cov)
-	if err != nil {
-		return nil, domain.Internal(err)
+	b = strconv.AppendInt(b, int64(total), 10)
+	return append(b, '}')
+}
+
+// resolveStatuses are the statuses of a resolve item, in the order counts
+// lists them.
+var resolveStatuses = []string{domain.StatusFound, domain.StatusNotFound, domain.StatusUnknown, domain.StatusAmbiguous, "invalid"}
+
+// appendItem appends one resolve item, copying its stored identity document
+// as it is.
+func appendItem(b []byte, it *item) ([]byte, error) {
+	b = append(b, `{"input":`...)
+	b = appendString(b, it.input)
+	b = append(b, `,"status":"`...)
+	b = append(b, it.status...)
+	b = append(b, '"')
+	if it.subject != "" {
+		b = append(b, `,"subject":`...)
+		b = appendString(b, it.subject)
 	}
-	*bp = b
-	return &Result{Body: b, Coverage: cj, buf: bp}, nil
+	if it.reason != "" {
+		b = append(b, `,"reason":"`...)
+		b = append(b, it.reason...)
+		b = append(b, '"')
+	}
+	var err error
+	if b, err = appendInterpretation(b, it); err != nil {
+		return nil, err
+	}
+	if it.candidates != nil {
+		cj, err := domain.Marshal(it.candidates)
+		if err != nil {
+			return nil, domain.Internal(err)
+		}
+		b = append(b, `,"candidates":`...)
+		b = append(b, cj...)
+	}
+	if it.identity != nil {
+		b = append(b, `,"product":`...)
+		b = append(b, it.identity...)
+	}
+	if it.errCode != "" {
+		b = append(b, `,"error":{"code":"`...)
+		b = append(b, it.errCode...)
+		b = append(b, `","detail":`...)
+		b = appendString(b, it.errDetail)
+		b = append(b, '}')
+	}
+	b = append(b, '}')
+	return b, nil
 }
 
 // appendInterpretation appends how an item's input was read: interpreted_as

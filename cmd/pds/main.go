@@ -1,6 +1,6 @@
 // Command pds builds and serves product data snapshots.
 //
-// Subcommands: ingest, serve, keys, gen, snapshot. Each has its own flags and -h.
+// Subcommands: ingest, serve, keys, gen, snapshot, resolve. Each has its own flags and -h.
 package main
 
 import (
@@ -34,6 +34,7 @@ func commands() []command {
 		{"version", "print the version and commit of this build, and the snapshot format it writes", runVersion},
 		{"import", "turn an Open Food Facts dump into an input directory", runImport},
 		{"snapshot", "sign, verify, publish, pull, follow and roll back snapshots", runSnapshot},
+		{"resolve", "resolve a file of identifiers against a snapshot, with no server (NDJSON or CSV out)", runResolve},
 		{"mcp", "serve the MCP tools on stdin/stdout (for hosts that start a subprocess)", runMCP},
 	}
 }
