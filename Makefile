@@ -55,7 +55,7 @@ run: build $(SAMPLE_SNAP)/manifest.json $(DEMO_KEY) ## serve the bundled sample 
 	@echo "try:  curl -s -H \"Authorization: Bearer $$(cat $(DEMO_KEY))\" http://$(PDS_ADDR)/v1/products/09520123456788/dpp"
 	$(BIN) serve --snapshot $(SAMPLE_SNAP) --keys $(DEMO_KEYS) --addr $(PDS_ADDR)
 
-tools: ## install what the tests run for real, when missing: versitygw (go install), minisign, chromium, node (apt), the MCP SDK and browser-test packages (npm, into .tools/)
+tools: ## install what the tests run for real, when missing: versitygw (go install), minisign, chromium, node (apt), the MCP SDK, browser-test packages and DuckDB (npm, into .tools/)
 	bash scripts/tools.sh
 
 tools-check: ## prove make tools installs every tool the tests use: run it with empty tool folders, then check each tool is found (CI runs it)

@@ -35,6 +35,7 @@ func commands() []command {
 		{"import", "turn an Open Food Facts dump into an input directory", runImport},
 		{"snapshot", "sign, verify, publish, pull, follow and roll back snapshots", runSnapshot},
 		{"mcp", "serve the MCP tools on stdin/stdout (for hosts that start a subprocess)", runMCP},
+		{"export", "write a snapshot's public products to a Parquet file", runExport},
 	}
 }
 
