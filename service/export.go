@@ -3,11 +3,12 @@ package service
 import (
 	"bytes"
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/kv"
+	"github.com/segmentio/encoding/json"
 )
 
 // EachPublicProduct calls fn with every public product of the snapshot, in
@@ -28,6 +29,7 @@ func (snap *Snapshot) EachPublicProduct(ctx context.Context, fn func(p *domain.P
 		idBuf    []byte
 		passport []byte
 		n        int
+		sources  = map[string]domain.Source{}
 	)
 	return snap.Scan(kv.TagPassport, func(key, value []byte) error {
 		subject, tenant, ok := bytes.Cut(key, []byte{0})
@@ -56,45 +58,196 @@ func (snap *Snapshot) EachPublicProduct(ctx context.Context, fn func(p *domain.P
 			return domain.Internal(fmt.Errorf("passport view of %s: %w", subject, err))
 		}
 		passport = append(append(append(passport[:0], '{'), pView.Body...), '}')
-		if err := decodePublicProduct(&p, idView.Body, passport, pView.Coverage); err != nil {
+		if err := decodePublicProduct(&p, idView.Body, passport, pView.Coverage, sources); err != nil {
 			return domain.Internal(fmt.Errorf("views of %s: %w", subject, err))
 		}
 		return fn(&p)
 	})
 }
 
-// passportBody is what a stored passport view holds that an export needs;
-// the claims and warnings are skipped.
-type passportBody struct {
-	Status     string             `json:"status"`
-	Reason     string             `json:"reason"`
-	Data       json.RawMessage    `json:"data"`
-	Sources    []domain.Source    `json:"sources"`
-	Validation *domain.Validation `json:"validation"`
-}
-
 // decodePublicProduct fills p from an identity view's data, a passport
-// view's body (in braces) and its coverage.
-func decodePublicProduct(p *domain.PublicProduct, identity, passport, coverage []byte) error {
+// view's body (in braces) and its coverage. The passport's claims and
+// warnings, most of its bytes, are skipped over rather than decoded, and
+// each source is decoded once: sources maps a source's JSON, as views
+// hold it, to the source.
+func decodePublicProduct(p *domain.PublicProduct, identity, passport, coverage []byte, sources map[string]domain.Source) error {
 	*p = domain.PublicProduct{}
 	if err := json.Unmarshal(identity, &p.Identity); err != nil {
 		return fmt.Errorf("identity: %w", err)
 	}
-	var b passportBody
-	if err := json.Unmarshal(passport, &b); err != nil {
+	var data []byte
+	pp := &p.Passport
+	err := eachMember(passport, func(key string, value []byte) error {
+		switch key {
+		case "status":
+			return json.Unmarshal(value, &pp.Status)
+		case "reason":
+			return json.Unmarshal(value, &pp.Reason)
+		case "data":
+			data = value
+		case "sources":
+			return eachElement(value, func(elem []byte) error {
+				src, ok := sources[string(elem)]
+				if !ok {
+					if err := json.Unmarshal(elem, &src); err != nil {
+						return err
+					}
+					sources[string(elem)] = src
+				}
+				pp.Sources = append(pp.Sources, src)
+				return nil
+			})
+		case "validation":
+			return json.Unmarshal(value, &pp.Validation)
+		}
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("passport: %w", err)
 	}
-	p.Passport = domain.PassportAnswer{Status: b.Status, Reason: b.Reason, Sources: b.Sources, Validation: b.Validation}
-	if b.Status == domain.StatusFound {
-		p.Passport.Data = new(domain.PassportData)
-		if err := json.Unmarshal(b.Data, p.Passport.Data); err != nil {
+	if pp.Status == domain.StatusFound {
+		pp.Data = new(domain.PassportData)
+		if err := json.Unmarshal(data, pp.Data); err != nil {
 			return fmt.Errorf("passport data: %w", err)
 		}
 	}
 	if len(coverage) > 0 {
-		if err := json.Unmarshal(coverage, &p.Passport.Coverage); err != nil {
+		if err := json.Unmarshal(coverage, &pp.Coverage); err != nil {
 			return fmt.Errorf("coverage: %w", err)
 		}
 	}
 	return nil
+}
+
+var errStoredJSON = errors.New("stored view is not the JSON object ingest writes")
+
+// eachMember calls fn with the key and the value (as written) of each member
+// of the JSON object obj, a stored view that ingest wrote (so valid JSON with
+// keys free of escapes). Values are stepped over by their brackets and
+// quotes, not parsed.
+func eachMember(obj []byte, fn func(key string, value []byte) error) error {
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return errStoredJSON
+	}
+	i = skipSpace(obj, i+1)
+	if i < len(obj) && obj[i] == '}' {
+		return nil
+	}
+	for i < len(obj) {
+		if obj[i] != '"' {
+			return errStoredJSON
+		}
+		end, err := skipString(obj, i)
+		if err != nil {
+			return err
+		}
+		key := obj[i+1 : end-1]
+		i = skipSpace(obj, end)
+		if i >= len(obj) || obj[i] != ':' {
+			return errStoredJSON
+		}
+		i = skipSpace(obj, i+1)
+		if end, err = skipValue(obj, i); err != nil {
+			return err
+		}
+		if err := fn(string(key), obj[i:end]); err != nil {
+			return err
+		}
+		i = skipSpace(obj, end)
+		if i < len(obj) && obj[i] == '}' {
+			return nil
+		}
+		if i >= len(obj) || obj[i] != ',' {
+			return errStoredJSON
+		}
+		i = skipSpace(obj, i+1)
+	}
+	return errStoredJSON
+}
+
+// eachElement calls fn with each element (as written) of the JSON array arr,
+// as eachMember does with an object's members.
+func eachElement(arr []byte, fn func(elem []byte) error) error {
+	i := skipSpace(arr, 0)
+	if i >= len(arr) || arr[i] != '[' {
+		return errStoredJSON
+	}
+	i = skipSpace(arr, i+1)
+	if i < len(arr) && arr[i] == ']' {
+		return nil
+	}
+	for i < len(arr) {
+		end, err := skipValue(arr, i)
+		if err != nil {
+			return err
+		}
+		if err := fn(arr[i:end]); err != nil {
+			return err
+		}
+		i = skipSpace(arr, end)
+		if i < len(arr) && arr[i] == ']' {
+			return nil
+		}
+		if i >= len(arr) || arr[i] != ',' {
+			return errStoredJSON
+		}
+		i = skipSpace(arr, i+1)
+	}
+	return errStoredJSON
+}
+
+// skipValue returns the index just past the JSON value at b[i].
+func skipValue(b []byte, i int) (int, error) {
+	depth := 0
+	for i < len(b) {
+		switch b[i] {
+		case '"':
+			end, err := skipString(b, i)
+			if err != nil || depth == 0 {
+				return end, err
+			}
+			i = end
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return i + 1, nil
+			}
+			if depth < 0 {
+				return 0, errStoredJSON
+			}
+		default:
+			if depth == 0 { // a number, true, false or null
+				for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' && b[i] != '\n' {
+					i++
+				}
+				return i, nil
+			}
+		}
+		i++
+	}
+	return 0, errStoredJSON
+}
+
+// skipString returns the index just past the JSON string at b[i] (a quote).
+func skipString(b []byte, i int) (int, error) {
+	i++
+	for {
+		k := bytes.IndexByte(b[i:], '"')
+		if k < 0 {
+			return 0, errStoredJSON
+		}
+		i += k
+		escapes := 0
+		for j := i - 1; b[j] == '\\'; j-- {
+			escapes++
+		}
+		i++
+		if escapes%2 == 0 {
+			return i, nil
+		}
+	}
 }
