@@ -1,10 +1,12 @@
 package export
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
 	"reflect"
+	"strconv"
 	"strings"
 )
 
@@ -181,14 +183,14 @@ func setAttribute(r *Row, predicate string, value json.RawMessage, unit string) 
 	var v any
 	switch c.kind {
 	case typeFloat:
-		var f float64
-		if !isNumberJSON(value) || json.Unmarshal(value, &f) != nil {
+		f, ok := parseNumber(value)
+		if !ok {
 			return false
 		}
 		v = &f
 	case typeInt:
-		var f float64
-		if !isNumberJSON(value) || json.Unmarshal(value, &f) != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		f, ok := parseNumber(value)
+		if !ok || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
 			return false
 		}
 		n := int64(f)
@@ -201,8 +203,8 @@ func setAttribute(r *Row, predicate string, value json.RawMessage, unit string) 
 		b = string(value) == "true"
 		v = &b
 	case typeString:
-		var s string
-		if len(value) == 0 || value[0] != '"' || json.Unmarshal(value, &s) != nil {
+		s, ok := parseString(value)
+		if !ok {
 			return false
 		}
 		v = &s
@@ -232,9 +234,25 @@ func setAttribute(r *Row, predicate string, value json.RawMessage, unit string) 
 	return true
 }
 
-// isNumberJSON reports whether a JSON value is a number.
-func isNumberJSON(v json.RawMessage) bool {
-	return len(v) > 0 && (v[0] == '-' || v[0] >= '0' && v[0] <= '9')
+// parseNumber reads a JSON value that is a number.
+func parseNumber(v json.RawMessage) (float64, bool) {
+	if len(v) == 0 || v[0] != '-' && (v[0] < '0' || v[0] > '9') {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(string(v), 64)
+	return f, err == nil
+}
+
+// parseString reads a JSON value that is a string.
+func parseString(v json.RawMessage) (string, bool) {
+	if len(v) < 2 || v[0] != '"' {
+		return "", false
+	}
+	if bytes.IndexByte(v, '\\') < 0 {
+		return string(v[1 : len(v)-1]), true
+	}
+	var s string
+	return s, json.Unmarshal(v, &s) == nil
 }
 
 // splitArray returns the elements of a JSON array (which json.Unmarshal

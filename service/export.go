@@ -20,9 +20,9 @@ import (
 // same rule, applied once at ingest. A private product has no public view
 // and is left out; so is every claim and source of a tenant_upload source.
 //
-// It streams: one product at a time is decoded, and p is reused between
-// calls (copy what must outlive the call). It stops at the first error fn
-// returns, or when ctx is done.
+// It streams: one product at a time is decoded. p itself is reused between
+// calls, but nothing it refers to is, so a copy of *p stays valid. It stops
+// at the first error fn returns, or when ctx is done.
 func (snap *Snapshot) EachPublicProduct(ctx context.Context, fn func(p *domain.PublicProduct) error) error {
 	var (
 		p        domain.PublicProduct

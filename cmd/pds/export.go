@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"sync/atomic"
 	"time"
 
@@ -16,7 +17,12 @@ import (
 	"github.com/productdata/pds/progress"
 	"github.com/productdata/pds/service"
 	"github.com/productdata/pds/snapshots"
+	"golang.org/x/sync/errgroup"
 )
+
+// exportBatch is how many products the snapshot's reader hands the file's
+// writer at once.
+const exportBatch = 256
 
 func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("export", "export --snapshot DIR --out FILE.parquet [--quiet]", stderr)
@@ -24,8 +30,20 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	out := fs.String("out", "", "the Parquet file to write (replaced if it exists, only once it is complete)")
 	quiet := fs.Bool("quiet", false, "no progress lines")
 	cacheMB := fs.Int("cache-mb", 64, "block cache of the snapshot's store, in MiB")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the export to this file (for go tool pprof)")
 	if err := parseFlags(fs, args, "snapshot", "out"); err != nil {
 		return err
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	start := time.Now()
 	snap, err := service.OpenSnapshot(*snapDir, snapshots.OpenOptions{CacheBytes: int64(*cacheMB) << 20})
@@ -55,12 +73,45 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		})
 		defer stop()
 	}
-	err = snap.EachPublicProduct(ctx, func(p *domain.PublicProduct) error {
-		err := w.Write(p)
-		rows.Add(1)
+	// Reading and decoding the snapshot and writing the file take about as
+	// long each: one goroutine does the first, this one the second.
+	g, gctx := errgroup.WithContext(ctx)
+	batches := make(chan []domain.PublicProduct, 4)
+	g.Go(func() error {
+		defer close(batches)
+		batch := make([]domain.PublicProduct, 0, exportBatch)
+		send := func() error {
+			select {
+			case batches <- batch:
+				batch = make([]domain.PublicProduct, 0, exportBatch)
+				return nil
+			case <-gctx.Done():
+				return gctx.Err()
+			}
+		}
+		err := snap.EachPublicProduct(gctx, func(p *domain.PublicProduct) error {
+			if batch = append(batch, *p); len(batch) == exportBatch {
+				return send()
+			}
+			return nil
+		})
+		if err == nil && len(batch) > 0 {
+			err = send()
+		}
 		return err
 	})
-	if err != nil {
+	g.Go(func() error {
+		for batch := range batches {
+			for i := range batch {
+				if err := w.Write(&batch[i]); err != nil {
+					return err
+				}
+			}
+			rows.Add(int64(len(batch)))
+		}
+		return nil
+	})
+	if err := g.Wait(); err != nil {
 		return fmt.Errorf("export of %s: %w", *snapDir, err)
 	}
 	sum, err := w.Close()
