@@ -9,6 +9,7 @@ import (
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/kv"
 	"github.com/segmentio/encoding/json"
+	"golang.org/x/sync/errgroup"
 )
 
 // EachPublicProduct calls fn with every public product of the snapshot, in
@@ -20,18 +21,69 @@ import (
 // same rule, applied once at ingest. A private product has no public view
 // and is left out; so is every claim and source of a tenant_upload source.
 //
-// It streams: one product at a time is decoded. p itself is reused between
-// calls, but nothing it refers to is, so a copy of *p stays valid. It stops
-// at the first error fn returns, or when ctx is done.
+// It streams, a batch of products at a time: one goroutine reads the views
+// (Pebble, the point index, zstd), another decodes them and calls fn, one
+// product at a time. p itself is reused between calls, but nothing it refers
+// to is, so a copy of *p stays valid. It stops at the first error fn
+// returns, or when ctx is done.
 func (snap *Snapshot) EachPublicProduct(ctx context.Context, fn func(p *domain.PublicProduct) error) error {
+	g, gctx := errgroup.WithContext(ctx)
+	batches := make(chan *viewBatch, 4)
+	g.Go(func() error {
+		defer close(batches)
+		return snap.readPublicViews(gctx, batches)
+	})
+	g.Go(func() error {
+		var p domain.PublicProduct
+		sources := map[string]domain.Source{}
+		for b := range batches {
+			for _, v := range b.views {
+				identity, passport, coverage := b.buf[v.identity:v.passport], b.buf[v.passport:v.coverage], b.buf[v.coverage:v.end]
+				if err := decodePublicProduct(&p, identity, passport, coverage, sources); err != nil {
+					return domain.Internal(fmt.Errorf("views of %s: %w", b.buf[v.subject:v.identity], err))
+				}
+				if err := fn(&p); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	return g.Wait()
+}
+
+// viewBatch is public views of consecutive products, copied out of the
+// store: each product's subject, identity data, passport body (in braces)
+// and coverage, one after the other in buf.
+type viewBatch struct {
+	buf   []byte
+	views []publicViews
+}
+
+// publicViews are the offsets in viewBatch.buf of one product's parts.
+type publicViews struct{ subject, identity, passport, coverage, end int }
+
+// viewBatchSize is how many products a viewBatch holds.
+const viewBatchSize = 256
+
+// readPublicViews sends the public views of every public product, in
+// subject order, in batches.
+func (snap *Snapshot) readPublicViews(ctx context.Context, out chan<- *viewBatch) error {
 	var (
-		p        domain.PublicProduct
-		idBuf    []byte
-		passport []byte
-		n        int
-		sources  = map[string]domain.Source{}
+		idBuf []byte
+		n     int
+		b     = &viewBatch{}
 	)
-	return snap.Scan(kv.TagPassport, func(key, value []byte) error {
+	send := func() error {
+		select {
+		case out <- b:
+			b = &viewBatch{buf: make([]byte, 0, cap(b.buf)), views: make([]publicViews, 0, viewBatchSize)}
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	err := snap.Scan(kv.TagPassport, func(key, value []byte) error {
 		subject, tenant, ok := bytes.Cut(key, []byte{0})
 		if !ok || len(tenant) > 0 {
 			return nil // a tenant's own view of a product; the public one came first
@@ -57,12 +109,24 @@ func (snap *Snapshot) EachPublicProduct(ctx context.Context, fn func(p *domain.P
 		if err != nil {
 			return domain.Internal(fmt.Errorf("passport view of %s: %w", subject, err))
 		}
-		passport = append(append(append(passport[:0], '{'), pView.Body...), '}')
-		if err := decodePublicProduct(&p, idView.Body, passport, pView.Coverage, sources); err != nil {
-			return domain.Internal(fmt.Errorf("views of %s: %w", subject, err))
+		v := publicViews{subject: len(b.buf)}
+		b.buf = append(b.buf, subject...)
+		v.identity = len(b.buf)
+		b.buf = append(b.buf, idView.Body...)
+		v.passport = len(b.buf)
+		b.buf = append(append(append(b.buf, '{'), pView.Body...), '}')
+		v.coverage = len(b.buf)
+		b.buf = append(b.buf, pView.Coverage...)
+		v.end = len(b.buf)
+		if b.views = append(b.views, v); len(b.views) == viewBatchSize {
+			return send()
 		}
-		return fn(&p)
+		return nil
 	})
+	if err == nil && len(b.views) > 0 {
+		err = send()
+	}
+	return err
 }
 
 // decodePublicProduct fills p from an identity view's data, a passport
