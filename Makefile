@@ -21,7 +21,7 @@ MODIFIED = $(shell test -n "$$(git status --porcelain --untracked-files=no 2>/de
 BUILDINFO := github.com/productdata/pds/buildinfo
 LDFLAGS = -X $(BUILDINFO).version=$(PDS_VERSION) -X $(BUILDINFO).commit=$(PDS_COMMIT) -X $(BUILDINFO).modified=$(MODIFIED)
 
-.PHONY: help build cross test-arm64 test-windows tools tools-check fleet run test lint fmt load image-test bench bench-go bench-http bench-ingest bench-resolve bench-search bench-serve bench-off bench-off-nightly bench-size bench-delta compare-ingest compare-get fuzz conformance sample clean
+.PHONY: help build cross test-arm64 test-windows tools tools-check fleet run test lint fmt load image-test bench bench-go bench-http bench-ingest bench-resolve bench-search bench-serve bench-off bench-off-nightly bench-size bench-delta bench-export compare-ingest compare-get fuzz conformance sample clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -61,7 +61,7 @@ run: build $(SAMPLE_SNAP)/manifest.json $(DEMO_KEY) ## serve the bundled sample 
 	@echo "try:  curl -s -H \"Authorization: Bearer $$(cat $(DEMO_KEY))\" http://$(PDS_ADDR)/v1/products/09520123456788/dpp"
 	$(BIN) serve --snapshot $(SAMPLE_SNAP) --keys $(DEMO_KEYS) --addr $(PDS_ADDR)
 
-tools: ## install what the tests run for real, when missing: versitygw (go install), minisign, chromium, node (apt), the MCP SDK and browser-test packages (npm, into .tools/)
+tools: ## install what the tests run for real, when missing: versitygw (go install), minisign, chromium, node (apt), the MCP SDK, browser-test packages and DuckDB (npm, into .tools/)
 	bash scripts/tools.sh
 
 tools-check: ## prove make tools installs every tool the tests use: run it with empty tool folders, then check each tool is found (CI runs it)
@@ -88,7 +88,7 @@ sample: build ## regenerate the bundled sample input (sample-input) with pds gen
 	rm -rf $(SAMPLE_IN)
 	$(BIN) gen --products 300 --seed 1 --showcase --out $(SAMPLE_IN)
 
-bench: bench-go bench-http bench-ingest bench-resolve bench-search bench-serve bench-off bench-off-nightly bench-size bench-delta ## every benchmark; figures go to BENCHMARKS.md
+bench: bench-go bench-http bench-ingest bench-resolve bench-search bench-serve bench-off bench-off-nightly bench-size bench-delta bench-export ## every benchmark; figures go to BENCHMARKS.md
 
 bench-go: ## in-process Go benchmarks of the hot paths (GS1 syntax, view Get, REST GET, resolve of 1000, ingest of 10k records) with allocations; table to BENCHMARKS.md
 	bash scripts/bench-go.sh
@@ -107,6 +107,9 @@ bench-serve: build ## pds serve on the 1M snapshot: start to /readyz 200 (verifi
 
 bench-delta: build ## 1% and 5% of 1M products changed: the incremental build, delta size, bytes and objects a replica fetches by delta and whole, apply time; to BENCHMARKS.md
 	bash scripts/bench-delta.sh
+
+bench-export: build ## pds export of the 1M snapshot to Parquet: time, peak RSS, the file's size against the snapshot's; to BENCHMARKS.md
+	bash scripts/bench-export.sh
 
 bench-size: build ## bytes a product of whole snapshots of 200k and 1M generated products (seed 1), per file, per folder and in all; to BENCHMARKS.md
 	bash scripts/bench-size.sh

@@ -73,9 +73,9 @@ func TestImports(t *testing.T) {
 }
 
 // adapters are the packages that translate one outside thing into domain
-// types. scratch is not one: it is the offline tools' external sort, which
+// types (export the other way: domain types into a Parquet file). scratch is not one: it is the offline tools' external sort, which
 // ingest and the Open Food Facts importer both use.
-var adapters = []string{"kv", "index", "keys", "quota", "openfoodfacts", "metrics"}
+var adapters = []string{"kv", "index", "keys", "quota", "openfoodfacts", "metrics", "export"}
 
 // modPaths returns the import paths of packages of this module.
 func modPaths(pkgs ...string) []string {

@@ -60,3 +60,26 @@ const OFFSKUPrefix = "off-"
 // and OFFSKUPrefix. A product lookup whose value fails syntax names such a
 // stored product in its INVALID_IDENTIFIER detail.
 var CodeSKUPrefixes = []string{"", OFFSKUPrefix}
+
+// PublicProduct is what the API answers a caller without a tenant about one
+// public product (the answers service.Public gets): its identity and its
+// passport. pds export writes one row of it per product.
+type PublicProduct struct {
+	Identity Identity
+	Passport PassportAnswer
+}
+
+// PassportAnswer is the passport endpoint's answer in domain types: its
+// status (found, or not_found or unknown with Reason when the product has
+// no passport or every claim was withheld), Data when found, the sources
+// that contributed (each with its licence and attribution), the verdicts,
+// and the coverage, whose SourcesSkipped lists the sources whose claims were
+// withheld for their licence (LICENCE_RESTRICTED).
+type PassportAnswer struct {
+	Status     string
+	Reason     string
+	Data       *PassportData
+	Sources    []Source
+	Validation *Validation
+	Coverage   Coverage
+}

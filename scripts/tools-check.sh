@@ -62,6 +62,8 @@ done
 for m in puppeteer-core axe-core; do
   [ -d "$PDS_TOOLS/browser-test/node_modules/$m" ] || missing+=("$m (in \$PDS_TOOLS/browser-test)")
 done
+[ -f "$PDS_TOOLS/duckdb/node_modules/@duckdb/node-api/package.json" ] && [ -f "$PDS_TOOLS/duckdb/query.mjs" ] ||
+  missing+=("DuckDB's @duckdb/node-api (in \$PDS_TOOLS/duckdb)")
 if [ ${#missing[@]} -gt 0 ]; then
   printf 'tools-check: make tools left these missing:\n' >&2
   printf '  %s\n' "${missing[@]}" >&2

@@ -11,6 +11,8 @@
 #              host-side client the pds mcp test runs, into $PDS_TOOLS/mcp-ts
 #   chromium, puppeteer-core and axe-core (scripts/browser-test.sh): the
 #              passport page's browser test, into $PDS_TOOLS/browser-test
+#   DuckDB's Node.js package (scripts/duckdb.sh): what the export test reads
+#              pds export's Parquet files back with, into $PDS_TOOLS/duckdb
 # ($PDS_TOOLS is .tools/ in the checkout unless set; scripts/tools-check.sh
 # sets it to an empty folder to prove that this script installs everything.)
 # and, named as arguments, what other scripts need: nginx, wrk, podman, runc,
@@ -75,6 +77,7 @@ else
   apt_install systemd-analyze systemd
   bash "$(dirname "$0")/mcp-ts-client.sh" >/dev/null
   bash "$(dirname "$0")/browser-test.sh" >/dev/null
+  bash "$(dirname "$0")/duckdb.sh" >/dev/null
 fi
 for arg in "$@"; do
   case $arg in

@@ -36,6 +36,7 @@ func commands() []command {
 		{"snapshot", "sign, verify, publish, pull, follow and roll back snapshots", runSnapshot},
 		{"resolve", "resolve a file of identifiers against a snapshot, with no server (NDJSON or CSV out)", runResolve},
 		{"mcp", "serve the MCP tools on stdin/stdout (for hosts that start a subprocess)", runMCP},
+		{"export", "write a snapshot's public products to a Parquet file", runExport},
 	}
 }
 

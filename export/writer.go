@@ -1,0 +1,257 @@
+package export
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/productdata/pds/domain"
+)
+
+// The file's key-value metadata keys.
+const (
+	MetaBuildID     = "pds.snapshot.build_id"   // the snapshot's build id
+	MetaCreatedAt   = "pds.snapshot.created_at" // when the snapshot was built
+	MetaSources     = "pds.sources"             // JSON: the sources the rows cite or withhold, with their licences
+	MetaAttribution = "pds.attribution"         // the attribution texts the rows need, one a line
+	MetaLicence     = "pds.licence"             // what the export leaves out, and why
+)
+
+// licenceNote is the file's MetaLicence.
+const licenceNote = "Only public products and the passport attributes their sources' licences permit to be redistributed " +
+	"(verbatim or derived) are in this file, exactly as the pds API answers them: a claim whose source permits neither " +
+	"is withheld, and its source is listed in the row's sources_withheld. Rows citing a source that requires attribution " +
+	"carry its text in the attribution column; pds.sources lists every source with its licence."
+
+// rowGroupRows is how many rows a row group holds: what the writer keeps in
+// memory before it writes them out.
+const rowGroupRows = 64 << 10
+
+// batchRows is how many rows are handed to the Parquet writer at once.
+const batchRows = 256
+
+// Options say what the file's metadata names.
+type Options struct {
+	BuildID   string                     // the snapshot's build id
+	CreatedAt string                     // when it was built
+	Sources   []*domain.SourceDescriptor // the snapshot's sources, with their operators
+	Version   string                     // the pds version, for the file's created_by
+}
+
+// Writer writes public products to a Parquet file, one row each, in the
+// order it is given them, a row group at a time (its memory does not grow
+// with the number of rows).
+type Writer struct {
+	pw       *parquet.GenericWriter[Row]
+	opts     Options
+	batch    []Row
+	rows     int64
+	cited    map[string]int64 // source id -> rows citing it
+	withheld map[string]int64 // source id -> rows with claims of it withheld
+}
+
+// NewWriter starts a file on w.
+func NewWriter(w io.Writer, o Options) *Writer {
+	pw := parquet.NewGenericWriter[Row](w,
+		parquet.Compression(&parquet.Zstd),
+		parquet.MaxRowsPerRowGroup(rowGroupRows),
+		parquet.CreatedBy("pds", o.Version, ""),
+	)
+	return &Writer{pw: pw, opts: o, batch: make([]Row, 0, batchRows), cited: map[string]int64{}, withheld: map[string]int64{}}
+}
+
+// Write adds the row of p.
+func (w *Writer) Write(p *domain.PublicProduct) error {
+	w.batch = w.batch[:len(w.batch)+1]
+	r := &w.batch[len(w.batch)-1]
+	*r = Row{}
+	if err := w.fill(r, p); err != nil {
+		w.batch = w.batch[:len(w.batch)-1]
+		return err
+	}
+	w.rows++
+	if len(w.batch) == cap(w.batch) {
+		return w.flush()
+	}
+	return nil
+}
+
+// Rows is how many rows were written.
+func (w *Writer) Rows() int64 { return w.rows }
+
+func (w *Writer) flush() error {
+	if len(w.batch) == 0 {
+		return nil
+	}
+	if _, err := w.pw.Write(w.batch); err != nil {
+		return fmt.Errorf("export: write rows: %w", err)
+	}
+	w.batch = w.batch[:0]
+	return nil
+}
+
+// fill sets r from p.
+func (w *Writer) fill(r *Row, p *domain.PublicProduct) error {
+	id := &p.Identity
+	r.Subject = id.Subject
+	r.Identifiers = id.Identifiers
+	for _, s := range id.Identifiers {
+		if v, ok := strings.CutPrefix(s, "gtin:"); ok {
+			r.GTIN = &v
+			break
+		}
+	}
+	r.Manufacturer, r.ManufacturerGLN, r.Brand = id.Manufacturer, id.ManufacturerGLN, id.Brand
+	r.TrustLevel, r.Status, r.UpdatedAt, r.HasPassport = id.TrustLevel, id.Status, id.UpdatedAt, id.HasPassport
+
+	pp := &p.Passport
+	r.PassportStatus = pp.Status
+	r.PassportReason = optional(pp.Reason)
+	if v := pp.Validation; v != nil {
+		r.ValidationTechnical, r.ValidationBusiness = optional(v.Technical), optional(v.Business)
+		r.ValidationRegulator, r.ValidationAuthority = optional(v.Regulatory), optional(v.Authority)
+	}
+	if d := pp.Data; d != nil {
+		r.PassportUpdatedAt = optional(d.UpdatedAt)
+		if err := setAttributes(r, d); err != nil {
+			return fmt.Errorf("export: %s: %w", id.Subject, err)
+		}
+	}
+	r.Attribution = []string{}
+	for i := range pp.Sources {
+		s := &pp.Sources[i]
+		r.SourceIDs = append(r.SourceIDs, s.ID)
+		w.cited[s.ID]++
+		if a := s.AttributionRequired; a != nil && *a != "" && !slices.Contains(r.Attribution, *a) {
+			r.Attribution = append(r.Attribution, *a)
+		}
+	}
+	if r.SourceIDs == nil {
+		r.SourceIDs = []string{}
+	}
+	r.SourcesWithheld = []string{}
+	for _, sk := range pp.Coverage.SourcesSkipped {
+		if sk.Reason == domain.SkipLicenceRestricted {
+			r.SourcesWithheld = append(r.SourcesWithheld, sk.ID)
+			w.withheld[sk.ID]++
+		}
+	}
+	return nil
+}
+
+// setAttributes writes d's attributes to their columns, and the rest to
+// other_attributes and other_units.
+func setAttributes(r *Row, d *domain.PassportData) error {
+	var other map[string]json.RawMessage
+	var otherUnits map[string]string
+	for p, v := range d.Attributes {
+		unit := d.Units[p]
+		if setAttribute(r, p, v, unit) {
+			continue
+		}
+		if other == nil {
+			other = map[string]json.RawMessage{}
+		}
+		other[p] = v
+		if unit != "" {
+			if otherUnits == nil {
+				otherUnits = map[string]string{}
+			}
+			otherUnits[p] = unit
+		}
+	}
+	if other != nil {
+		b, err := json.Marshal(other)
+		if err != nil {
+			return err
+		}
+		r.OtherAttributes = optional(string(b))
+	}
+	if otherUnits != nil {
+		b, err := json.Marshal(otherUnits)
+		if err != nil {
+			return err
+		}
+		r.OtherUnits = optional(string(b))
+	}
+	return nil
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// SourceUse is a source the file's rows cite or withhold, with its licence
+// terms: an entry of the file's pds.sources metadata.
+type SourceUse struct {
+	ID                      string  `json:"id"`
+	Operator                string  `json:"operator,omitempty"`
+	Kind                    string  `json:"kind"`
+	Origin                  string  `json:"origin"`
+	LicenceName             string  `json:"licence_name"`
+	MayRedistributeVerbatim bool    `json:"may_redistribute_verbatim"`
+	MayRedistributeDerived  bool    `json:"may_redistribute_derived"`
+	AttributionRequired     *string `json:"attribution_required"`
+	Rows                    int64   `json:"rows"`          // rows citing it
+	RowsWithheld            int64   `json:"rows_withheld"` // rows whose claims of it were withheld
+}
+
+// Summary is what a file holds.
+type Summary struct {
+	Rows    int64
+	Sources []SourceUse // sorted by id
+}
+
+// Close writes the rows still held, the file's metadata and its footer.
+// It does not close the io.Writer.
+func (w *Writer) Close() (Summary, error) {
+	if err := w.flush(); err != nil {
+		return Summary{}, err
+	}
+	sum := Summary{Rows: w.rows, Sources: w.sourcesUsed()}
+	var texts []string
+	for _, s := range sum.Sources {
+		if a := s.AttributionRequired; a != nil && *a != "" && s.Rows > 0 && !slices.Contains(texts, *a) {
+			texts = append(texts, *a)
+		}
+	}
+	sources, err := json.Marshal(sum.Sources)
+	if err != nil {
+		return Summary{}, err
+	}
+	w.pw.SetKeyValueMetadata(MetaBuildID, w.opts.BuildID)
+	w.pw.SetKeyValueMetadata(MetaCreatedAt, w.opts.CreatedAt)
+	w.pw.SetKeyValueMetadata(MetaSources, string(sources))
+	w.pw.SetKeyValueMetadata(MetaAttribution, strings.Join(texts, "\n"))
+	w.pw.SetKeyValueMetadata(MetaLicence, licenceNote)
+	if err := w.pw.Close(); err != nil {
+		return Summary{}, fmt.Errorf("export: finish the file: %w", err)
+	}
+	return sum, nil
+}
+
+// sourcesUsed lists the snapshot's sources that rows cite or withhold.
+func (w *Writer) sourcesUsed() []SourceUse {
+	out := []SourceUse{}
+	for _, d := range w.opts.Sources {
+		cited, withheld := w.cited[d.ID], w.withheld[d.ID]
+		if cited == 0 && withheld == 0 {
+			continue
+		}
+		u := SourceUse{ID: d.ID, Kind: d.Kind, Origin: d.Origin, LicenceName: d.LicenceName,
+			MayRedistributeVerbatim: d.MayRedistributeVerbatim, MayRedistributeDerived: d.MayRedistributeDerived,
+			AttributionRequired: d.AttributionRequired, Rows: cited, RowsWithheld: withheld}
+		if d.Operator != nil {
+			u.Operator = d.Operator.Name
+		}
+		out = append(out, u)
+	}
+	slices.SortFunc(out, func(a, b SourceUse) int { return strings.Compare(a.ID, b.ID) })
+	return out
+}

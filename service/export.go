@@ -1,0 +1,317 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/productdata/pds/domain"
+	"github.com/productdata/pds/kv"
+	"github.com/segmentio/encoding/json"
+	"golang.org/x/sync/errgroup"
+)
+
+// EachPublicProduct calls fn with every public product of the snapshot, in
+// the order of their canonical subjects, as the API answers a caller
+// without a tenant (Public): the stored public identity and passport views,
+// the same bytes GET /v1/products/{id} and /dpp answer, so what their
+// sources' licences withhold from the API (claims of a source that permits
+// neither verbatim nor derived redistribution) is withheld here too, by the
+// same rule, applied once at ingest. A private product has no public view
+// and is left out; so is every claim and source of a tenant_upload source.
+//
+// It streams, a batch of products at a time: one goroutine reads the views
+// (Pebble, the point index, zstd), another decodes them and calls fn, one
+// product at a time. p itself is reused between calls, but nothing it refers
+// to is, so a copy of *p stays valid. It stops at the first error fn
+// returns, or when ctx is done.
+func (snap *Snapshot) EachPublicProduct(ctx context.Context, fn func(p *domain.PublicProduct) error) error {
+	g, gctx := errgroup.WithContext(ctx)
+	batches := make(chan *viewBatch, 4)
+	g.Go(func() error {
+		defer close(batches)
+		return snap.readPublicViews(gctx, batches)
+	})
+	g.Go(func() error {
+		var p domain.PublicProduct
+		sources := map[string]domain.Source{}
+		for b := range batches {
+			for _, v := range b.views {
+				identity, passport, coverage := b.buf[v.identity:v.passport], b.buf[v.passport:v.coverage], b.buf[v.coverage:v.end]
+				if err := decodePublicProduct(&p, identity, passport, coverage, sources); err != nil {
+					return domain.Internal(fmt.Errorf("views of %s: %w", b.buf[v.subject:v.identity], err))
+				}
+				if err := fn(&p); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	return g.Wait()
+}
+
+// viewBatch is public views of consecutive products, copied out of the
+// store: each product's subject, identity data, passport body (in braces)
+// and coverage, one after the other in buf.
+type viewBatch struct {
+	buf   []byte
+	views []publicViews
+}
+
+// publicViews are the offsets in viewBatch.buf of one product's parts.
+type publicViews struct{ subject, identity, passport, coverage, end int }
+
+// viewBatchSize is how many products a viewBatch holds.
+const viewBatchSize = 256
+
+// readPublicViews sends the public views of every public product, in
+// subject order, in batches.
+func (snap *Snapshot) readPublicViews(ctx context.Context, out chan<- *viewBatch) error {
+	var (
+		idBuf []byte
+		n     int
+		b     = &viewBatch{}
+	)
+	send := func() error {
+		select {
+		case out <- b:
+			b = &viewBatch{buf: make([]byte, 0, cap(b.buf)), views: make([]publicViews, 0, viewBatchSize)}
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	err := snap.Scan(kv.TagPassport, func(key, value []byte) error {
+		subject, tenant, ok := bytes.Cut(key, []byte{0})
+		if !ok || len(tenant) > 0 {
+			return nil // a tenant's own view of a product; the public one came first
+		}
+		if n++; n%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		raw, found, err := snap.View(kv.TagIdentity, string(subject), "", idBuf[:0])
+		idBuf = raw
+		if err != nil {
+			return err
+		}
+		if !found {
+			return domain.Internal(errMissingView(string(subject)))
+		}
+		idView, err := kv.DecodeView(raw)
+		if err != nil {
+			return domain.Internal(fmt.Errorf("identity view of %s: %w", subject, err))
+		}
+		pView, err := kv.DecodeView(value)
+		if err != nil {
+			return domain.Internal(fmt.Errorf("passport view of %s: %w", subject, err))
+		}
+		v := publicViews{subject: len(b.buf)}
+		b.buf = append(b.buf, subject...)
+		v.identity = len(b.buf)
+		b.buf = append(b.buf, idView.Body...)
+		v.passport = len(b.buf)
+		b.buf = append(append(append(b.buf, '{'), pView.Body...), '}')
+		v.coverage = len(b.buf)
+		b.buf = append(b.buf, pView.Coverage...)
+		v.end = len(b.buf)
+		if b.views = append(b.views, v); len(b.views) == viewBatchSize {
+			return send()
+		}
+		return nil
+	})
+	if err == nil && len(b.views) > 0 {
+		err = send()
+	}
+	return err
+}
+
+// decodePublicProduct fills p from an identity view's data, a passport
+// view's body (in braces) and its coverage. The passport's claims and
+// warnings, most of its bytes, are skipped over rather than decoded, and
+// each source is decoded once: sources maps a source's JSON, as views
+// hold it, to the source.
+func decodePublicProduct(p *domain.PublicProduct, identity, passport, coverage []byte, sources map[string]domain.Source) error {
+	*p = domain.PublicProduct{}
+	if err := json.Unmarshal(identity, &p.Identity); err != nil {
+		return fmt.Errorf("identity: %w", err)
+	}
+	var data []byte
+	pp := &p.Passport
+	err := eachMember(passport, func(key string, value []byte) error {
+		switch key {
+		case "status":
+			return json.Unmarshal(value, &pp.Status)
+		case "reason":
+			return json.Unmarshal(value, &pp.Reason)
+		case "data":
+			data = value
+		case "sources":
+			return eachElement(value, func(elem []byte) error {
+				src, ok := sources[string(elem)]
+				if !ok {
+					if err := json.Unmarshal(elem, &src); err != nil {
+						return err
+					}
+					sources[string(elem)] = src
+				}
+				pp.Sources = append(pp.Sources, src)
+				return nil
+			})
+		case "validation":
+			return json.Unmarshal(value, &pp.Validation)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("passport: %w", err)
+	}
+	if pp.Status == domain.StatusFound {
+		pp.Data = new(domain.PassportData)
+		if err := json.Unmarshal(data, pp.Data); err != nil {
+			return fmt.Errorf("passport data: %w", err)
+		}
+	}
+	if len(coverage) > 0 {
+		if err := json.Unmarshal(coverage, &pp.Coverage); err != nil {
+			return fmt.Errorf("coverage: %w", err)
+		}
+	}
+	return nil
+}
+
+var errStoredJSON = errors.New("stored view is not the JSON object ingest writes")
+
+// eachMember calls fn with the key and the value (as written) of each member
+// of the JSON object obj, a stored view that ingest wrote (so valid JSON with
+// keys free of escapes). Values are stepped over by their brackets and
+// quotes, not parsed.
+func eachMember(obj []byte, fn func(key string, value []byte) error) error {
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return errStoredJSON
+	}
+	i = skipSpace(obj, i+1)
+	if i < len(obj) && obj[i] == '}' {
+		return nil
+	}
+	for i < len(obj) {
+		if obj[i] != '"' {
+			return errStoredJSON
+		}
+		end, err := skipString(obj, i)
+		if err != nil {
+			return err
+		}
+		key := obj[i+1 : end-1]
+		i = skipSpace(obj, end)
+		if i >= len(obj) || obj[i] != ':' {
+			return errStoredJSON
+		}
+		i = skipSpace(obj, i+1)
+		if end, err = skipValue(obj, i); err != nil {
+			return err
+		}
+		if err := fn(string(key), obj[i:end]); err != nil {
+			return err
+		}
+		i = skipSpace(obj, end)
+		if i < len(obj) && obj[i] == '}' {
+			return nil
+		}
+		if i >= len(obj) || obj[i] != ',' {
+			return errStoredJSON
+		}
+		i = skipSpace(obj, i+1)
+	}
+	return errStoredJSON
+}
+
+// eachElement calls fn with each element (as written) of the JSON array arr,
+// as eachMember does with an object's members.
+func eachElement(arr []byte, fn func(elem []byte) error) error {
+	i := skipSpace(arr, 0)
+	if i >= len(arr) || arr[i] != '[' {
+		return errStoredJSON
+	}
+	i = skipSpace(arr, i+1)
+	if i < len(arr) && arr[i] == ']' {
+		return nil
+	}
+	for i < len(arr) {
+		end, err := skipValue(arr, i)
+		if err != nil {
+			return err
+		}
+		if err := fn(arr[i:end]); err != nil {
+			return err
+		}
+		i = skipSpace(arr, end)
+		if i < len(arr) && arr[i] == ']' {
+			return nil
+		}
+		if i >= len(arr) || arr[i] != ',' {
+			return errStoredJSON
+		}
+		i = skipSpace(arr, i+1)
+	}
+	return errStoredJSON
+}
+
+// skipValue returns the index just past the JSON value at b[i].
+func skipValue(b []byte, i int) (int, error) {
+	depth := 0
+	for i < len(b) {
+		switch b[i] {
+		case '"':
+			end, err := skipString(b, i)
+			if err != nil || depth == 0 {
+				return end, err
+			}
+			i = end
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return i + 1, nil
+			}
+			if depth < 0 {
+				return 0, errStoredJSON
+			}
+		default:
+			if depth == 0 { // a number, true, false or null
+				for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' && b[i] != '\n' {
+					i++
+				}
+				return i, nil
+			}
+		}
+		i++
+	}
+	return 0, errStoredJSON
+}
+
+// skipString returns the index just past the JSON string at b[i] (a quote).
+func skipString(b []byte, i int) (int, error) {
+	i++
+	for {
+		k := bytes.IndexByte(b[i:], '"')
+		if k < 0 {
+			return 0, errStoredJSON
+		}
+		i += k
+		escapes := 0
+		for j := i - 1; b[j] == '\\'; j-- {
+			escapes++
+		}
+		i++
+		if escapes%2 == 0 {
+			return i, nil
+		}
+	}
+}
