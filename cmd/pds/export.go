@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/pprof"
 	"sync/atomic"
 	"time"
 
@@ -34,17 +33,11 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := parseFlags(fs, args, "snapshot", "out"); err != nil {
 		return err
 	}
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := startCPUProfile(*cpuProfile)
+	if err != nil {
+		return err
 	}
+	defer stopProfile()
 	start := time.Now()
 	snap, err := service.OpenSnapshot(*snapDir, snapshots.OpenOptions{CacheBytes: int64(*cacheMB) << 20})
 	if err != nil {

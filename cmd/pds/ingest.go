@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
-	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -35,17 +34,11 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := parseFlags(fs, args, "in", "out"); err != nil {
 		return err
 	}
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := startCPUProfile(*cpuProfile)
+	if err != nil {
+		return err
 	}
+	defer stopProfile()
 	// The build's live Go heap peaks under 300 MiB (measured at 200,000
 	// products), but with the default GC pacing the heap may reach twice what
 	// is live before a collection; a soft limit keeps peak memory down at

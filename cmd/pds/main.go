@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/productdata/pds/buildinfo"
@@ -175,4 +176,24 @@ func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	fmt.Fprintln(stdout, "pds", buildinfo.Version())
 	fmt.Fprintf(stdout, "snapshot format %d (reads formats %d to %d)\n", snapshots.FormatVersion, snapshots.FormatSHA256, snapshots.FormatVersion)
 	return nil
+}
+
+// startCPUProfile writes a CPU profile to path (for go tool pprof) until the
+// returned stop is called; with no path it does nothing.
+func startCPUProfile(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
