@@ -18,7 +18,7 @@ STATICCHECK := $(TOOLS)/staticcheck-$(STATICCHECK_VERSION)
 PDS_VERSION ?= $(shell git describe --tags --exact-match 2>/dev/null || echo devel)
 PDS_COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
 MODIFIED = $(shell test -n "$$(git status --porcelain --untracked-files=no 2>/dev/null)" && echo true)
-BUILDINFO := github.com/productdata/pds/buildinfo
+BUILDINFO := github.com/productdata/pds/internal/buildinfo
 LDFLAGS = -X $(BUILDINFO).version=$(PDS_VERSION) -X $(BUILDINFO).commit=$(PDS_COMMIT) -X $(BUILDINFO).modified=$(MODIFIED)
 
 .PHONY: help build cross test-arm64 test-windows tools tools-check fleet run test lint fmt load image-test bench bench-go bench-http bench-ingest bench-resolve bench-search bench-serve bench-off bench-off-nightly bench-size bench-delta bench-export compare-ingest compare-get fuzz conformance sample clean

@@ -11,11 +11,11 @@ import (
 
 // TestDocsLinksIntoOpenAPIPointAtTheirPath holds the links of README.md and
 // docs/*.md into the OpenAPI document to the operations they name: a link
-// like [`GET /v1/whoami`](openapi/openapi.yaml#L54) must land on the line
+// like [`GET /v1/whoami`](http/openapi/openapi.yaml#L54) must land on the line
 // where that path is declared, so a change to the document that moves a path
 // fails here until the link is moved with it.
 func TestDocsLinksIntoOpenAPIPointAtTheirPath(t *testing.T) {
-	doc, err := os.ReadFile(filepath.Join("openapi", "openapi.yaml"))
+	doc, err := os.ReadFile(filepath.Join("http", "openapi", "openapi.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,11 +53,11 @@ func TestDocsLinksIntoOpenAPIPointAtTheirPath(t *testing.T) {
 						want = "; " + p + " is at line " + strconv.Itoa(i+1)
 					}
 				}
-				t.Errorf("%s: %s points at line %d of openapi/openapi.yaml, which is %s%s", f, m[0], line, at, want)
+				t.Errorf("%s: %s points at line %d of http/openapi/openapi.yaml, which is %s%s", f, m[0], line, at, want)
 			}
 		}
 	}
 	if found == 0 {
-		t.Fatal("README.md links no operation of openapi/openapi.yaml")
+		t.Fatal("README.md links no operation of http/openapi/openapi.yaml")
 	}
 }

@@ -12,7 +12,7 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 	"github.com/productdata/pds/domain"
-	"github.com/productdata/pds/httpwire"
+	"github.com/productdata/pds/http/httpwire"
 	"github.com/productdata/pds/service"
 )
 

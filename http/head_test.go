@@ -15,8 +15,8 @@ import (
 
 	"github.com/productdata/pds/domain"
 	pdshttp "github.com/productdata/pds/http"
-	"github.com/productdata/pds/httpfront"
-	"github.com/productdata/pds/httpwire"
+	"github.com/productdata/pds/http/httpfront"
+	"github.com/productdata/pds/http/httpwire"
 	"github.com/productdata/pds/internal/fixture"
 )
 

@@ -12,9 +12,9 @@ import (
 
 	"github.com/productdata/pds/domain"
 	pdshttp "github.com/productdata/pds/http"
-	"github.com/productdata/pds/httpfront"
+	"github.com/productdata/pds/http/httpfront"
 	"github.com/productdata/pds/internal/fixture"
-	"github.com/productdata/pds/metrics"
+	"github.com/productdata/pds/internal/metrics"
 )
 
 func opsServer(t *testing.T, o pdshttp.Options) (*pdshttp.Server, string, map[string]string) {

@@ -8,9 +8,9 @@ import (
 
 	pdshttp "github.com/productdata/pds/http"
 	"github.com/productdata/pds/internal/fixture"
-	"github.com/productdata/pds/keys"
-	"github.com/productdata/pds/quota"
 	"github.com/productdata/pds/service"
+	"github.com/productdata/pds/service/keys"
+	"github.com/productdata/pds/service/quota"
 	"github.com/productdata/pds/snapshots"
 )
 

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/productdata/pds/httpfront"
+	"github.com/productdata/pds/http/httpfront"
 )
 
 // countingListener counts the writes made to its connections, each a

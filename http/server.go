@@ -22,14 +22,13 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 	"github.com/klauspost/compress/gzhttp"
-	"github.com/productdata/pds/buildinfo"
 	"github.com/productdata/pds/domain"
-	"github.com/productdata/pds/httpfront"
-	"github.com/productdata/pds/httpwire"
-	"github.com/productdata/pds/keys"
-	"github.com/productdata/pds/metrics"
-	"github.com/productdata/pds/openapi"
+	"github.com/productdata/pds/http/httpwire"
+	"github.com/productdata/pds/http/openapi"
+	"github.com/productdata/pds/internal/buildinfo"
+	"github.com/productdata/pds/internal/metrics"
 	"github.com/productdata/pds/service"
+	"github.com/productdata/pds/service/keys"
 )
 
 // Server routes REST calls to the service.
@@ -547,7 +546,7 @@ func (s *Server) livez(w http.ResponseWriter, r *http.Request, _ httprouter.Para
 // fewer a request.
 func sendWhole(w http.ResponseWriter, r *http.Request, b []byte) {
 	rec, _ := w.(*recorder)
-	cc := httpfront.ConnOf(r.Context())
+	cc := httpwire.GathererOf(r.Context())
 	var flusher http.Flusher
 	if rec != nil {
 		flusher, _ = rec.ResponseWriter.(http.Flusher)

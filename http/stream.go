@@ -7,9 +7,9 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 	"github.com/productdata/pds/domain"
-	"github.com/productdata/pds/httpwire"
-	"github.com/productdata/pds/keys"
+	"github.com/productdata/pds/http/httpwire"
 	"github.com/productdata/pds/service"
+	"github.com/productdata/pds/service/keys"
 )
 
 // streamIdle bounds how long a resolve stream may wait for the client, to

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/productdata/pds/ingest"
-	"github.com/productdata/pds/synthetic"
+	"github.com/productdata/pds/ingest/input/synthetic"
 )
 
 // benchProducts is how many generated products make about 10,000 input

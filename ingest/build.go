@@ -14,9 +14,9 @@ import (
 
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/index"
+	"github.com/productdata/pds/ingest/scratch"
+	"github.com/productdata/pds/internal/progress"
 	"github.com/productdata/pds/kv"
-	"github.com/productdata/pds/progress"
-	"github.com/productdata/pds/scratch"
 	"github.com/productdata/pds/snapshots"
 )
 

@@ -33,10 +33,10 @@ import (
 	"github.com/oklog/ulid/v2"
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/index"
-	"github.com/productdata/pds/jsonutf8"
+	"github.com/productdata/pds/ingest/jsonutf8"
+	"github.com/productdata/pds/ingest/records"
+	"github.com/productdata/pds/ingest/scratch"
 	"github.com/productdata/pds/kv"
-	"github.com/productdata/pds/records"
-	"github.com/productdata/pds/scratch"
 	"github.com/productdata/pds/snapshots"
 	fastjson "github.com/segmentio/encoding/json"
 )

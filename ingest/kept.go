@@ -12,8 +12,8 @@ import (
 
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/index"
+	"github.com/productdata/pds/ingest/records"
 	"github.com/productdata/pds/kv"
-	"github.com/productdata/pds/records"
 	"github.com/productdata/pds/snapshots"
 )
 

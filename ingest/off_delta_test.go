@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/productdata/pds/ingest"
-	"github.com/productdata/pds/openfoodfacts"
+	"github.com/productdata/pds/ingest/input/openfoodfacts"
 )
 
 // TestOpenFoodFactsDeltaEqualsFull: an Open Food Facts delta file (the

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/productdata/pds/domain"
-	"github.com/productdata/pds/synthetic"
+	"github.com/productdata/pds/ingest/input/synthetic"
 )
 
 // roundTrip decodes line into a new T, then returns what the scratch store

@@ -5,8 +5,8 @@ import (
 	"slices"
 
 	"github.com/productdata/pds/domain"
+	"github.com/productdata/pds/ingest/scratch"
 	"github.com/productdata/pds/kv"
-	"github.com/productdata/pds/scratch"
 )
 
 // The references of claims, evidence and verdicts name records of files read

@@ -19,7 +19,7 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/productdata/pds/ingest"
-	"github.com/productdata/pds/synthetic"
+	"github.com/productdata/pds/ingest/input/synthetic"
 )
 
 // generated writes pds gen's input of n products, seed 1.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/productdata/pds/domain"
-	"github.com/productdata/pds/gs1"
+	"github.com/productdata/pds/domain/gs1"
 )
 
 // reject is why one input line was refused; err, when set, is instead a

@@ -41,10 +41,10 @@ import (
 	"time"
 
 	"github.com/productdata/pds/domain"
-	"github.com/productdata/pds/httpwire"
-	"github.com/productdata/pds/keys"
-	"github.com/productdata/pds/metrics"
+	"github.com/productdata/pds/http/httpwire"
+	"github.com/productdata/pds/internal/metrics"
 	"github.com/productdata/pds/service"
+	"github.com/productdata/pds/service/keys"
 )
 
 // ProtocolVersion is the one MCP revision this endpoint speaks.

@@ -13,10 +13,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/productdata/pds/buildinfo"
 	"github.com/productdata/pds/domain"
-	"github.com/productdata/pds/keys"
+	"github.com/productdata/pds/internal/buildinfo"
 	"github.com/productdata/pds/service"
+	"github.com/productdata/pds/service/keys"
 )
 
 // The endpoint above (/v1/mcp) speaks only the stateless revision

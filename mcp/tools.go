@@ -7,9 +7,9 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/productdata/pds/buildinfo"
 	"github.com/productdata/pds/domain"
-	"github.com/productdata/pds/httpwire"
+	"github.com/productdata/pds/http/httpwire"
+	"github.com/productdata/pds/internal/buildinfo"
 	"github.com/productdata/pds/service"
 )
 

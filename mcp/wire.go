@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"github.com/productdata/pds/domain"
-	"github.com/productdata/pds/httpwire"
+	"github.com/productdata/pds/http/httpwire"
 )
 
 // JSON-RPC error codes: JSON-RPC 2.0's own and those MCP 2026-07-28 adds.

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/productdata/pds/domain"
-	"github.com/productdata/pds/httpwire"
+	"github.com/productdata/pds/http/httpwire"
 	"github.com/productdata/pds/service"
 )
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/productdata/pds/domain"
-	"github.com/productdata/pds/gs1"
+	"github.com/productdata/pds/domain/gs1"
 )
 
 // request is a Digital Link request as the resolver reads it.

@@ -15,12 +15,12 @@ import (
 	"time"
 
 	pdshttp "github.com/productdata/pds/http"
-	"github.com/productdata/pds/httpfront"
+	"github.com/productdata/pds/http/httpfront"
 	"github.com/productdata/pds/ingest"
 	"github.com/productdata/pds/internal/fixture"
-	"github.com/productdata/pds/keys"
 	"github.com/productdata/pds/resolver"
 	"github.com/productdata/pds/service"
+	"github.com/productdata/pds/service/keys"
 	"github.com/productdata/pds/snapshots"
 )
 

@@ -14,9 +14,9 @@ import (
 	"testing"
 
 	pdshttp "github.com/productdata/pds/http"
-	"github.com/productdata/pds/httpfront"
-	"github.com/productdata/pds/quota"
+	"github.com/productdata/pds/http/httpfront"
 	"github.com/productdata/pds/resolver"
+	"github.com/productdata/pds/service/quota"
 )
 
 // The tests below hold the GS1-Conformant resolver rules docs/resolver.md

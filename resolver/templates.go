@@ -4,7 +4,7 @@ import (
 	"embed"
 	"html/template"
 
-	"github.com/productdata/pds/httpwire"
+	"github.com/productdata/pds/http/httpwire"
 )
 
 //go:embed templates/*.html

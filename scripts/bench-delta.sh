@@ -2,7 +2,7 @@
 # make bench-delta: what a night's change costs, built and shipped. The base
 # is a full build of the N_BIG-product input that keeps its records
 # (ingest --keep-records; timed when it is built). Then, for 1% and 5% of
-# the products, bench/changeinput writes a change set (each changed product
+# the products, scripts/bench/changeinput writes a change set (each changed product
 # whole: new claim values and a new updated_at) and ingest --base builds the
 # next snapshot from the base and it, incrementally. Each new build is
 # signed and published to a file:// origin with deltas from the earlier
@@ -18,7 +18,7 @@ W=${BENCH_DIR:-var/bench}
 D=${DELTA_DIR:-var/delta}
 SHARES=${SHARES:-1 5}
 go build -o bin/pds ./cmd/pds
-go build -o bin/changeinput ./bench/changeinput
+go build -o bin/changeinput ./scripts/bench/changeinput
 in=$W/in-$N
 [ -f "$in/products.ndjson" ] || bin/pds gen --products "$N" --seed 7 --out "$in" --quiet
 base=$W/snap-$N-kept

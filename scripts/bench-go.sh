@@ -8,11 +8,11 @@ source "$(dirname "$0")/bench-lib.sh"
 cd "$(dirname "$0")/.."
 COUNT=${COUNT:-1}
 BENCHES=(
-  "./gs1/ ."
+  "./domain/gs1/ ."
   "./kv/ IdentityRead"
   "./service/ ViewGet|Resolve1000"
   "./http/ GET"
-  "./httpfront/ WireGET"
+  "./http/httpfront/ WireGET"
   "./ingest/ Ingest10k"
   "./index/ IndexBuild10k"
 )

@@ -18,7 +18,7 @@ PORT_PDS=${PORT_PDS:-18080}
 PORT_BASE=${PORT_BASE:-18090}
 mkdir -p "$W"
 go build -o bin/pds ./cmd/pds
-go build -o bin/baseline ./bench/baseline
+go build -o bin/baseline ./scripts/bench/baseline
 
 # 1. Ingest scale: two sizes, to show how time and memory grow.
 declare -A ING_T ING_RSS ING_SIZE GEN_T
@@ -174,7 +174,7 @@ out=$(mktemp)
   echo
   echo "### GETs at $N_SERVE products, \`wrk -t1\` on loopback, ${DUR} each"
   echo
-  echo "The baseline is bench/baseline: a map of precomputed identity documents behind plain net/http (no auth, no envelope, no logging). pds runs with its default access log (to a file)."
+  echo "The baseline is scripts/bench/baseline: a map of precomputed identity documents behind plain net/http (no auth, no envelope, no logging). pds runs with its default access log (to a file)."
   echo
   echo "$ROUNDS rounds; in each, the baseline was measured and then pds's three paths, each warmed just before. Requests/s, p50 and p99 are medians over the rounds; × baseline is the median of the rounds' ratios (each round's pds run ÷ that round's baseline run), and the rounds' ratios follow it."
   echo

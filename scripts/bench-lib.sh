@@ -49,12 +49,12 @@ wait_port() {
   return 1
 }
 
-# wrk_run LABEL CONNS DURATION [wrk args…]: run wrk with bench/wrk-paths.lua
+# wrk_run LABEL CONNS DURATION [wrk args…]: run wrk with scripts/bench/wrk-paths.lua
 # and print "LABEL rps=… p50_us=… p99_us=…".
 wrk_run() {
   local label=$1 conns=$2 dur=$3; shift 3
   local out
-  out=$(wrk -t1 -c"$conns" -d"$dur" --latency -s bench/wrk-paths.lua "$@" | grep '^RESULT')
+  out=$(wrk -t1 -c"$conns" -d"$dur" --latency -s scripts/bench/wrk-paths.lua "$@" | grep '^RESULT')
   echo "$label ${out#RESULT }"
 }
 

@@ -3,7 +3,7 @@
 # docs/import-off.md, end to end, at N_OFF records (default 1,000,000): the
 # base (pds import off of a synthetic dump, seed 7, then a full build that
 # keeps its records), then one night: a daily delta file of 1% of the
-# products (bench/offdelta), pds import off of it into a change set, the
+# products (scripts/bench/offdelta), pds import off of it into a change set, the
 # incremental build, sign, publish with a delta, and a replica's pull by
 # delta. Each step under /usr/bin/time; writes to BENCHMARKS.md.
 source "$(dirname "$0")/bench-lib.sh"
@@ -13,7 +13,7 @@ N=${N_OFF:-1000000}
 W=${BENCH_DIR:-var/bench-off}
 mkdir -p "$W"
 go build -o "$W/pds" ./cmd/pds # its own copy: rebuilding bin/pds meanwhile does not change the run
-go build -o "$W/offdelta" ./bench/offdelta
+go build -o "$W/offdelta" ./scripts/bench/offdelta
 PDS="$W/pds"
 dump="$W/off-$N.jsonl.gz"
 [ -f "$dump" ] || "$PDS" gen --format off --products "$N" --seed 7 --out "$dump" --quiet

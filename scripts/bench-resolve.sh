@@ -17,7 +17,7 @@ PORT_PG=${PORT_PG:-15432}
 BATCHES=${BATCHES:-50}
 mkdir -p "$W"
 go build -o bin/pds ./cmd/pds
-go build -o bin/exportidentity ./bench/exportidentity
+go build -o bin/exportidentity ./scripts/bench/exportidentity
 ensure_snapshot "$W" "$N"
 in=$IN snap=$SNAP
 

@@ -15,7 +15,7 @@ PORT_PDS=${PORT_PDS:-18082}
 PORT_PG=${PORT_PG:-15433}
 mkdir -p "$W"
 go build -o bin/pds ./cmd/pds
-go build -o bin/searchbench ./bench/searchbench
+go build -o bin/searchbench ./scripts/bench/searchbench
 ensure_snapshot "$W" "$N"
 in=$IN snap=$SNAP
 bin/searchbench queries --products "$in/products.ndjson" --n "$Q" --seed 11 --out "$W/queries.tsv"

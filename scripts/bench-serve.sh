@@ -16,7 +16,7 @@ W=${BENCH_DIR:-var/bench}
 PORT_PDS=${PORT_PDS:-18083}
 mkdir -p "$W"
 go build -o bin/pds ./cmd/pds
-go build -o bin/exportidentity ./bench/exportidentity
+go build -o bin/exportidentity ./scripts/bench/exportidentity
 ensure_snapshot "$W" "$N"
 snap=$SNAP
 trap 'stop_pds' EXIT

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make compare-get A=REF B=REF: GETs of the same snapshot served by two pds
 # binaries, each run right after a run of the minimal net/http baseline
-# (bench/baseline), so that each ratio has a baseline of its own minute. For
+# (scripts/bench/baseline), so that each ratio has a baseline of its own minute. For
 # ROUNDS rounds, A then B: pds serve is started, warmed, and run at each of
 # CONNS connections for each view in VIEWS, printing the ratio to the
 # baseline, the server's CPU time per request and the idle share of the
@@ -27,7 +27,7 @@ PORT_PDS=${PORT_PDS:-18180} PORT_BASE=${PORT_BASE:-18190}
 
 bin_a=$(compare_bin "$A")
 bin_b=$(compare_bin "$B")
-go build -o bin/baseline ./bench/baseline
+go build -o bin/baseline ./scripts/bench/baseline
 ensure_snapshot "$W" "$N" # of bin/pds's format: both binaries must read it
 SNAP_A=${SNAP_A:-$SNAP} SNAP_B=${SNAP_B:-$SNAP}
 for s in "$SNAP_A" "$SNAP_B"; do

@@ -31,7 +31,7 @@ trap cleanup EXIT
 rm -rf "$W"
 mkdir -p "$W/s3/pds" "$W/nginx"
 go build -o bin/pds ./cmd/pds
-go build -o bin/changeinput ./bench/changeinput
+go build -o bin/changeinput ./scripts/bench/changeinput
 echo "fleet: machine $(machine)"
 
 # 1. Three signed builds: the bundled sample's showcase products in each,
@@ -121,9 +121,9 @@ for i in $(seq 1 50); do
   shuf -n 100 --random-source=<(yes "$i") "$W/subjects.txt" | sed 's/.*/"&"/' | paste -sd, - | sed 's/^/{"identifiers":[/; s/$/]}/' >> "$W/bodies.txt"
 done
 B="http://127.0.0.1:$P_NGINX"
-PATHS="$W/paths-identity.txt" wrk -t1 -c16 -d"${DUR}s" -s bench/wrk-paths.lua "$B" > "$W/wrk-identity.txt" 2>&1 &
+PATHS="$W/paths-identity.txt" wrk -t1 -c16 -d"${DUR}s" -s scripts/bench/wrk-paths.lua "$B" > "$W/wrk-identity.txt" 2>&1 &
 WRK1=$!
-PATHS="$W/paths-resolve.txt" BODIES="$W/bodies.txt" wrk -t1 -c4 -d"${DUR}s" -s bench/wrk-paths.lua "$B" > "$W/wrk-resolve.txt" 2>&1 &
+PATHS="$W/paths-resolve.txt" BODIES="$W/bodies.txt" wrk -t1 -c4 -d"${DUR}s" -s scripts/bench/wrk-paths.lua "$B" > "$W/wrk-resolve.txt" 2>&1 &
 WRK2=$!
 PIDS+=($WRK1 $WRK2)
 

@@ -4,7 +4,7 @@
 # alongside (connections sending headers a byte a second, idle keep-alives
 # after a 401). Reports 5xx (must be 0) and the well-behaved clients' p99 in
 # BENCHMARKS.md. Then two connection floods from one address against the
-# same server with its default limits (bench/flood: FLOOD_KEEPALIVE keep-alive
+# same server with its default limits (scripts/bench/flood: FLOOD_KEEPALIVE keep-alive
 # connections with a key, then FLOOD_SILENT silent ones), and again against
 # one with --max-conns-share 1, while a new client on another address sends
 # a request every 50 ms for 5 s: when it is first served, and how many of
@@ -26,7 +26,7 @@ PORT=${PORT:-18150}
 ADMIN=${ADMIN_PORT:-18151}
 mkdir -p "$W"
 go build -o bin/pds ./cmd/pds
-go build -o bin/flood ./bench/flood
+go build -o bin/flood ./scripts/bench/flood
 # The flood holds FLOOD_KEEPALIVE connections, pds up to its cap.
 ulimit -n "$(ulimit -Hn)"
 ensure_snapshot "$W" "$N"
@@ -127,7 +127,7 @@ floods share1 "$((PORT + 2))" "$((ADMIN + 2))"
   echo "### make load: a new client during a connection flood from one address"
   echo
   echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(machine); load average when the run ended: $(cut -d' ' -f1-3 /proc/loadavg)."
-  echo "Command: \`make load\` (bench/flood against \`pds serve\` with \`--max-conns 4096 --read-header-timeout 5s --idle-timeout 30s\`, its defaults, and \`--max-conns-share\` 0.25, the default, or 1). The flood comes from 127.0.0.2 and holds its connections, opening a new one for each the server closes or refuses; the new client, on 127.0.0.3, sends \`GET /v1/whoami\` with a key every 50 ms for 5 s, one connection each."
+  echo "Command: \`make load\` (scripts/bench/flood against \`pds serve\` with \`--max-conns 4096 --read-header-timeout 5s --idle-timeout 30s\`, its defaults, and \`--max-conns-share\` 0.25, the default, or 1). The flood comes from 127.0.0.2 and holds its connections, opening a new one for each the server closes or refuses; the new client, on 127.0.0.3, sends \`GET /v1/whoami\` with a key every 50 ms for 5 s, one connection each."
   echo
   echo "| flood | \`--max-conns-share\` | new client first served after | its requests | refused | refused after the first second | flood connections answered 200 | flood connections reopened | refused past the address's share | refused at the cap | idle closed at the cap |"
   echo "|---|---|---|---|---|---|---|---|---|---|---|"

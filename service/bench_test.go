@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/productdata/pds/domain"
+	"github.com/productdata/pds/ingest/input/synthetic"
 	"github.com/productdata/pds/internal/fixture"
 	"github.com/productdata/pds/service"
-	"github.com/productdata/pds/synthetic"
 )
 
 // BenchmarkViewGet is #14's regression guard for the product read path: one

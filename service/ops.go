@@ -7,8 +7,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/productdata/pds/domain"
-	"github.com/productdata/pds/gs1"
-	"github.com/productdata/pds/keys"
+	"github.com/productdata/pds/domain/gs1"
+	"github.com/productdata/pds/service/keys"
 )
 
 // fromGS1 turns a gs1 error into a domain error; anything else gets code.

@@ -10,8 +10,8 @@ import (
 
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/internal/fixture"
-	"github.com/productdata/pds/keys"
 	"github.com/productdata/pds/service"
+	"github.com/productdata/pds/service/keys"
 	"github.com/productdata/pds/snapshots"
 )
 

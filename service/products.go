@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"github.com/productdata/pds/domain"
-	"github.com/productdata/pds/gs1"
-	"github.com/productdata/pds/keys"
+	"github.com/productdata/pds/domain/gs1"
 	"github.com/productdata/pds/kv"
+	"github.com/productdata/pds/service/keys"
 )
 
 // View names a per-product answer.

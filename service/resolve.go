@@ -12,9 +12,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/productdata/pds/domain"
-	"github.com/productdata/pds/gs1"
-	"github.com/productdata/pds/keys"
+	"github.com/productdata/pds/domain/gs1"
 	"github.com/productdata/pds/kv"
+	"github.com/productdata/pds/service/keys"
 )
 
 // MaxBatch is the most identifiers one Resolve call takes.

@@ -14,11 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/productdata/pds/ingest/input/synthetic"
 	"github.com/productdata/pds/internal/fixture"
-	"github.com/productdata/pds/keys"
 	"github.com/productdata/pds/service"
+	"github.com/productdata/pds/service/keys"
 	"github.com/productdata/pds/snapshots"
-	"github.com/productdata/pds/synthetic"
 )
 
 // generated builds a snapshot of n generated products (pds gen, seed 7) and

@@ -17,7 +17,7 @@ import (
 
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/index"
-	"github.com/productdata/pds/keys"
+	"github.com/productdata/pds/service/keys"
 )
 
 // parseSince reads updated_since: an RFC 3339 date-time, or an RFC 3339

@@ -15,7 +15,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 	"github.com/productdata/pds/domain"
-	"github.com/productdata/pds/keys"
+	"github.com/productdata/pds/service/keys"
 )
 
 // Public returns the caller of a transport that answers without a key (the

@@ -16,7 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/productdata/pds/domain"
-	"github.com/productdata/pds/keys"
+	"github.com/productdata/pds/service/keys"
 )
 
 // StreamChunk is how many lines a resolve stream reads, bills, resolves and

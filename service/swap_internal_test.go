@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/productdata/pds/gs1"
+	"github.com/productdata/pds/domain/gs1"
 	"github.com/productdata/pds/ingest"
-	"github.com/productdata/pds/keys"
+	"github.com/productdata/pds/service/keys"
 	"github.com/productdata/pds/snapshots"
 )
 

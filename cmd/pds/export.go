@@ -10,10 +10,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/productdata/pds/buildinfo"
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/export"
-	"github.com/productdata/pds/progress"
+	"github.com/productdata/pds/internal/buildinfo"
+	"github.com/productdata/pds/internal/progress"
 	"github.com/productdata/pds/service"
 	"github.com/productdata/pds/snapshots"
 	"golang.org/x/sync/errgroup"

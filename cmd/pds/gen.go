@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/productdata/pds/openfoodfacts"
-	"github.com/productdata/pds/synthetic"
+	"github.com/productdata/pds/ingest/input/openfoodfacts"
+	"github.com/productdata/pds/ingest/input/synthetic"
 )
 
 // runGen is `pds gen`: write a synthetic input directory for `pds ingest`.

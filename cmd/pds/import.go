@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/productdata/pds/openfoodfacts"
+	"github.com/productdata/pds/ingest/input/openfoodfacts"
 )
 
 // runImport is `pds import <format>`: turn a foreign dump into an input

@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/productdata/pds/keys"
+	"github.com/productdata/pds/service/keys"
 )
 
 const keysUsage = `usage: pds keys <subcommand> [flags]

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/productdata/pds/internal/fixture"
-	"github.com/productdata/pds/keys"
+	"github.com/productdata/pds/service/keys"
 )
 
 func TestKeysListRevokeRotate(t *testing.T) {

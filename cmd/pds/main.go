@@ -14,7 +14,7 @@ import (
 	"runtime/pprof"
 	"syscall"
 
-	"github.com/productdata/pds/buildinfo"
+	"github.com/productdata/pds/internal/buildinfo"
 	"github.com/productdata/pds/snapshots"
 )
 

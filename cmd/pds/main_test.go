@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/productdata/pds/internal/fixture"
-	"github.com/productdata/pds/keys"
+	"github.com/productdata/pds/service/keys"
 )
 
 // syncBuffer is a goroutine-safe buffer for a running command's output.

@@ -10,10 +10,10 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/productdata/pds/domain"
-	"github.com/productdata/pds/keys"
 	"github.com/productdata/pds/mcp"
 	"github.com/productdata/pds/mcp/stdio"
 	"github.com/productdata/pds/service"
+	"github.com/productdata/pds/service/keys"
 	"github.com/productdata/pds/snapshots"
 )
 

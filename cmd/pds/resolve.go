@@ -16,7 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/productdata/pds/progress"
+	"github.com/productdata/pds/internal/progress"
 	"github.com/productdata/pds/service"
 	"github.com/productdata/pds/snapshots"
 )

@@ -14,12 +14,12 @@ import (
 	"time"
 
 	pdshttp "github.com/productdata/pds/http"
-	"github.com/productdata/pds/httpfront"
-	"github.com/productdata/pds/keys"
+	"github.com/productdata/pds/http/httpfront"
+	"github.com/productdata/pds/internal/metrics"
 	"github.com/productdata/pds/mcp"
-	"github.com/productdata/pds/metrics"
-	"github.com/productdata/pds/quota"
 	"github.com/productdata/pds/service"
+	"github.com/productdata/pds/service/keys"
+	"github.com/productdata/pds/service/quota"
 	"github.com/productdata/pds/snapshots"
 )
 

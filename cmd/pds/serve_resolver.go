@@ -8,8 +8,8 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/productdata/pds/buildinfo"
 	"github.com/productdata/pds/domain"
+	"github.com/productdata/pds/internal/buildinfo"
 	"github.com/productdata/pds/resolver"
 	"github.com/productdata/pds/service"
 )
