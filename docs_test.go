@@ -25,7 +25,7 @@ func TestDocsLinksIntoOpenAPIPointAtTheirPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	files = append([]string{"README.md"}, files...)
-	link := regexp.MustCompile(`\[([^\]]*)\]\((?:\.\./)?openapi/openapi\.yaml#L(\d+)\)`)
+	link := regexp.MustCompile(`\[([^\]]*)\]\((?:\.\./)?http/openapi/openapi\.yaml#L(\d+)\)`)
 	path := regexp.MustCompile(`/[A-Za-z0-9_./{}-]*`)
 	found := 0
 	for _, f := range files {
