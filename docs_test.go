@@ -2,6 +2,7 @@ package pds_test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -59,5 +60,48 @@ func TestDocsLinksIntoOpenAPIPointAtTheirPath(t *testing.T) {
 	}
 	if found == 0 {
 		t.Fatal("README.md links no operation of http/openapi/openapi.yaml")
+	}
+}
+
+// TestDesignMapsEveryPackage holds the package map of docs/design.md to the
+// tree: every package of the module is named in it, and every name in it is
+// a package.
+func TestDesignMapsEveryPackage(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("docs", "design.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(b), "\n## Packages\n")
+	if !ok {
+		t.Fatal("docs/design.md has no \"## Packages\" section")
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	mapped := map[string]bool{}
+	name := regexp.MustCompile("`([^`]+)`")
+	for _, line := range strings.Split(section, "\n") {
+		if !strings.HasPrefix(line, "| `") {
+			continue
+		}
+		first := strings.SplitN(line, "|", 3)[1]
+		for _, m := range name.FindAllStringSubmatch(first, -1) {
+			mapped[m[1]] = true
+		}
+	}
+	out, err := exec.Command("go", "list", "./...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		rel := strings.TrimPrefix(strings.TrimPrefix(p, "github.com/productdata/pds"), "/")
+		if rel == "" {
+			rel = "."
+		}
+		if !mapped[rel] {
+			t.Errorf("package %s is not in docs/design.md's package map", rel)
+		}
+		delete(mapped, rel)
+	}
+	for p := range mapped {
+		t.Errorf("docs/design.md's package map names %s, which is not a package", p)
 	}
 }
