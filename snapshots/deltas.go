@@ -557,7 +557,7 @@ func sameFileAs(src, dst, path string) error {
 	if linkable(path) && os.Link(src, dst) == nil {
 		return nil
 	}
-	return copyFile(src, dst)
+	return osfile.Copy(src, dst)
 }
 
 // linkable reports whether the file at manifest path p, when a delta's
@@ -565,28 +565,4 @@ func sameFileAs(src, dst, path string) error {
 // (sameFileAs) rather than copied: a store table.
 func linkable(p string) bool {
 	return strings.HasPrefix(p, StoreDir+"/") && strings.HasSuffix(p, ".sst")
-}
-
-// copyFile makes dst a copy of src. io.Copy between two files is
-// copy_file_range on Linux: the kernel copies, and file systems that share
-// blocks (XFS, Btrfs) clone instead.
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	if err := out.Sync(); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }

@@ -51,7 +51,7 @@ func lockFolder(ctx context.Context, dir string, create bool, wait time.Duration
 				l.created = true
 			}
 		}
-		f, ok, err := tryLock(l.path)
+		f, ok, err := osfile.LockAt(l.path, false)
 		if create && errors.Is(err, fs.ErrNotExist) {
 			continue // the directory went with a failed pull that made it: make it again
 		}
@@ -113,47 +113,6 @@ func (l *folderLock) unlock(failed bool) {
 	unlockFile(l.f, l.path, remove)
 	if remove {
 		os.Remove(l.dir) // fails, harmlessly, if a waiter has made its lock file in it again
-	}
-}
-
-// tryLock takes the lock at path without waiting; ok is false when another
-// open file (in this process or another) holds it. The lock is osfile's
-// (flock on Unix, LockFileEx on Windows), which the system releases when its
-// holder exits, however it exits, so it is never left stale and the file
-// itself stays between holders.
-func tryLock(path string) (f *os.File, ok bool, err error) {
-	for {
-		f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
-		if errors.Is(err, os.ErrPermission) {
-			// Made by another user (a rollback run as root, say): a
-			// read-only descriptor locks as well; only the holder's
-			// note for waiters goes unwritten.
-			f, err = os.Open(path)
-		}
-		if err != nil {
-			return nil, false, err
-		}
-		ok, err = osfile.TryLock(f)
-		if err != nil || !ok {
-			f.Close()
-			return nil, false, err
-		}
-		// The holder before may have removed the file (unlock with remove)
-		// after this open: a lock on a removed file locks nothing.
-		held, herr := f.Stat()
-		named, nerr := os.Stat(path)
-		if herr == nil && nerr == nil && os.SameFile(held, named) {
-			return f, true, nil
-		}
-		f.Close()
-		if herr != nil {
-			return nil, false, herr
-		}
-		if nerr != nil && !errors.Is(nerr, os.ErrNotExist) {
-			return nil, false, nerr
-		}
-		// Open what is at path now (a missing directory is the caller's
-		// to handle).
 	}
 }
 

@@ -50,46 +50,22 @@ func (t *tempDir) release() {
 	unlock(t.lock, t.path+".lock")
 }
 
-// lockExclusive opens (creating) and flocks name. With wait it blocks until
-// the lock is free; without, it returns errLocked when another holds it. It
-// makes sure the file it holds is still the one at name (another process may
-// have removed it in between), retrying when it is not.
+// lockExclusive locks the lock file name (osfile.LockAt). With wait it
+// blocks until the lock is free; without, it returns errLocked when another
+// holds it.
 func lockExclusive(name string, wait bool) (*os.File, error) {
-	for {
-		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
-		if err != nil {
-			return nil, err
-		}
-		if err := take(f, wait); err != nil {
-			f.Close()
-			if errors.Is(err, errLocked) {
-				return nil, err
-			}
-			return nil, fmt.Errorf("lock %s: %w", name, err)
-		}
-		held, err1 := f.Stat()
-		now, err2 := os.Stat(name)
-		if err1 == nil && err2 == nil && os.SameFile(held, now) {
-			return f, nil
-		}
-		f.Close()
+	f, ok, err := osfile.LockAt(name, wait)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", name, err)
 	}
+	if !ok {
+		return nil, errLocked
+	}
+	return f, nil
 }
 
+// errLocked is lockExclusive's error when a live process holds the lock.
 var errLocked = errors.New("locked by a live process")
-
-// take locks f, waiting for the lock with wait; without, it returns
-// errLocked when another process holds it.
-func take(f *os.File, wait bool) error {
-	if wait {
-		return osfile.Lock(f)
-	}
-	ok, err := osfile.TryLock(f)
-	if err == nil && !ok {
-		return errLocked
-	}
-	return err
-}
 
 // unlock lets the lock go and removes its file, in the order that keeps
 // another process from holding a lock on a removed file (osfile.Release).
