@@ -104,6 +104,15 @@ func (f File) Matches(h hash.Hash) bool {
 	return f.BLAKE3 != "" && prefixBLAKE3+hex.EncodeToString(h.Sum(nil)) == f.BLAKE3
 }
 
+// Checksum is f's checksum as the manifest lists it, its algorithm's
+// prefix included: two files with the same Checksum have the same bytes.
+func (f File) Checksum() string {
+	if f.BLAKE3 != "" {
+		return f.BLAKE3
+	}
+	return f.SHA256
+}
+
 // checkSums refuses a listing whose files do not each carry the one
 // checksum their format uses.
 func checkSums(dir string, m Manifest) error {

@@ -156,8 +156,11 @@ const (
 	snapshotFileMode fs.FileMode = 0o644
 )
 
-// setModes gives every folder and regular file under dir the snapshot modes.
-func setModes(dir string) error {
+// SetModes gives every folder and regular file under dir the modes of a
+// published snapshot (snapshotDirMode, snapshotFileMode): Writer.Publish
+// sets them on a build, and a pull on the build it fetched before it
+// renames it into place.
+func SetModes(dir string) error {
 	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err

@@ -1,10 +1,11 @@
-package snapshots
+package fleet
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/productdata/pds/snapshots"
 	"io"
 	"os"
 	"path/filepath"
@@ -32,7 +33,7 @@ const deltaStagingSuffix = "-delta"
 // renaming that into place only when every file matched the signed
 // manifest mb. Any error leaves nothing behind; errNoDelta says there was
 // nothing to try.
-func stageDelta(ctx context.Context, o Origin, snapshots string, mb, sig []byte, m Manifest, opts PullOptions, p *Pulled) error {
+func stageDelta(ctx context.Context, o Origin, snaps string, mb, sig []byte, m snapshots.Manifest, opts PullOptions, p *Pulled) error {
 	lb, err := readSmall(ctx, o, m.BuildID+"/"+DeltasName, maxManifestBytes)
 	if errors.Is(err, ErrNotFound) {
 		return errNoDelta
@@ -44,7 +45,7 @@ func stageDelta(ctx context.Context, o Origin, snapshots string, mb, sig []byte,
 	if err := json.Unmarshal(lb, &list); err != nil {
 		return fmt.Errorf("%s/%s/%s: %v", o, m.BuildID, DeltasName, err)
 	}
-	kept, err := Builds(snapshots)
+	kept, err := Builds(snaps)
 	if err != nil {
 		return err
 	}
@@ -66,7 +67,7 @@ func stageDelta(ctx context.Context, o Origin, snapshots string, mb, sig []byte,
 	if base.ID == "" {
 		return errNoDelta
 	}
-	staging := filepath.Join(snapshots, stagingPre+m.BuildID+deltaStagingSuffix)
+	staging := filepath.Join(snaps, stagingPre+m.BuildID+deltaStagingSuffix)
 	os.RemoveAll(staging)
 	if err := os.MkdirAll(staging, 0o755); err != nil {
 		return err
@@ -90,20 +91,20 @@ func stageDelta(ctx context.Context, o Origin, snapshots string, mb, sig []byte,
 		err = checkDeltaFits(staging, m, d.header, opts.FreeBytes, "nothing was fetched")
 	}
 	if err == nil && string(d.mb) != string(mb) {
-		err = fmt.Errorf("%w: %s carries another manifest than %s/%s/%s", ErrRefused, where, o, m.BuildID, ManifestName)
+		err = fmt.Errorf("%w: %s carries another manifest than %s/%s/%s", ErrRefused, where, o, m.BuildID, snapshots.ManifestName)
 	}
 	if err == nil {
-		err = writeSynced(filepath.Join(staging, ManifestName), mb)
+		err = writeSynced(filepath.Join(staging, snapshots.ManifestName), mb)
 	}
 	if err == nil {
 		_, err = d.apply(ctx, base, staging, m, where)
 	}
 	if err == nil {
-		err = finishStaging(staging, snapshots, m.BuildID, sig)
+		err = finishStaging(staging, snaps, m.BuildID, sig)
 	}
 	p.Downloaded += cr.n.Load()
 	if noSpace(err) {
-		return filledUp(snapshots, m, err)
+		return filledUp(snaps, m, err)
 	}
 	if err != nil {
 		return err
@@ -117,7 +118,7 @@ func stageDelta(ctx context.Context, o Origin, snapshots string, mb, sig []byte,
 // it writes must, the files it makes and the ones it copies from the kept
 // build; the store tables it links from the kept build take no room. done
 // says what was done (nothing) when it refuses.
-func checkDeltaFits(staging string, m Manifest, h deltaHeader, free func(string) (uint64, error), done string) error {
+func checkDeltaFits(staging string, m snapshots.Manifest, h deltaHeader, free func(string) (uint64, error), done string) error {
 	how := make(map[string]string, len(h.Files))
 	for _, df := range h.Files {
 		how[df.Path] = df.How
@@ -137,29 +138,29 @@ func checkDeltaFits(staging string, m Manifest, h deltaHeader, free func(string)
 // without a manifest (what a removal that failed halfway may leave) is
 // discarded first; the callers take a build whose manifest is there rather
 // than stage it.
-func finishStaging(staging, snapshots, id string, sig []byte) error {
-	if err := writeSynced(filepath.Join(staging, SignatureName), sig); err != nil {
+func finishStaging(staging, snaps, id string, sig []byte) error {
+	if err := writeSynced(filepath.Join(staging, snapshots.SignatureName), sig); err != nil {
 		return err
 	}
-	if err := setModes(staging); err != nil {
+	if err := snapshots.SetModes(staging); err != nil {
 		return err
 	}
 	if err := syncDir(staging); err != nil {
 		return err
 	}
-	final := filepath.Join(snapshots, id)
+	final := filepath.Join(snaps, id)
 	if _, err := os.Lstat(final); err == nil {
-		if _, err := os.Lstat(filepath.Join(final, ManifestName)); err == nil {
+		if _, err := os.Lstat(filepath.Join(final, snapshots.ManifestName)); err == nil {
 			return fmt.Errorf("%s holds a build already", final)
 		}
-		if err := discard(snapshots, id); err != nil {
+		if err := discard(snaps, id); err != nil {
 			return fmt.Errorf("removing %s, left without a manifest: %w", final, err)
 		}
 	}
 	if err := os.Rename(staging, final); err != nil {
 		return err
 	}
-	return syncDir(snapshots)
+	return syncDir(snaps)
 }
 
 type countReader struct {
