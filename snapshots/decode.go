@@ -5,10 +5,12 @@ import (
 	"fmt"
 )
 
-// DecodeManifest parses manifest bytes fetched from elsewhere (an origin, a
-// bundle) with the checks ReadManifest makes: a format this pds reads, a
-// build id, safe paths and well-formed checksums. from names where the
-// bytes came from, for messages. Every failure wraps ErrInvalid.
+// DecodeManifest parses manifest bytes read from elsewhere than a snapshot
+// folder (an origin, a bundle, a manifest about to be signed) with the
+// checks ReadManifest makes but the paths': a format this pds reads, a
+// build id and well-formed checksums. A caller about to write the files it
+// lists checks their paths as well (Manifest.CheckPaths). from names where
+// the bytes came from, for messages. Every failure wraps ErrInvalid.
 func DecodeManifest(b []byte, from string) (Manifest, error) {
 	var m Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
@@ -19,9 +21,6 @@ func DecodeManifest(b []byte, from string) (Manifest, error) {
 	}
 	if len(m.Files) == 0 || m.BuildID == "" {
 		return m, fmt.Errorf("%w: %s lists no files or no build id", ErrInvalid, from)
-	}
-	if err := checkPaths(m.Files); err != nil {
-		return m, fmt.Errorf("%w: %s: %w", ErrInvalid, from, err)
 	}
 	if err := checkSums(from, m); err != nil {
 		return m, err

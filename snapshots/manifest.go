@@ -11,7 +11,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"hash"
 	"io/fs"
@@ -283,9 +282,6 @@ func sumEach(n int, fn func(i int) error) error {
 	return g.Wait()
 }
 
-// ErrInvalid is wrapped by every verification failure.
-var ErrInvalid = errors.New("snapshot refused")
-
 // Read reads dir/manifest.json and checks its format version.
 func ReadManifest(dir string) (Manifest, error) {
 	var m Manifest
@@ -294,7 +290,7 @@ func ReadManifest(dir string) (Manifest, error) {
 		return m, fmt.Errorf("%w: %s: no readable %s (%w)", ErrInvalid, dir, ManifestName, err)
 	}
 	if err := json.Unmarshal(b, &m); err != nil {
-		return m, fmt.Errorf("%w: %s: %s is not valid JSON: %v", ErrInvalid, dir, ManifestName, err)
+		return m, fmt.Errorf("%w: %s: %s is not valid JSON: %w", ErrInvalid, dir, ManifestName, err)
 	}
 	if !knownFormat(m.FormatVersion) {
 		return m, formatError(dir, m.FormatVersion)
@@ -303,7 +299,7 @@ func ReadManifest(dir string) (Manifest, error) {
 		return m, fmt.Errorf("%w: %s: %s lists no files or no build id", ErrInvalid, dir, ManifestName)
 	}
 	if err := checkPaths(m.Files); err != nil {
-		return m, fmt.Errorf("%w: %s: %v", ErrInvalid, dir, err)
+		return m, fmt.Errorf("%w: %s: %w", ErrInvalid, dir, err)
 	}
 	if err := checkSums(dir, m); err != nil {
 		return m, err

@@ -3,7 +3,6 @@ package snapshots
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -70,9 +69,6 @@ type Snapshot struct {
 	stopIndex    context.CancelFunc
 	indexCtx     context.Context
 }
-
-// errClosed is the cause of a search index check stopped by Close.
-var errClosed = errors.New("snapshots: the snapshot was closed")
 
 // The bounds of AutoCacheBytes.
 const (

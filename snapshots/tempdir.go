@@ -64,9 +64,6 @@ func lockExclusive(name string, wait bool) (*os.File, error) {
 	return f, nil
 }
 
-// errLocked is lockExclusive's error when a live process holds the lock.
-var errLocked = errors.New("locked by a live process")
-
 // unlock lets the lock go and removes its file, in the order that keeps
 // another process from holding a lock on a removed file (osfile.Release).
 func unlock(f *os.File, name string) {

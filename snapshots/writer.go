@@ -183,7 +183,7 @@ func (s *Snapshot) checkFilesIn(dir string) error {
 	}
 	root, err := os.OpenRoot(s.Dir)
 	if err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrInvalid, s.Dir, err)
+		return fmt.Errorf("%w: %s: %w", ErrInvalid, s.Dir, err)
 	}
 	defer root.Close()
 	return hashAll(context.Background(), s.Dir, root, files)

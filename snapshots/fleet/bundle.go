@@ -58,11 +58,14 @@ func ApplyBundle(ctx context.Context, file, snaps string, opts PullOptions) (p P
 		return p, err
 	}
 	if err := opts.PublicKey.CheckSignature(d.mb, d.sig); err != nil {
-		return p, fmt.Errorf("%w: %s: %v", ErrRefused, file, err)
+		return p, fmt.Errorf("%w: %s: %w", ErrRefused, file, err)
 	}
 	m, err := snapshots.DecodeManifest(d.mb, file+": "+snapshots.ManifestName)
 	if err != nil {
-		return p, fmt.Errorf("%w: %v", ErrRefused, err)
+		return p, fmt.Errorf("%w: %w", ErrRefused, err)
+	}
+	if err := m.CheckPaths(); err != nil {
+		return p, fmt.Errorf("%w: %s: %w", ErrRefused, file, err)
 	}
 	if !validBuildID(m.BuildID) || m.BuildID != d.header.Target {
 		return p, fmt.Errorf("%w: %s: its manifest names build %q and its delta leads to %q", ErrRefused, file, m.BuildID, d.header.Target)
@@ -96,36 +99,17 @@ func ApplyBundle(ctx context.Context, file, snaps string, opts PullOptions) (p P
 	}
 	base := kept[i]
 	p.Dir = filepath.Join(snaps, m.BuildID)
-	if _, err := os.Stat(filepath.Join(p.Dir, snapshots.ManifestName)); err == nil {
-		// Applied before but not made current: check it again.
-		if _, err := snapshots.VerifySigned(p.Dir, opts.PublicKey); err != nil {
-			if hostFault(err) {
-				return p, hostFailed(m.BuildID, err, pullAgain)
-			}
-			return p, fmt.Errorf("%w: %v", ErrRefused, err)
-		}
-	} else {
+	placed, err := checkPlaced(snaps, m.BuildID, opts.PublicKey)
+	if err != nil {
+		return p, err
+	}
+	if !placed {
 		removeStaleStaging(snaps, m.BuildID)
 		staging := filepath.Join(snaps, stagingPre+m.BuildID+deltaStagingSuffix)
-		os.RemoveAll(staging)
-		if err := os.MkdirAll(staging, 0o755); err != nil {
-			return p, err
-		}
-		err := checkDeltaFits(staging, m, d.header, opts.FreeBytes, "nothing was changed")
-		if err == nil {
-			err = writeSynced(filepath.Join(staging, snapshots.ManifestName), d.mb)
-		}
-		if err == nil {
-			_, err = d.apply(ctx, base, staging, m, file)
-		}
-		if err == nil {
-			err = finishStaging(staging, snaps, m.BuildID, d.sig)
-		}
+		err := stageBuild(snaps, staging, m, d.mb, d.sig, false, func() error {
+			return d.applyInto(ctx, base, staging, m, opts.FreeBytes, "nothing was changed", file)
+		})
 		if err != nil {
-			os.RemoveAll(staging)
-			if noSpace(err) {
-				return p, filledUp(snaps, m, err)
-			}
 			return p, err
 		}
 		p.Via, p.DeltaBase, p.Downloaded = ViaDelta, base.ID, st.Size()

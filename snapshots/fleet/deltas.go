@@ -106,9 +106,6 @@ func WriteDelta(ctx context.Context, w io.Writer, baseDir, targetDir string) (De
 	return writeDelta(ctx, w, baseDir, targetDir, target, 0)
 }
 
-// errDeltaTooLarge: the delta being written passed its limit.
-var errDeltaTooLarge = errors.New("the delta is larger than its limit")
-
 // writeDelta is WriteDelta for a target verified already (target is its
 // manifest). With a limit above 0, it stops with errDeltaTooLarge as soon
 // as the delta has more bytes than that.
@@ -320,11 +317,11 @@ func openDelta(r io.Reader, where string) (*openedDelta, error) {
 		dst  *[]byte
 	}{{deltaHeaderName, &hb}, {snapshots.ManifestName, &d.mb}, {snapshots.SignatureName, &d.sig}} {
 		if *e.dst, err = readTarEntry(d.tr, e.name); err != nil {
-			return nil, fmt.Errorf("%w: %s: %v", ErrRefused, where, err)
+			return nil, fmt.Errorf("%w: %s: %w", ErrRefused, where, err)
 		}
 	}
 	if err := json.Unmarshal(hb, &d.header); err != nil {
-		return nil, fmt.Errorf("%w: %s: %s: %v", ErrRefused, where, deltaHeaderName, err)
+		return nil, fmt.Errorf("%w: %s: %s: %w", ErrRefused, where, deltaHeaderName, err)
 	}
 	if d.header.Format != deltaFormat {
 		return nil, fmt.Errorf("%w: %s: delta format %d; this pds reads format %d", ErrRefused, where, d.header.Format, deltaFormat)
@@ -439,7 +436,7 @@ func (d *openedDelta) apply(ctx context.Context, base Build, staging string, m s
 			err = fmt.Errorf("%w: %s: %s is made by %q, which this pds does not know", ErrRefused, where, f.Path, df.How)
 		}
 		if errors.Is(err, errMismatch) {
-			return written, fmt.Errorf("%w: %s: %s %v", ErrRefused, where, f.Path, err)
+			return written, fmt.Errorf("%w: %s: %s %w", ErrRefused, where, f.Path, err)
 		}
 		if err != nil {
 			return written, err
@@ -459,7 +456,7 @@ func (d *openedDelta) apply(ctx context.Context, base Build, staging string, m s
 func (d *openedDelta) make(df deltaFile, src, dst string, f snapshots.File, where string) (int64, error) {
 	hd, err := d.tr.Next()
 	if err != nil {
-		return 0, fmt.Errorf("%w: %s: reading %s%s: %v", ErrRefused, where, deltaFilesDir, df.Path, cutShort(err))
+		return 0, fmt.Errorf("%w: %s: reading %s%s: %w", ErrRefused, where, deltaFilesDir, df.Path, cutShort(err))
 	}
 	if hd.Name != deltaFilesDir+df.Path {
 		return 0, fmt.Errorf("%w: %s: found %q where %s%s belongs", ErrRefused, where, hd.Name, deltaFilesDir, df.Path)
@@ -504,7 +501,7 @@ func (d *openedDelta) make(df deltaFile, src, dst string, f snapshots.File, wher
 		return n, fmt.Errorf("%s: %s%s: %w", where, deltaFilesDir, f.Path, err) // writing it, not the delta, failed
 	}
 	if err != nil {
-		return n, fmt.Errorf("%w: %s: %s%s: %v", ErrRefused, where, deltaFilesDir, f.Path, err)
+		return n, fmt.Errorf("%w: %s: %s%s: %w", ErrRefused, where, deltaFilesDir, f.Path, err)
 	}
 	if err := matches(n, h, f); err != nil {
 		return n, err
@@ -514,9 +511,6 @@ func (d *openedDelta) make(df deltaFile, src, dst string, f snapshots.File, wher
 	}
 	return n, out.Close()
 }
-
-// errMismatch: a made file is not the one the signed manifest lists.
-var errMismatch = errors.New("does not match the signed manifest")
 
 // checkMade hashes a made file and compares it with the manifest's listing.
 func checkMade(p string, f snapshots.File) error {

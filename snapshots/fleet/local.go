@@ -333,7 +333,7 @@ func rollTo(ctx context.Context, snaps string, cur Build, id string, refused []s
 		if selfTestFault(err, snaps) {
 			return Build{}, hostFailed(id, err, "and current stays "+cur.ID+": roll back again once this host has recovered")
 		}
-		return Build{}, fmt.Errorf("%w: build %s fails the self-test a pull runs: %v; current stays %s", ErrRefused, id, err, cur.ID)
+		return Build{}, fmt.Errorf("%w: build %s fails the self-test a pull runs: %w; current stays %s", ErrRefused, id, err, cur.ID)
 	}
 	return Build{ID: id, Dir: dir, Manifest: m}, nil
 }

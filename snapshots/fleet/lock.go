@@ -19,10 +19,6 @@ import (
 // them never stage, rename, prune or repoint current at once.
 const LockName = ".lock"
 
-// ErrLocked is returned when another pull, follow or rollback holds a
-// snapshots directory's lock for longer than the caller would wait.
-var ErrLocked = errors.New("snapshots directory is locked")
-
 // lockPoll is how often a waiting caller tries the lock again.
 const lockPoll = 200 * time.Millisecond
 

@@ -26,9 +26,6 @@ type Origin interface {
 	String() string
 }
 
-// ErrNotFound is returned by Origin.Open for a name the origin lacks.
-var ErrNotFound = errors.New("not found at the origin")
-
 // S3Config says how to reach an S3-compatible object store. Credentials come
 // from the standard environment variables (AWS_ACCESS_KEY_ID and
 // AWS_SECRET_ACCESS_KEY, or MINIO_ACCESS_KEY and MINIO_SECRET_KEY) or the

@@ -16,18 +16,6 @@ import (
 	"github.com/productdata/pds/internal/osfile"
 )
 
-// ErrRefused is wrapped by every reason a build is not taken that pulling
-// it again will not change: a bad signature or checksum, a downgrade, a
-// build rolled back from, a self-test the build's own bytes fail. Other
-// errors (the network, a full disk, this host short of file descriptors or
-// memory while it checks the build: see hostFault) are worth retrying.
-var ErrRefused = errors.New("build refused")
-
-// ErrNoSpace is returned when the snapshots directory's file system lacks
-// room for the build: before anything is fetched, or when it fills while the
-// build lands (then what was staged is removed).
-var ErrNoSpace = errors.New("not enough free disk space")
-
 // maxManifestBytes bounds what is read of a manifest or signature.
 const maxManifestBytes = 64 << 20
 
@@ -216,9 +204,9 @@ func selfTestAndActivate(ctx context.Context, snaps, id string, opts PullOptions
 			return hostFailed(id, err, pullAgain)
 		}
 		if rerr := discard(snaps, id); rerr != nil {
-			return fmt.Errorf("%w: %v; removing the build failed (%v): the next pull or prune removes what is left", ErrRefused, err, rerr)
+			return fmt.Errorf("%w: %w; removing the build failed (%w): the next pull or prune removes what is left", ErrRefused, err, rerr)
 		}
-		return fmt.Errorf("%w: %v; the build was removed", ErrRefused, err)
+		return fmt.Errorf("%w: %w; the build was removed", ErrRefused, err)
 	}
 	// Recorded before current names the build, so that a server swapping
 	// to it finds the record.
@@ -254,23 +242,18 @@ func checkTakeable(snaps string, m snapshots.Manifest, allowDowngrade bool) (cur
 
 // place makes snapshots/<id> hold the build: one pulled before (kept, then
 // left by a rollback, or fetched but not activated) is checked again rather
-// than fetched again; otherwise it is staged.
+// than fetched again (checkPlaced); otherwise it is staged.
 func place(ctx context.Context, o Origin, snaps string, mb, sig []byte, m snapshots.Manifest, opts PullOptions, p *Pulled) error {
-	final := filepath.Join(snaps, m.BuildID)
-	if _, err := os.Stat(filepath.Join(final, snapshots.ManifestName)); err == nil {
-		if _, err := snapshots.VerifySigned(final, opts.PublicKey); err != nil {
-			if hostFault(err) {
-				return hostFailed(m.BuildID, err, pullAgain)
-			}
-			return fmt.Errorf("%w: %v", ErrRefused, err)
-		}
-		p.Dir = final
-		return nil
-	}
-	if err := stage(ctx, o, snaps, mb, sig, m, opts, p); err != nil {
+	placed, err := checkPlaced(snaps, m.BuildID, opts.PublicKey)
+	if err != nil {
 		return err
 	}
-	p.Dir = final
+	if !placed {
+		if err := stage(ctx, o, snaps, mb, sig, m, opts, p); err != nil {
+			return err
+		}
+	}
+	p.Dir = filepath.Join(snaps, m.BuildID)
 	return nil
 }
 
@@ -296,20 +279,24 @@ func readSigned(ctx context.Context, o Origin, id string, pub *snapshots.PublicK
 		return nil, nil, m, err
 	}
 	if err := pub.CheckSignature(mb, sig); err != nil {
-		return nil, nil, m, fmt.Errorf("%w: %s/%s: %v", ErrRefused, o, id, err)
+		return nil, nil, m, fmt.Errorf("%w: %s/%s: %w", ErrRefused, o, id, err)
 	}
 	if m, err = snapshots.DecodeManifest(mb, fmt.Sprintf("%s/%s/%s", o, id, snapshots.ManifestName)); err != nil {
-		return nil, nil, m, fmt.Errorf("%w: %v", ErrRefused, err)
+		return nil, nil, m, fmt.Errorf("%w: %w", ErrRefused, err)
 	}
 	if m.BuildID != id {
 		return nil, nil, m, fmt.Errorf("%w: %s/%s/%s names build %s", ErrRefused, o, id, snapshots.ManifestName, m.BuildID)
 	}
+	if err := m.CheckPaths(); err != nil {
+		return nil, nil, m, fmt.Errorf("%w: %s/%s: %w", ErrRefused, o, id, err)
+	}
 	return mb, sig, m, nil
 }
 
-// stage fetches the build's files into snapshots/.staging-<id>/ and, when
-// every one matches, renames the directory to snapshots/<id>. A file system
-// that fills meanwhile is ErrNoSpace, and the staging directory is removed.
+// stage makes snapshots/<id> from a delta when the origin has a usable one
+// (stageDelta), and otherwise fetches the build's files whole into
+// snapshots/.staging-<id>/ (stageBuild), which an interrupted pull leaves
+// for the next one to resume.
 func stage(ctx context.Context, o Origin, snaps string, mb, sig []byte, m snapshots.Manifest, opts PullOptions, p *Pulled) error {
 	removeStaleStaging(snaps, m.BuildID)
 	if !opts.NoDelta {
@@ -332,58 +319,12 @@ func stage(ctx context.Context, o Origin, snaps string, mb, sig []byte, m snapsh
 	}
 	p.Via = ViaFull
 	staging := filepath.Join(snaps, stagingPre+m.BuildID)
-	err := stageWhole(ctx, o, staging, mb, sig, m, opts, p)
-	if noSpace(err) {
-		os.RemoveAll(staging)
-		return filledUp(snaps, m, err)
-	}
-	if errors.Is(err, ErrRefused) {
-		os.RemoveAll(staging)
-	}
-	return err
-}
-
-// stageWhole fetches every file of the build into staging and renames it
-// into place.
-func stageWhole(ctx context.Context, o Origin, staging string, mb, sig []byte, m snapshots.Manifest, opts PullOptions, p *Pulled) error {
-	if err := os.MkdirAll(staging, 0o755); err != nil {
-		return err
-	}
-	if err := writeSynced(filepath.Join(staging, snapshots.ManifestName), mb); err != nil {
-		return err
-	}
-	if err := checkSpace(staging, m, opts.FreeBytes); err != nil {
-		return err
-	}
-	if err := fetchFiles(ctx, o, staging, m, opts.Progress, p); err != nil {
-		return err
-	}
-	return finishStaging(staging, filepath.Dir(staging), m.BuildID, sig)
-}
-
-// filledUp is the error of a build that did not fit after all: the file
-// system of snapshots filled while it landed (err says where), and what was
-// staged has been removed.
-func filledUp(snaps string, m snapshots.Manifest, err error) error {
-	var total int64
-	for _, f := range m.Files {
-		total += f.Size
-	}
-	return fmt.Errorf("%w: build %s needs %d bytes in %s, and the file system filled while it landed (%v); what was staged was removed: make room and try again",
-		ErrNoSpace, m.BuildID, total, snaps, err)
-}
-
-// removeStaleStaging removes staging directories of other builds (a pull
-// interrupted before a newer build was published is not resumed) and what
-// is left of removed builds (discard).
-func removeStaleStaging(snaps, keep string) {
-	entries, _ := os.ReadDir(snaps)
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), stagingPre) && e.Name() != stagingPre+keep {
-			os.RemoveAll(filepath.Join(snaps, e.Name()))
+	return stageBuild(snaps, staging, m, mb, sig, true, func() error {
+		if err := checkSpace(staging, m, opts.FreeBytes); err != nil {
+			return err
 		}
-	}
-	removeTrash(snaps)
+		return fetchFiles(ctx, o, staging, m, opts.Progress, p)
+	})
 }
 
 // discard removes snapshots/<id>, or a folder left at that name: it is

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"github.com/productdata/pds/snapshots"
 	"io"
-	"os"
 	"path/filepath"
 	"sync/atomic"
 )
@@ -18,19 +17,10 @@ const (
 	ViaFull  = "full"
 )
 
-// errNoDelta: the origin has no delta from a build this replica keeps, or
-// none cheaper than the build itself. Not a failure: the pull goes whole.
-var errNoDelta = errors.New("no usable delta")
-
-// deltaStagingSuffix names the folder a delta is applied in, beside the
-// staging folder of a whole pull (whose partial files a failed delta must
-// not lose); removeStaleStaging removes a leftover one.
-const deltaStagingSuffix = "-delta"
-
 // stageDelta tries to make snapshots/<id> from a delta: it reads the
 // build's list of deltas, picks the smallest from a build kept here (if it
-// is smaller than the build), and applies it in its own staging folder,
-// renaming that into place only when every file matched the signed
+// is smaller than the build), and applies it in its own staging folder
+// (stageBuild), renamed into place only when every file matched the signed
 // manifest mb. Any error leaves nothing behind; errNoDelta says there was
 // nothing to try.
 func stageDelta(ctx context.Context, o Origin, snaps string, mb, sig []byte, m snapshots.Manifest, opts PullOptions, p *Pulled) error {
@@ -67,51 +57,44 @@ func stageDelta(ctx context.Context, o Origin, snaps string, mb, sig []byte, m s
 	if base.ID == "" {
 		return errNoDelta
 	}
-	staging := filepath.Join(snaps, stagingPre+m.BuildID+deltaStagingSuffix)
-	os.RemoveAll(staging)
-	if err := os.MkdirAll(staging, 0o755); err != nil {
-		return err
-	}
-	ok := false
-	defer func() {
-		if !ok {
-			os.RemoveAll(staging)
-		}
-	}()
 	name := deltaObject(m.BuildID, base.ID)
-	rc, err := o.Open(ctx, name, 0)
-	if err != nil {
-		return err
-	}
-	defer rc.Close()
-	cr := &countReader{r: rc}
 	where := fmt.Sprintf("%s/%s", o, name)
-	d, err := openDelta(cr, where)
-	if err == nil {
-		err = checkDeltaFits(staging, m, d.header, opts.FreeBytes, "nothing was fetched")
-	}
-	if err == nil && string(d.mb) != string(mb) {
-		err = fmt.Errorf("%w: %s carries another manifest than %s/%s/%s", ErrRefused, where, o, m.BuildID, snapshots.ManifestName)
-	}
-	if err == nil {
-		err = writeSynced(filepath.Join(staging, snapshots.ManifestName), mb)
-	}
-	if err == nil {
-		_, err = d.apply(ctx, base, staging, m, where)
-	}
-	if err == nil {
-		err = finishStaging(staging, snaps, m.BuildID, sig)
-	}
-	p.Downloaded += cr.n.Load()
-	if noSpace(err) {
-		return filledUp(snaps, m, err)
-	}
+	staging := filepath.Join(snaps, stagingPre+m.BuildID+deltaStagingSuffix)
+	var fetched int64
+	err = stageBuild(snaps, staging, m, mb, sig, false, func() error {
+		rc, err := o.Open(ctx, name, 0)
+		if err != nil {
+			return err
+		}
+		defer rc.Close()
+		cr := &countReader{r: rc}
+		defer func() { fetched = cr.n.Load() }()
+		d, err := openDelta(cr, where)
+		if err != nil {
+			return err
+		}
+		if string(d.mb) != string(mb) {
+			return fmt.Errorf("%w: %s carries another manifest than %s/%s/%s", ErrRefused, where, o, m.BuildID, snapshots.ManifestName)
+		}
+		return d.applyInto(ctx, base, staging, m, opts.FreeBytes, "nothing was fetched", where)
+	})
+	p.Downloaded += fetched
 	if err != nil {
 		return err
 	}
-	ok = true
 	p.Via, p.DeltaBase = ViaDelta, base.ID
 	return nil
+}
+
+// applyInto makes staging hold the target m from the kept build base (apply)
+// once checkDeltaFits finds room for what it writes; done says what was done
+// (nothing) when it refuses.
+func (d *openedDelta) applyInto(ctx context.Context, base Build, staging string, m snapshots.Manifest, free func(string) (uint64, error), done, where string) error {
+	if err := checkDeltaFits(staging, m, d.header, free, done); err != nil {
+		return err
+	}
+	_, err := d.apply(ctx, base, staging, m, where)
+	return err
 }
 
 // checkDeltaFits refuses a delta whose build does not fit on the disk: what
@@ -131,36 +114,6 @@ func checkDeltaFits(staging string, m snapshots.Manifest, h deltaHeader, free fu
 		need += f.Size
 	}
 	return checkFree(staging, m.BuildID, need, need/100, free, done)
-}
-
-// finishStaging writes the signature into a staging folder whose files all
-// matched, and renames it to snapshots/<id>. A folder left at that name
-// without a manifest (what a removal that failed halfway may leave) is
-// discarded first; the callers take a build whose manifest is there rather
-// than stage it.
-func finishStaging(staging, snaps, id string, sig []byte) error {
-	if err := writeSynced(filepath.Join(staging, snapshots.SignatureName), sig); err != nil {
-		return err
-	}
-	if err := snapshots.SetModes(staging); err != nil {
-		return err
-	}
-	if err := syncDir(staging); err != nil {
-		return err
-	}
-	final := filepath.Join(snaps, id)
-	if _, err := os.Lstat(final); err == nil {
-		if _, err := os.Lstat(filepath.Join(final, snapshots.ManifestName)); err == nil {
-			return fmt.Errorf("%s holds a build already", final)
-		}
-		if err := discard(snaps, id); err != nil {
-			return fmt.Errorf("removing %s, left without a manifest: %w", final, err)
-		}
-	}
-	if err := os.Rename(staging, final); err != nil {
-		return err
-	}
-	return syncDir(snaps)
 }
 
 type countReader struct {
