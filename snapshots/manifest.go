@@ -169,13 +169,13 @@ type Manifest struct {
 	Files         []File           `json:"files"`
 }
 
-// Write lists every file under dir (except the manifest), checksums it and
+// WriteManifest lists every file under dir (except the manifest), checksums it and
 // writes dir/manifest.json in format FormatVersion. The files are
 // checksummed up to GOMAXPROCS at once, as Verify reads them: a snapshot's
 // files are few and large, and one core hashes about 2 GB/s.
 func WriteManifest(dir string, m Manifest) error { return WriteWith(dir, m, nil) }
 
-// WriteWith is Write with the checksums of some files taken already, by
+// WriteWith is WriteManifest with the checksums of some files taken already, by
 // Sums while the rest of the snapshot was still being written: a file in
 // known whose size has not changed since is not read again. Whatever else
 // is under dir is checksummed here.
@@ -282,7 +282,10 @@ func sumEach(n int, fn func(i int) error) error {
 	return g.Wait()
 }
 
-// Read reads dir/manifest.json and checks its format version.
+// ReadManifest reads the manifest of the snapshot at dir and checks it: a
+// format this pds reads, files and a build id listed, safe paths and
+// well-formed checksums. It reads none of the files. Every failure wraps
+// ErrInvalid.
 func ReadManifest(dir string) (Manifest, error) {
 	var m Manifest
 	b, err := os.ReadFile(filepath.Join(dir, ManifestName))

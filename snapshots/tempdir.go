@@ -22,6 +22,8 @@ import (
 // and says nothing about processes on another host sharing the folder; the
 // lock file sits beside the folder, not in it, so that it is never part of
 // the published snapshot.
+
+// tempPattern matches the name of a build's temporary folder.
 var tempPattern = regexp.MustCompile(`^\..+\.tmp-[0-9A-HJKMNP-TV-Z]{26}$`)
 
 // tempDir is a claimed temporary folder.

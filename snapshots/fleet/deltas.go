@@ -189,9 +189,6 @@ func writeDelta(ctx context.Context, w io.Writer, baseDir, targetDir string, tar
 	return st, nil
 }
 
-// writeDeltaEntry writes files/<path> for one patched or whole file: the
-// compressed entry goes to a temporary file first, since a tar header
-// carries its size.
 // mapped is a file's bytes mapped read-only (osfile.Map): a delta reads two
 // versions of a file of up to a few hundred MB, which then stay the page
 // cache's rather than the heap's.
@@ -200,6 +197,7 @@ type mapped struct {
 	b []byte
 }
 
+// mapRead maps the file at path (mapped.close lets it go).
 func mapRead(path string) (*mapped, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -223,6 +221,9 @@ func (m *mapped) close() {
 	m.f.Close()
 }
 
+// writeDeltaEntry writes files/<path> for one patched or whole file: the
+// compressed entry goes to a temporary file first, since a tar header
+// carries its size.
 func writeDeltaEntry(tw *tar.Writer, df deltaFile, baseDir, targetDir string) (err error) {
 	tmp, err := os.CreateTemp("", "pds-delta-*")
 	if err != nil {

@@ -16,7 +16,11 @@ import (
 
 // LockName is the lock file in a snapshots directory. Pull, a follower's
 // poll and Rollback hold it while they change the directory, so that two of
-// them never stage, rename, prune or repoint current at once.
+// them never stage, rename, prune or repoint current at once. The lock is
+// the system's (osfile.LockAt: flock on Unix, LockFileEx on Windows),
+// dropped when its holder exits however it exits, so it is never left
+// stale, and the file itself stays between holders; its holder writes who
+// it is into it, for the message of whoever waits.
 const LockName = ".lock"
 
 // lockPoll is how often a waiting caller tries the lock again.
@@ -124,6 +128,7 @@ func unlockFile(f *os.File, path string, remove bool) {
 	f.Close()
 }
 
+// onlyLockFile reports whether dir holds the lock file and nothing else.
 func onlyLockFile(dir string) bool {
 	entries, err := os.ReadDir(dir)
 	return err == nil && len(entries) == 1 && entries[0].Name() == LockName

@@ -134,12 +134,13 @@ func TestPullRemovesABuildThatFailsItsSelfTest(t *testing.T) {
 	}
 }
 
-// TestRollbackAfterAFailedSelfTestReturnsToAGoodBuild: the sequence where a
-// rollback used to make a broken build current and list the good one as
-// refused. Build 1 is pulled, build 2 fails its self-test, build 3 is
-// pulled; a rollback with no id goes to build 1, which serves. When an
-// older pds left build 2 on disk, the rollback passes over it, saying why;
-// asked for it by id, it refuses, and nothing is listed.
+// TestRollbackAfterAFailedSelfTestReturnsToAGoodBuild: a rollback never
+// makes a broken build current nor lists the good one as refused. Build 1
+// is pulled, build 2 fails its self-test, build 3 is pulled; a rollback with
+// no id goes to build 1, which serves. When build 2 is on disk all the same
+// (a pds that kept builds failing their self-test left it), the rollback
+// passes over it, saying why; asked for it by id, it refuses, and nothing
+// is listed.
 func TestRollbackAfterAFailedSelfTestReturnsToAGoodBuild(t *testing.T) {
 	ctx := context.Background()
 	k := newKeys(t, t.TempDir())
