@@ -106,7 +106,7 @@ var layers = []struct {
 	pkgs []string
 	why  string
 }{
-	{"vocabulary and tools", []string{"domain", "domain/gs1", "domain/gs1/internal/aigen", "snapshots/delta", "ingest/jsonutf8", "http/openapi",
+	{"vocabulary and tools", []string{"domain", "domain/gs1", "domain/gs1/internal/aigen", "snapshots/delta", "snapshots/internal/snapshottest", "ingest/jsonutf8", "http/openapi",
 		"internal/osfile", "internal/pebbleutil", "internal/buildinfo", "internal/progress", "internal/metrics", "internal/fuzzseed", "internal/flood"},
 		"what every layer may use: the domain types, identifier syntax, and small helpers that know nothing of pds's layers"},
 	{"adapters", []string{"kv", "index", "service/keys", "service/quota", "ingest/records", "ingest/scratch"},

@@ -427,7 +427,7 @@ func composeBleve(base, out, night string, drops []string) (int, error) {
 	if err := os.MkdirAll(outStore, 0o755); err != nil {
 		return 0, err
 	}
-	if err := copyFile(filepath.Join(base, "index_meta.json"), filepath.Join(out, "index_meta.json")); err != nil {
+	if err := osfile.Copy(filepath.Join(base, "index_meta.json"), filepath.Join(out, "index_meta.json")); err != nil {
 		return 0, err
 	}
 	if night != "" {
@@ -482,7 +482,7 @@ func composeBleve(base, out, night string, drops []string) (int, error) {
 		}
 	}
 	root := filepath.Join(outStore, "root.bolt")
-	if err := copyFile(found[0], root); err != nil {
+	if err := osfile.Copy(found[0], root); err != nil {
 		return 0, err
 	}
 	if err := writeRoot(root, segs); err != nil {
@@ -623,12 +623,4 @@ func decodeSegmentKey(k []byte) (uint64, bool) {
 		return uint64(k[1])<<8 | uint64(k[2]), true
 	}
 	return 0, false
-}
-
-func copyFile(from, to string) error {
-	b, err := os.ReadFile(from)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(to, b, 0o644)
 }

@@ -18,7 +18,7 @@ targets=(
   "./kv/ FuzzPoints"
   "./snapshots/delta/ FuzzRoundTrip"
   "./snapshots/delta/ FuzzApply"
-  "./snapshots/ FuzzOpenDelta"
+  "./snapshots/fleet/ FuzzOpenDelta"
   "./kv/ FuzzViewsPart"
   "./http/ FuzzREST"
   "./http/httpfront/ FuzzLaneHead"

@@ -39,7 +39,7 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends "$@" >/dev/null
 }
 
-# The snapshots package's tests run two outside programs, as make test does:
+# The tests of snapshots/fleet run two outside programs, as make test does:
 # versitygw (an S3 server) and minisign. Both are host (amd64) programs; an
 # emulated test binary starts them as any program starts another.
 test_tools() {
@@ -161,7 +161,7 @@ arm64() {
   #     builds against whole ones (20 s and 12 s natively, ten times that here)
   local skip='^(TestSearchModel|TestUpdatedIndexAnswersAsWhole|TestIncrementalEqualsFull|TestSmallChangeBytes)$'
   [ "$PART" = smoke ] || run_tests "arm64 tests" -exec qemu-aarch64 -timeout 30m -skip "$skip" \
-    ./internal/osfile ./kv ./index ./snapshots ./ingest/records ./ingest/scratch ./ingest
+    ./internal/osfile ./kv ./index ./snapshots ./snapshots/fleet ./ingest/records ./ingest/scratch ./ingest
   go build -o bin/cross/linux-arm64/pds ./cmd/pds
   unset GOOS GOARCH CGO_ENABLED
   [ "$PART" = tests ] || smoke qemu-aarch64 "$ROOT/bin/cross/linux-arm64/pds"
@@ -205,7 +205,7 @@ windows() {
     # Of the search index, the tests of its files on disk: an update that
     # removes and renames folders whose files it read, mapped files outliving
     # an update, a read-only index, an empty one. The rest of index,
-    # snapshots and ingest are left out for CI's time (docs/platforms.md).
+    # snapshots, snapshots/fleet and ingest are left out for CI's time (docs/platforms.md).
     run_tests "windows index tests" -exec wine -timeout 30m \
       -run '^(TestUpdateBuildsWholeWhenOrderCannotBeKept|TestUpdateOutlivesItsMappedFiles|TestReadOnly|TestEmptyIndex)$' ./index
   fi

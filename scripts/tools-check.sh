@@ -74,5 +74,5 @@ fi
   fail "tools.sh --which versitygw does not name $GOPATH/bin/versitygw"
 
 # One test that runs versitygw as the tests find it.
-go test -count=1 -run '^TestPublishPullFollowS3$' ./snapshots
+go test -count=1 -run '^TestPublishPullFollowS3$' ./snapshots/fleet
 echo "tools-check: every tool the tests use was installed into the empty folders"

@@ -5,12 +5,16 @@ import (
 	"fmt"
 )
 
-// Decode parses manifest bytes fetched from elsewhere (an origin) with the
-// checks Read makes; from names where they came from, for messages.
+// DecodeManifest parses manifest bytes read from elsewhere than a snapshot
+// folder (an origin, a bundle, a manifest about to be signed) with the
+// checks ReadManifest makes but the paths': a format this pds reads, a
+// build id and well-formed checksums. A caller about to write the files it
+// lists checks their paths as well (Manifest.CheckPaths). from names where
+// the bytes came from, for messages. Every failure wraps ErrInvalid.
 func DecodeManifest(b []byte, from string) (Manifest, error) {
 	var m Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
-		return m, fmt.Errorf("%w: %s is not valid JSON: %v", ErrInvalid, from, err)
+		return m, fmt.Errorf("%w: %s is not valid JSON: %w", ErrInvalid, from, err)
 	}
 	if !knownFormat(m.FormatVersion) {
 		return m, formatError(from, m.FormatVersion)

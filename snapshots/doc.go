@@ -1,22 +1,15 @@
-// Package fleet ships snapshots from the build host to every replica.
+// Package snapshots owns the snapshot format: the layout of a snapshot
+// folder (layout.go), its manifest of every file's size and checksum
+// (manifest.go), the chunk hashes of formats 3 and later (chunks.go), the
+// minisign signature of the manifest (signature.go), and the two ends of a
+// snapshot's life on one host: Writer, which builds one into a temporary
+// folder and publishes it with one rename, and Open, which verifies one and
+// serves reads from it, checking each chunk as it is first read and every
+// file for a change at rest (the guard, guard.go).
 //
-// A signed snapshot is published to an origin (an S3 bucket and prefix, a
-// directory, or, for pulling only, an HTTP(S) server) as
-//
-//	PREFIX/<build_id>/...                 every file the manifest lists
-//	PREFIX/<build_id>/manifest.json.minisig
-//	PREFIX/<build_id>/manifest.json
-//	PREFIX/latest                         the build id, written last
-//
-// A replica's snapshots directory holds whole builds under their ids, a
-// current link to the one served, staging directories of pulls in progress,
-// the list of builds rolled back from (refused) and a lock file. Pull brings
-// the latest build in (Fetch: signature, order, free space and every
-// checksum checked, resumable), opens it as pds serve does and reads it as
-// serving does (SelfTest; a build that fails is deleted), flips current
-// (Activate) and keeps the last few (Prune); Follower does that on a timer;
-// Rollback moves current to another kept build that is not refused and
-// passes the same self-test. Pull, Fetch, a follower's poll and Rollback
-// hold the directory's lock (flock on Unix) while they change it. See
-// docs/deploy.md.
+// It is the only package that spells a path inside a snapshot; the others
+// ask it (deps_test.go holds that). It must not know how snapshots travel
+// between hosts: origins, pulls, deltas, rollbacks and the snapshots
+// directory of a replica are package snapshots/fleet's, which uses this one
+// and is never used by it. See docs/snapshots.md.
 package snapshots

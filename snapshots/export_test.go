@@ -1,8 +1,5 @@
 package snapshots
 
-// AsFormat1 is asFormat1, for the black-box tests.
-var AsFormat1 = asFormat1
-
 // IndexOpened waits for the background check of the search index, when it
 // was started, and reports whether the index was opened; without waiting
 // when it was not started.

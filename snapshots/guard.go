@@ -35,9 +35,6 @@ import (
 //     with an error that wraps domain.ErrDamaged, until a good snapshot is
 //     swapped in.
 
-// errChanged is the cause of a read refused because its file changed.
-var errChanged = errors.New("changed since it was opened")
-
 // sealed is one file of an open snapshot.
 type sealed struct {
 	rel  string // as the manifest lists it
@@ -55,10 +52,6 @@ type sealed struct {
 	gen     atomic.Uint64
 	mu      sync.Mutex
 }
-
-// errReadAgain says that the file's change time moved while it was read:
-// the bytes read may predate the chunks' checks again, so they are read again.
-var errReadAgain = errors.New("read again")
 
 // maxReadAgain bounds the reads again of one read: a file whose change
 // time keeps moving is refused as changed.

@@ -40,27 +40,6 @@ func largestIn(t *testing.T, dir, prefix string) string {
 	return best.Path
 }
 
-// readAll reads every view of every table through the opened snapshot and
-// returns the first error.
-func readAll(s *snapshots.Snapshot) error {
-	for _, tag := range []byte{kv.TagIdentity, kv.TagPassport, kv.TagEvidence, kv.TagAlias} {
-		var keys [][]byte
-		if err := s.Scan(tag, func(k, _ []byte) error { keys = append(keys, bytes.Clone(k)); return nil }); err != nil {
-			return err
-		}
-		if tag != kv.TagIdentity {
-			continue
-		}
-		for _, k := range keys {
-			subject, tenant, _ := bytes.Cut(k, []byte{0})
-			if _, _, err := s.View(tag, string(subject), string(tenant), nil); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
 // A byte changed at rest is found at the first read of its chunk, when
 // opening a snapshot of format 3 or later or after: that read fails with
 // domain.ErrDamaged, and the snapshot is damaged from then on. Hashed
@@ -74,7 +53,7 @@ func TestChangedByteRefusedAtItsFirstRead(t *testing.T) {
 	}{{snapshots.StoreDir + "/", false}, {snapshots.PointsPath, false}, {snapshots.PointsPath, true}} {
 		t.Run(fmt.Sprintf("%s, NoPoints %v", c.prefix, c.noPoints), func(t *testing.T) {
 			dir := passportSnapshot(t)
-			flipByte(t, filepath.Join(dir, filepath.FromSlash(largestIn(t, dir, c.prefix))))
+			fixture.FlipByte(t, filepath.Join(dir, filepath.FromSlash(largestIn(t, dir, c.prefix))))
 			s, err := snapshots.Open(dir, snapshots.OpenOptions{CacheBytes: 1 << 20, NoPoints: c.noPoints})
 			if err != nil {
 				// Opening reads the chunks of a table's footer and index, and
@@ -89,7 +68,7 @@ func TestChangedByteRefusedAtItsFirstRead(t *testing.T) {
 			if s.Damaged() != nil {
 				t.Fatal("damaged before any read")
 			}
-			err = readAll(s)
+			err = fixture.ReadAll(s)
 			if !errors.Is(err, domain.ErrDamaged) || !strings.Contains(err.Error(), "do not match their checksum") {
 				t.Fatalf("reading every view: %v, want a checksum refusal", err)
 			}
@@ -110,7 +89,7 @@ func TestChangedByteRefusedAtItsFirstRead(t *testing.T) {
 // in it fails every search, and marks the snapshot damaged.
 func TestChangedIndexRefusedBeforeTheFirstSearch(t *testing.T) {
 	dir := passportSnapshot(t)
-	flipByte(t, filepath.Join(dir, filepath.FromSlash(largestIn(t, dir, snapshots.IndexDir+"/"))))
+	fixture.FlipByte(t, filepath.Join(dir, filepath.FromSlash(largestIn(t, dir, snapshots.IndexDir+"/"))))
 	s, err := snapshots.Open(dir, snapshots.OpenOptions{CacheBytes: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
@@ -128,7 +107,7 @@ func TestChangedIndexRefusedBeforeTheFirstSearch(t *testing.T) {
 // snapshot before anything is read.
 func TestChangedChunkListRefusedAtOpening(t *testing.T) {
 	dir := passportSnapshot(t)
-	flipByte(t, filepath.Join(dir, filepath.FromSlash(snapshots.ChunksName)))
+	fixture.FlipByte(t, filepath.Join(dir, filepath.FromSlash(snapshots.ChunksName)))
 	_, err := snapshots.Open(dir, snapshots.OpenOptions{CacheBytes: 1 << 20})
 	if !errors.Is(err, snapshots.ErrInvalid) || !strings.Contains(err.Error(), "chunks does not match its checksum") {
 		t.Fatalf("got %v", err)
@@ -210,7 +189,7 @@ func TestLinkedStoreTablesServeOn(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if err := readAll(s); err != nil {
+	if err := fixture.ReadAll(s); err != nil {
 		t.Fatal(err)
 	}
 	tables, err := filepath.Glob(filepath.Join(dir, snapshots.StoreDir, "*.sst"))
@@ -223,7 +202,7 @@ func TestLinkedStoreTablesServeOn(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := readAll(s); err != nil {
+	if err := fixture.ReadAll(s); err != nil {
 		t.Fatalf("after links were made: %v", err)
 	}
 	if err := os.RemoveAll(other); err != nil {
@@ -232,7 +211,7 @@ func TestLinkedStoreTablesServeOn(t *testing.T) {
 	if err := s.Check(); err != nil {
 		t.Fatalf("after the links were removed: %v", err)
 	}
-	if err := readAll(s); err != nil {
+	if err := fixture.ReadAll(s); err != nil {
 		t.Fatalf("after the links were removed: %v", err)
 	}
 
@@ -263,12 +242,12 @@ func TestLinkedStoreTablesServeOn(t *testing.T) {
 	fresh, err := snapshots.Open(dir, snapshots.OpenOptions{CacheBytes: 1 << 20})
 	if err == nil {
 		defer fresh.Close()
-		err = readAll(fresh)
+		err = fixture.ReadAll(fresh)
 	}
 	if !errors.Is(err, domain.ErrDamaged) && !errors.Is(err, snapshots.ErrInvalid) {
 		t.Fatalf("a fresh open of the written table: %v", err)
 	}
-	if err := readAll(s); !errors.Is(err, domain.ErrDamaged) || !strings.Contains(err.Error(), "checksum") {
+	if err := fixture.ReadAll(s); !errors.Is(err, domain.ErrDamaged) || !strings.Contains(err.Error(), "checksum") {
 		t.Fatalf("a read after the write: %v, want the chunk's checksum refused", err)
 	}
 }
@@ -340,7 +319,7 @@ func TestFormat2SnapshotServes(t *testing.T) {
 		}
 	}
 	// Damage in a format 2 snapshot is found at opening.
-	flipByte(t, filepath.Join(old, filepath.FromSlash(largestIn(t, old, snapshots.StoreDir+"/"))))
+	fixture.FlipByte(t, filepath.Join(old, filepath.FromSlash(largestIn(t, old, snapshots.StoreDir+"/"))))
 	if _, err := snapshots.Open(old, snapshots.OpenOptions{CacheBytes: 1 << 20}); !errors.Is(err, snapshots.ErrInvalid) {
 		t.Fatalf("damaged format 2: %v", err)
 	}
@@ -351,7 +330,7 @@ func TestFormat2SnapshotServes(t *testing.T) {
 // without any search.
 func TestIndexHashedInTheBackgroundWhenAsked(t *testing.T) {
 	dir := passportSnapshot(t)
-	flipByte(t, filepath.Join(dir, filepath.FromSlash(largestIn(t, dir, snapshots.IndexDir+"/"))))
+	fixture.FlipByte(t, filepath.Join(dir, filepath.FromSlash(largestIn(t, dir, snapshots.IndexDir+"/"))))
 	s, err := snapshots.Open(dir, snapshots.OpenOptions{CacheBytes: 1 << 20})
 	if err != nil {
 		t.Fatal(err)

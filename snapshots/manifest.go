@@ -11,7 +11,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"hash"
 	"io/fs"
@@ -104,6 +103,15 @@ func (f File) Matches(h hash.Hash) bool {
 	return f.BLAKE3 != "" && prefixBLAKE3+hex.EncodeToString(h.Sum(nil)) == f.BLAKE3
 }
 
+// Checksum is f's checksum as the manifest lists it, its algorithm's
+// prefix included: two files with the same Checksum have the same bytes.
+func (f File) Checksum() string {
+	if f.BLAKE3 != "" {
+		return f.BLAKE3
+	}
+	return f.SHA256
+}
+
 // checkSums refuses a listing whose files do not each carry the one
 // checksum their format uses.
 func checkSums(dir string, m Manifest) error {
@@ -161,13 +169,13 @@ type Manifest struct {
 	Files         []File           `json:"files"`
 }
 
-// Write lists every file under dir (except the manifest), checksums it and
+// WriteManifest lists every file under dir (except the manifest), checksums it and
 // writes dir/manifest.json in format FormatVersion. The files are
 // checksummed up to GOMAXPROCS at once, as Verify reads them: a snapshot's
 // files are few and large, and one core hashes about 2 GB/s.
 func WriteManifest(dir string, m Manifest) error { return WriteWith(dir, m, nil) }
 
-// WriteWith is Write with the checksums of some files taken already, by
+// WriteWith is WriteManifest with the checksums of some files taken already, by
 // Sums while the rest of the snapshot was still being written: a file in
 // known whose size has not changed since is not read again. Whatever else
 // is under dir is checksummed here.
@@ -274,10 +282,10 @@ func sumEach(n int, fn func(i int) error) error {
 	return g.Wait()
 }
 
-// ErrInvalid is wrapped by every verification failure.
-var ErrInvalid = errors.New("snapshot refused")
-
-// Read reads dir/manifest.json and checks its format version.
+// ReadManifest reads the manifest of the snapshot at dir and checks it: a
+// format this pds reads, files and a build id listed, safe paths and
+// well-formed checksums. It reads none of the files. Every failure wraps
+// ErrInvalid.
 func ReadManifest(dir string) (Manifest, error) {
 	var m Manifest
 	b, err := os.ReadFile(filepath.Join(dir, ManifestName))
@@ -285,7 +293,7 @@ func ReadManifest(dir string) (Manifest, error) {
 		return m, fmt.Errorf("%w: %s: no readable %s (%w)", ErrInvalid, dir, ManifestName, err)
 	}
 	if err := json.Unmarshal(b, &m); err != nil {
-		return m, fmt.Errorf("%w: %s: %s is not valid JSON: %v", ErrInvalid, dir, ManifestName, err)
+		return m, fmt.Errorf("%w: %s: %s is not valid JSON: %w", ErrInvalid, dir, ManifestName, err)
 	}
 	if !knownFormat(m.FormatVersion) {
 		return m, formatError(dir, m.FormatVersion)
@@ -294,7 +302,7 @@ func ReadManifest(dir string) (Manifest, error) {
 		return m, fmt.Errorf("%w: %s: %s lists no files or no build id", ErrInvalid, dir, ManifestName)
 	}
 	if err := checkPaths(m.Files); err != nil {
-		return m, fmt.Errorf("%w: %s: %v", ErrInvalid, dir, err)
+		return m, fmt.Errorf("%w: %s: %w", ErrInvalid, dir, err)
 	}
 	if err := checkSums(dir, m); err != nil {
 		return m, err

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/zeebo/blake3"
+
+	"github.com/productdata/pds/snapshots/internal/snapshottest"
 )
 
 // snapshot writes a small snapshot-shaped directory with a manifest.
@@ -236,7 +238,7 @@ func TestWriteWithSums(t *testing.T) {
 // same files, as a pds before format 2 wrote it.
 func toFormat1(t *testing.T, dir string) {
 	t.Helper()
-	if err := asFormat1(dir); err != nil {
+	if err := snapshottest.AsFormat1(filepath.Join(dir, ManifestName)); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -3,7 +3,6 @@ package snapshots
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -34,8 +33,10 @@ type OpenOptions struct {
 	HashAll bool
 }
 
-// Snapshot is an opened, verified snapshot, read through four calls: Alias
-// and View (one key), NewReader (many keys) and Search.
+// Snapshot is an opened, verified snapshot. Serving reads it through Alias
+// and View (one key), NewReader (many keys) and Search; tools read whole
+// tables through Scan and ScanRaw, and an incremental build takes its
+// Dictionaries and Layers.
 type Snapshot struct {
 	Dir      string // the folder opened, symbolic links resolved
 	Manifest Manifest
@@ -70,9 +71,6 @@ type Snapshot struct {
 	stopIndex    context.CancelFunc
 	indexCtx     context.Context
 }
-
-// errClosed is the cause of a search index check stopped by Close.
-var errClosed = errors.New("snapshots: the snapshot was closed")
 
 // The bounds of AutoCacheBytes.
 const (

@@ -15,10 +15,6 @@ import (
 	"aead.dev/minisign"
 )
 
-// ErrSignature is wrapped by every signature failure (and wraps ErrInvalid,
-// so a caller that refuses invalid snapshots refuses these too).
-var ErrSignature = fmt.Errorf("%w (signature)", ErrInvalid)
-
 // PublicKey checks manifest signatures.
 type PublicKey struct {
 	key  minisign.PublicKey

@@ -70,7 +70,7 @@ func TestSignature(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("got %v, want %q", err, c.want)
 			}
-			if !strings.Contains(err.Error(), "snapshot refused") {
+			if !strings.Contains(err.Error(), "invalid snapshot") {
 				t.Errorf("%v does not wrap ErrInvalid", err)
 			}
 		})

@@ -22,6 +22,8 @@ import (
 // and says nothing about processes on another host sharing the folder; the
 // lock file sits beside the folder, not in it, so that it is never part of
 // the published snapshot.
+
+// tempPattern matches the name of a build's temporary folder.
 var tempPattern = regexp.MustCompile(`^\..+\.tmp-[0-9A-HJKMNP-TV-Z]{26}$`)
 
 // tempDir is a claimed temporary folder.
@@ -50,45 +52,18 @@ func (t *tempDir) release() {
 	unlock(t.lock, t.path+".lock")
 }
 
-// lockExclusive opens (creating) and flocks name. With wait it blocks until
-// the lock is free; without, it returns errLocked when another holds it. It
-// makes sure the file it holds is still the one at name (another process may
-// have removed it in between), retrying when it is not.
+// lockExclusive locks the lock file name (osfile.LockAt). With wait it
+// blocks until the lock is free; without, it returns errLocked when another
+// holds it.
 func lockExclusive(name string, wait bool) (*os.File, error) {
-	for {
-		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
-		if err != nil {
-			return nil, err
-		}
-		if err := take(f, wait); err != nil {
-			f.Close()
-			if errors.Is(err, errLocked) {
-				return nil, err
-			}
-			return nil, fmt.Errorf("lock %s: %w", name, err)
-		}
-		held, err1 := f.Stat()
-		now, err2 := os.Stat(name)
-		if err1 == nil && err2 == nil && os.SameFile(held, now) {
-			return f, nil
-		}
-		f.Close()
+	f, ok, err := osfile.LockAt(name, wait)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", name, err)
 	}
-}
-
-var errLocked = errors.New("locked by a live process")
-
-// take locks f, waiting for the lock with wait; without, it returns
-// errLocked when another process holds it.
-func take(f *os.File, wait bool) error {
-	if wait {
-		return osfile.Lock(f)
+	if !ok {
+		return nil, errLocked
 	}
-	ok, err := osfile.TryLock(f)
-	if err == nil && !ok {
-		return errLocked
-	}
-	return err
+	return f, nil
 }
 
 // unlock lets the lock go and removes its file, in the order that keeps
@@ -180,8 +155,11 @@ const (
 	snapshotFileMode fs.FileMode = 0o644
 )
 
-// setModes gives every folder and regular file under dir the snapshot modes.
-func setModes(dir string) error {
+// SetModes gives every folder and regular file under dir the modes of a
+// published snapshot (snapshotDirMode, snapshotFileMode): Writer.Publish
+// sets them on a build, and a pull on the build it fetched before it
+// renames it into place.
+func SetModes(dir string) error {
 	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err

@@ -54,6 +54,11 @@ func checkPaths(files []File) error {
 	return nil
 }
 
+// CheckPaths refuses a manifest whose paths could name a file outside the
+// snapshot, as ReadManifest does (checkPaths): what a replica checks of a
+// manifest it fetched before it writes a file the manifest names.
+func (m Manifest) CheckPaths() error { return checkPaths(m.Files) }
+
 // VerifyContext is Verify, cancellable: it reads the manifest, refuses
 // unsafe paths, symbolic links and files the manifest does not list, then
 // checks every listed file's size and checksum, hashing up to GOMAXPROCS
@@ -116,7 +121,7 @@ func readChunks(dir string, root *os.Root, m Manifest) (map[string][]byte, error
 	}
 	hashes, err := decodeChunks(b, m.Files)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, dir, err)
+		return nil, fmt.Errorf("%w: %s: %w", ErrInvalid, dir, err)
 	}
 	return hashes, nil
 }
@@ -261,10 +266,10 @@ func Fingerprint(dir string) (string, error) {
 	}
 	var m Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
-		return "", fmt.Errorf("%w: %s: %s is not valid JSON: %v", ErrInvalid, dir, ManifestName, err)
+		return "", fmt.Errorf("%w: %s: %s is not valid JSON: %w", ErrInvalid, dir, ManifestName, err)
 	}
 	if err := checkPaths(m.Files); err != nil {
-		return "", fmt.Errorf("%w: %s: %v", ErrInvalid, dir, err)
+		return "", fmt.Errorf("%w: %s: %w", ErrInvalid, dir, err)
 	}
 	h := sha256.New()
 	h.Write(b)

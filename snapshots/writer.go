@@ -183,7 +183,7 @@ func (s *Snapshot) checkFilesIn(dir string) error {
 	}
 	root, err := os.OpenRoot(s.Dir)
 	if err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrInvalid, s.Dir, err)
+		return fmt.Errorf("%w: %s: %w", ErrInvalid, s.Dir, err)
 	}
 	defer root.Close()
 	return hashAll(context.Background(), s.Dir, root, files)
@@ -207,10 +207,10 @@ func (w *Writer) WriteManifest(m Manifest, known map[string]File) error {
 }
 
 // Publish makes the finished build the snapshot: every folder and file
-// given the snapshot modes (setModes) and synced, one rename, then the
+// given the snapshot modes (SetModes) and synced, one rename, then the
 // parent folder synced so that the rename itself survives a power loss.
 func (w *Writer) Publish() error {
-	if err := setModes(w.tmp); err != nil {
+	if err := SetModes(w.tmp); err != nil {
 		return fmt.Errorf("publish snapshot: %w", err)
 	}
 	if err := syncTree(w.tmp); err != nil {

@@ -240,7 +240,7 @@ func TestServeRefusesDamagedSnapshot(t *testing.T) {
 	os.WriteFile(filepath.Join(snap, "manifest.json"), []byte(`{"format_version":7}`), 0o644)
 	keysPath, _ := fixture.Keys(t)
 	code, _, errOut := runCmd("serve", "--snapshot", snap, "--keys", keysPath, "--addr", "127.0.0.1:0")
-	if code == 0 || !strings.Contains(errOut, "snapshot refused") || !strings.Contains(errOut, "format 7") {
+	if code == 0 || !strings.Contains(errOut, "invalid snapshot") || !strings.Contains(errOut, "format 7") {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/productdata/pds/service/keys"
 	"github.com/productdata/pds/service/quota"
 	"github.com/productdata/pds/snapshots"
+	"github.com/productdata/pds/snapshots/fleet"
 )
 
 // serve is the 'pds serve' subcommand: Open loads the snapshot, keys and
@@ -331,7 +332,7 @@ func (s *serve) swapIfChanged() {
 	s.svc.Swap(next)
 	next.CheckInBackground()
 	s.metrics.Swapped()
-	a, ok := snapshots.ArrivalOf(next.Dir)
+	a, ok := fleet.ArrivalOf(next.Dir)
 	if !ok {
 		a.Via = "unknown"
 	}

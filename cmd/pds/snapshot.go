@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/productdata/pds/snapshots"
+	"github.com/productdata/pds/snapshots/fleet"
 )
 
 // snapshotSynopsis is each subcommand of 'pds snapshot' and its synopsis,
@@ -130,8 +131,8 @@ func runSnapshotVerify(_ context.Context, args []string, stdout, stderr io.Write
 }
 
 // originFlags are the flags every command that reaches an origin takes.
-func originFlags(fs *flag.FlagSet) *snapshots.S3Config {
-	c := &snapshots.S3Config{}
+func originFlags(fs *flag.FlagSet) *fleet.S3Config {
+	c := &fleet.S3Config{}
 	fs.StringVar(&c.Endpoint, "endpoint", "", "S3 endpoint for s3:// origins: http(s)://HOST[:PORT] or a host (default: AWS S3); credentials from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or ~/.aws/credentials")
 	fs.StringVar(&c.Region, "region", "", "S3 region (default: found by the client)")
 	return c
@@ -149,7 +150,7 @@ func runSnapshotPublish(ctx context.Context, args []string, stdout, stderr io.Wr
 	pubPath := fs.String("pubkey", "", "if set, check the signature with this public key before uploading")
 	allow := fs.Bool("allow-downgrade", false, "publish even when the origin's latest build has a higher sequence")
 	deltasFrom := fs.String("deltas-from", "", "a folder of earlier builds (one per subfolder, such as a pull's folder): store a delta from the newest of them to this build beside it")
-	deltas := fs.Int("deltas", snapshots.DefaultDeltas, "with --deltas-from: how many of the newest earlier builds to make deltas from")
+	deltas := fs.Int("deltas", fleet.DefaultDeltas, "with --deltas-from: how many of the newest earlier builds to make deltas from")
 	s3 := originFlags(fs)
 	pos, err := parseWithArgs(fs, args, "SNAPSHOT_DIR ORIGIN", 2, 2)
 	if err != nil {
@@ -169,7 +170,7 @@ func runSnapshotPublish(ctx context.Context, args []string, stdout, stderr io.Wr
 			return err
 		}
 		var skipped []string
-		if from, skipped, err = snapshots.DeltaBases(*deltasFrom, m, *deltas); err != nil {
+		if from, skipped, err = fleet.DeltaBases(*deltasFrom, m, *deltas); err != nil {
 			return fmt.Errorf("--deltas-from: %v", err)
 		}
 		for _, s := range skipped {
@@ -179,12 +180,12 @@ func runSnapshotPublish(ctx context.Context, args []string, stdout, stderr io.Wr
 			fmt.Fprintf(stderr, "publish: --deltas-from: %s holds no usable build older than build %s (sequence %d); no delta is made\n", *deltasFrom, m.BuildID, m.Sequence)
 		}
 	}
-	o, err := snapshots.OpenOrigin(pos[1], *s3)
+	o, err := fleet.OpenOrigin(pos[1], *s3)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	p, err := snapshots.Publish(ctx, pos[0], o, snapshots.PublishOptions{PublicKey: pub, AllowDowngrade: *allow, Progress: stderr, DeltasFrom: from})
+	p, err := fleet.Publish(ctx, pos[0], o, fleet.PublishOptions{PublicKey: pub, AllowDowngrade: *allow, Progress: stderr, DeltasFrom: from})
 	if err != nil {
 		return err
 	}
@@ -193,7 +194,7 @@ func runSnapshotPublish(ctx context.Context, args []string, stdout, stderr io.Wr
 		deltaBytes += d.Bytes
 	}
 	fmt.Fprintf(stdout, "published build %s (sequence %d): %d files, %d bytes, and %d deltas from earlier builds, %d bytes, to %s in %s; %s/%s names it\n",
-		p.BuildID, p.Sequence, p.Files, p.Bytes, len(p.Deltas), deltaBytes, o, time.Since(start).Round(time.Millisecond), o, snapshots.LatestName)
+		p.BuildID, p.Sequence, p.Files, p.Bytes, len(p.Deltas), deltaBytes, o, time.Since(start).Round(time.Millisecond), o, fleet.LatestName)
 	return nil
 }
 
@@ -214,12 +215,12 @@ func runSnapshotPull(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	o, err := snapshots.OpenOrigin(pos[0], *s3)
+	o, err := fleet.OpenOrigin(pos[0], *s3)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	p, err := snapshots.Pull(ctx, o, *into, snapshots.PullOptions{PublicKey: pub, AllowDowngrade: *allow, Keep: *keep, LockWait: *lockWait, Progress: stderr, NoDelta: *noDelta})
+	p, err := fleet.Pull(ctx, o, *into, fleet.PullOptions{PublicKey: pub, AllowDowngrade: *allow, Keep: *keep, LockWait: *lockWait, Progress: stderr, NoDelta: *noDelta})
 	if err != nil {
 		return err
 	}
@@ -230,7 +231,7 @@ func runSnapshotPull(ctx context.Context, args []string, stdout, stderr io.Write
 // reportTaken prints what a pull or an apply made current in into: from
 // says where the build came from in the line for one already current, and
 // detail what follows how it came.
-func reportTaken(stdout io.Writer, p snapshots.Pulled, into, from, detail string, start time.Time) error {
+func reportTaken(stdout io.Writer, p fleet.Pulled, into, from, detail string, start time.Time) error {
 	if p.UpToDate {
 		fmt.Fprintf(stdout, "build %s%s is already current in %s\n", p.ID, from, into)
 		return nil
@@ -244,13 +245,13 @@ func reportTaken(stdout io.Writer, p snapshots.Pulled, into, from, detail string
 }
 
 // arrival says how a build came.
-func arrival(p snapshots.Pulled) string {
+func arrival(p fleet.Pulled) string {
 	switch {
-	case p.Via == snapshots.ViaDelta:
+	case p.Via == fleet.ViaDelta:
 		return "by delta from build " + p.DeltaBase
 	case p.DeltaErr != nil:
 		return fmt.Sprintf("whole, after the delta failed (%v)", p.DeltaErr)
-	case p.Via == snapshots.ViaFull:
+	case p.Via == fleet.ViaFull:
 		return "whole"
 	}
 	return "kept from an earlier pull"
@@ -269,7 +270,7 @@ func runSnapshotBundle(ctx context.Context, args []string, stdout, stderr io.Wri
 		return err
 	}
 	start := time.Now()
-	st, err := snapshots.WriteBundle(ctx, *from, *to, *out)
+	st, err := fleet.WriteBundle(ctx, *from, *to, *out)
 	if err != nil {
 		return err
 	}
@@ -294,7 +295,7 @@ func runSnapshotApply(ctx context.Context, args []string, stdout, stderr io.Writ
 		return err
 	}
 	start := time.Now()
-	p, err := snapshots.ApplyBundle(ctx, pos[0], *into, snapshots.PullOptions{PublicKey: pub, AllowDowngrade: *allow, Keep: *keep, LockWait: *lockWait, Progress: stderr})
+	p, err := fleet.ApplyBundle(ctx, pos[0], *into, fleet.PullOptions{PublicKey: pub, AllowDowngrade: *allow, Keep: *keep, LockWait: *lockWait, Progress: stderr})
 	if err != nil {
 		return err
 	}
@@ -332,13 +333,13 @@ func runSnapshotFollow(ctx context.Context, args []string, stdout, stderr io.Wri
 	if err != nil {
 		return err
 	}
-	o, err := snapshots.OpenOrigin(pos[0], *s3)
+	o, err := fleet.OpenOrigin(pos[0], *s3)
 	if err != nil {
 		return err
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
-	f := &snapshots.Follower{Origin: o, Snapshots: *dir, Log: log,
-		Pull: snapshots.PullOptions{PublicKey: pub, AllowDowngrade: *allow, Keep: *keep, NoDelta: *noDelta}}
+	f := &fleet.Follower{Origin: o, Snapshots: *dir, Log: log,
+		Pull: fleet.PullOptions{PublicKey: pub, AllowDowngrade: *allow, Keep: *keep, NoDelta: *noDelta}}
 	log.Info("following", "origin", o.String(), "snapshots", *dir, "every", every.String(), "keep", *keep, "key", pub.ID())
 	f.Run(ctx, *every)
 	return nil
@@ -360,7 +361,7 @@ func runSnapshotRollback(ctx context.Context, args []string, stdout, stderr io.W
 	if len(pos) == 2 {
 		id = pos[1]
 	}
-	r, err := snapshots.Rollback(ctx, pos[0], id, snapshots.RollbackOptions{PublicKey: pub, LockWait: *lockWait, Progress: stderr})
+	r, err := fleet.Rollback(ctx, pos[0], id, fleet.RollbackOptions{PublicKey: pub, LockWait: *lockWait, Progress: stderr})
 	for _, s := range r.Skipped {
 		fmt.Fprintf(stderr, "skipped build %s: %s\n", s.ID, s.Reason)
 	}
@@ -369,7 +370,7 @@ func runSnapshotRollback(ctx context.Context, args []string, stdout, stderr io.W
 	}
 	fmt.Fprintf(stdout, "current is now build %s (sequence %d), was %s (sequence %d)\n", r.To.ID, r.To.Manifest.Sequence, r.From.ID, r.From.Manifest.Sequence)
 	if r.Listed {
-		fmt.Fprintf(stdout, "build %s is listed in %s: no pull or follower takes it again (remove the line to allow it)\n", r.From.ID, filepath.Join(pos[0], snapshots.RefusedName))
+		fmt.Fprintf(stdout, "build %s is listed in %s: no pull or follower takes it again (remove the line to allow it)\n", r.From.ID, filepath.Join(pos[0], fleet.RefusedName))
 	}
 	return nil
 }

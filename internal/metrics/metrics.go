@@ -245,7 +245,7 @@ func (m *Metrics) Snapshot(buildID string, createdAt time.Time, formatVersion in
 func (m *Metrics) Swapped() { m.swaps.Inc() }
 
 // Updated counts a swap to a snapshot that came via delta or full (see
-// snapshots.Arrival) with the bytes fetched for it; via is "unknown" for
+// fleet.Arrival) with the bytes fetched for it; via is "unknown" for
 // one no pull recorded.
 func (m *Metrics) Updated(via string, bytes int64) {
 	m.updates.WithLabelValues(via).Inc()

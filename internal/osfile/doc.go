@@ -4,7 +4,8 @@
 //
 //   - Lock, TryLock, Unlock and Release: an exclusive lock on an open file,
 //     flock(2) on Unix and LockFileEx on Windows. Both are dropped by the
-//     system when the holder exits, however it exits.
+//     system when the holder exits, however it exits. LockAt locks a lock
+//     file by its path, making sure the file locked is still the one there.
 //   - Owner: the user and group ids that own a file, on Unix; Windows files
 //     have none (an access list instead), and keeping them is left out there.
 //   - StampOf: the device, inode and change time of a file, which notice a
@@ -33,5 +34,11 @@
 // but the callers here must check that the file they locked is still the one
 // at its path (another process may have removed it in between) and remove
 // it while holding it; golang.org/x/sys gives the system calls, which is
-// what these files use. The rest is a line or two a platform.
+// what these files use. github.com/rogpeppe/go-internal/lockedfile has no
+// lock that fails at once rather than waits (a pull that finds its folder
+// busy must say so, and a build must pass over a live build's temporary),
+// takes a shared lock through a file open for reading (LockAt must lock a
+// file another user made, which it can only read), and on Windows locks the
+// whole file, so that a waiter cannot read who holds it. The rest is a line
+// or two a platform.
 package osfile

@@ -41,9 +41,11 @@ func OpenRegular(root *os.Root, name string) (*os.File, error) {
 	return f, nil
 }
 
-// Copy makes to, which must not exist, a copy of the file from. io.Copy
-// between two files is copy_file_range on Linux: the kernel copies, and
-// file systems that share blocks (XFS, Btrfs) clone instead.
+// Copy makes to, which must not exist, a copy of the file from, and flushes
+// it to stable storage before it returns, so that a copy a caller renames or
+// lists afterwards is never found empty or torn after a power loss. io.Copy
+// between two files is copy_file_range on Linux: the kernel copies, and file
+// systems that share blocks (XFS, Btrfs) clone instead.
 func Copy(from, to string) error {
 	r, err := os.Open(from)
 	if err != nil {
@@ -55,6 +57,10 @@ func Copy(from, to string) error {
 		return err
 	}
 	if _, err := io.Copy(w, r); err != nil {
+		w.Close()
+		return err
+	}
+	if err := w.Sync(); err != nil {
 		w.Close()
 		return err
 	}

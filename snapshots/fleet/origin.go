@@ -1,4 +1,4 @@
-package snapshots
+package fleet
 
 import (
 	"context"
@@ -25,9 +25,6 @@ type Origin interface {
 	// String is the origin's URL, for messages.
 	String() string
 }
-
-// ErrNotFound is returned by Origin.Open for a name the origin lacks.
-var ErrNotFound = errors.New("not found at the origin")
 
 // S3Config says how to reach an S3-compatible object store. Credentials come
 // from the standard environment variables (AWS_ACCESS_KEY_ID and

@@ -1,4 +1,4 @@
-package snapshots_test
+package fleet_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/productdata/pds/snapshots"
+	"github.com/productdata/pds/snapshots/fleet"
 )
 
 // withFileLimit runs fn with this process allowed extra file descriptors
@@ -92,7 +93,7 @@ func TestFollowerShortOfFilesTakesTheBuildLater(t *testing.T) {
 			}
 			break
 		}
-		if errors.Is(err, snapshots.ErrRefused) {
+		if errors.Is(err, fleet.ErrRefused) {
 			t.Fatalf("with %d file descriptors to spare, the good build was refused: %v", extra, err)
 		}
 		if strings.Contains(err.Error(), "this host failed to check it") {
@@ -169,7 +170,7 @@ func TestDiskFullDuringPull(t *testing.T) {
 	b1 := signedCopy(t, 1, k)
 	c := changedBuild(t, 5, "changed", b1, k)
 	bundle := filepath.Join(t.TempDir(), "b1-to-c.pdsbundle")
-	if _, err := snapshots.WriteBundle(context.Background(), b1, c, bundle); err != nil {
+	if _, err := fleet.WriteBundle(context.Background(), b1, c, bundle); err != nil {
 		t.Fatal(err)
 	}
 	size := totalSize(t, b1)
@@ -190,11 +191,11 @@ func TestDiskFullDuringPull(t *testing.T) {
 			opts.FreeBytes = func(string) (uint64, error) { return 1 << 40, nil } // room when asked
 			var err error
 			if via == "apply" {
-				_, err = snapshots.ApplyBundle(context.Background(), bundle, snaps, opts)
+				_, err = fleet.ApplyBundle(context.Background(), bundle, snaps, opts)
 			} else {
-				_, err = snapshots.Pull(context.Background(), o, snaps, opts)
+				_, err = fleet.Pull(context.Background(), o, snaps, opts)
 			}
-			if !errors.Is(err, snapshots.ErrNoSpace) || !strings.Contains(err.Error(), "not enough free disk space: build "+buildID(t, c)) ||
+			if !errors.Is(err, fleet.ErrNoSpace) || !strings.Contains(err.Error(), "not enough free disk space: build "+buildID(t, c)) ||
 				!strings.Contains(err.Error(), "what was staged was removed") {
 				t.Fatalf("%s onto a full disk: %v; want the free-space error", via, err)
 			}
@@ -204,9 +205,9 @@ func TestDiskFullDuringPull(t *testing.T) {
 				t.Fatal(err)
 			}
 			if via == "apply" {
-				_, err = snapshots.ApplyBundle(context.Background(), bundle, snaps, pullOpts(k))
+				_, err = fleet.ApplyBundle(context.Background(), bundle, snaps, pullOpts(k))
 			} else {
-				_, err = snapshots.Pull(context.Background(), o, snaps, pullOpts(k))
+				_, err = fleet.Pull(context.Background(), o, snaps, pullOpts(k))
 			}
 			if err != nil {
 				t.Fatalf("%s with room again: %v", via, err)
@@ -233,10 +234,10 @@ func TestRollbackShortOfFilesStepsBackNoFurther(t *testing.T) {
 	}
 	checked := 0
 	for extra := 1; extra <= 64; extra++ {
-		var r snapshots.Rolled
+		var r fleet.Rolled
 		var err error
 		withFileLimit(t, extra, func() {
-			r, err = snapshots.Rollback(context.Background(), snaps, "", snapshots.RollbackOptions{PublicKey: k.pub})
+			r, err = fleet.Rollback(context.Background(), snaps, "", fleet.RollbackOptions{PublicKey: k.pub})
 		})
 		if len(r.Skipped) > 0 {
 			t.Fatalf("with %d file descriptors to spare, the rollback passed over %v", extra, r.Skipped)
@@ -251,7 +252,7 @@ func TestRollbackShortOfFilesStepsBackNoFurther(t *testing.T) {
 			serves(t, snaps, ids[1], k)
 			return
 		}
-		if errors.Is(err, snapshots.ErrRefused) {
+		if errors.Is(err, fleet.ErrRefused) {
 			t.Fatalf("with %d file descriptors to spare: %v; want no refusal", extra, err)
 		}
 		if strings.Contains(err.Error(), "this host failed to check it") {

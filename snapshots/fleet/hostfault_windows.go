@@ -1,6 +1,6 @@
 //go:build windows
 
-package snapshots
+package fleet
 
 import "golang.org/x/sys/windows"
 

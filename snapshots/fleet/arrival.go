@@ -1,4 +1,4 @@
-package snapshots
+package fleet
 
 import (
 	"encoding/json"
@@ -23,21 +23,21 @@ type Arrival struct {
 
 const arrivalPre = ".arrival-"
 
-func arrivalPath(snapshots, id string) string {
-	return filepath.Join(snapshots, arrivalPre+id+".json")
+func arrivalPath(snaps, id string) string {
+	return filepath.Join(snaps, arrivalPre+id+".json")
 }
 
 // writeArrival records how p's build came; a build that was already on disk
 // (Via "") gets no record. It is a note for metrics: failing to write it
 // fails nothing.
-func writeArrival(snapshots string, p *Pulled) {
+func writeArrival(snaps string, p *Pulled) {
 	if p.Via == "" {
 		return
 	}
 	b, err := json.Marshal(Arrival{BuildID: p.ID, Via: p.Via, DeltaFrom: p.DeltaBase, Bytes: p.Downloaded, Objects: p.Objects,
 		At: time.Now().UTC().Format(time.RFC3339)})
 	if err == nil {
-		writeSynced(arrivalPath(snapshots, p.ID), b)
+		writeSynced(arrivalPath(snaps, p.ID), b)
 	}
 }
 

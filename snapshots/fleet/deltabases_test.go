@@ -1,4 +1,4 @@
-package snapshots_test
+package fleet_test
 
 import (
 	"os"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/productdata/pds/snapshots"
+	"github.com/productdata/pds/snapshots/fleet"
 )
 
 // TestDeltaBasesFollowLinks: a folder whose builds are symbolic links to
@@ -36,7 +37,7 @@ func TestDeltaBasesFollowLinks(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "bad", snapshots.ManifestName), []byte("{"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	bases, skipped, err := snapshots.DeltaBases(dir, target, 7)
+	bases, skipped, err := fleet.DeltaBases(dir, target, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +48,7 @@ func TestDeltaBasesFollowLinks(t *testing.T) {
 	if len(skipped) != 2 || !strings.Contains(said, filepath.Join(dir, "gone")) || !strings.Contains(said, filepath.Join(dir, "bad")) {
 		t.Errorf("skipped %q, want the link to nowhere and the unreadable manifest named", skipped)
 	}
-	if bases, _, _ := snapshots.DeltaBases(dir, target, 1); len(bases) != 1 || strings.HasSuffix(bases[0], "b1") {
+	if bases, _, _ := fleet.DeltaBases(dir, target, 1); len(bases) != 1 || strings.HasSuffix(bases[0], "b1") {
 		t.Errorf("one base: %v, want the newest", bases)
 	}
 }

@@ -1,4 +1,4 @@
-package snapshots_test
+package fleet_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/productdata/pds/snapshots"
+	"github.com/productdata/pds/snapshots/fleet"
 )
 
 // linkedBytes is the size of the store tables of build to that build from
@@ -44,7 +45,7 @@ func TestApplyNeedsRoomOnlyForWhatItWrites(t *testing.T) {
 	b1 := signedCopy(t, 1, k)
 	c := changedBuild(t, 5, "changed", b1, k)
 	bundle := filepath.Join(t.TempDir(), "b1-to-c.pdsbundle")
-	if _, err := snapshots.WriteBundle(context.Background(), b1, c, bundle); err != nil {
+	if _, err := fleet.WriteBundle(context.Background(), b1, c, bundle); err != nil {
 		t.Fatal(err)
 	}
 	total, linked := totalSize(t, c), linkedBytes(t, b1, c)
@@ -65,7 +66,7 @@ func TestApplyNeedsRoomOnlyForWhatItWrites(t *testing.T) {
 		opts := pullOpts(k)
 		free := uint64(total - linked/2 + margin) // less than the whole build, more than it writes
 		opts.FreeBytes = func(string) (uint64, error) { return free, nil }
-		if _, err := snapshots.ApplyBundle(context.Background(), bundle, snaps, opts); err != nil {
+		if _, err := fleet.ApplyBundle(context.Background(), bundle, snaps, opts); err != nil {
 			t.Fatalf("%d bytes free for a build of %d whose store shares %d with the kept one: %v", free, total, linked, err)
 		}
 		serves(t, snaps, buildID(t, c), k)
@@ -74,8 +75,8 @@ func TestApplyNeedsRoomOnlyForWhatItWrites(t *testing.T) {
 		snaps := site(t)
 		opts := pullOpts(k)
 		opts.FreeBytes = func(string) (uint64, error) { return margin, nil }
-		_, err := snapshots.ApplyBundle(context.Background(), bundle, snaps, opts)
-		if !errors.Is(err, snapshots.ErrNoSpace) || !strings.Contains(err.Error(), "nothing was changed") || strings.Contains(err.Error(), "fetched") {
+		_, err := fleet.ApplyBundle(context.Background(), bundle, snaps, opts)
+		if !errors.Is(err, fleet.ErrNoSpace) || !strings.Contains(err.Error(), "nothing was changed") || strings.Contains(err.Error(), "fetched") {
 			t.Fatalf("apply without room: %v; want the free-space error saying nothing was changed", err)
 		}
 		serves(t, snaps, buildID(t, b1), k)

@@ -1,4 +1,4 @@
-package snapshots
+package fleet
 
 import (
 	"context"
@@ -161,15 +161,4 @@ func (f *Follower) fail(id string, err error) error {
 	}
 	f.Log.Warn("pull failed; still serving the current one, will retry", append(attrs, "stats", &f.Stats)...)
 	return err
-}
-
-// SelfTest opens the build in dir as pds serve would (verifying signature
-// and checksums with o) and reads it as serving does (Snapshot.SelfTest).
-func SelfTest(ctx context.Context, dir string, o OpenOptions) error {
-	snap, err := Open(dir, o)
-	if err != nil {
-		return err
-	}
-	defer snap.Close()
-	return snap.SelfTest(ctx)
 }

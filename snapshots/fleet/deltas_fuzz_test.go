@@ -1,9 +1,11 @@
-package snapshots
+package fleet
 
 import (
 	"archive/tar"
 	"bytes"
 	"testing"
+
+	"github.com/productdata/pds/snapshots"
 )
 
 // FuzzOpenDelta: any bytes as a delta file are read or refused, never a
@@ -13,7 +15,7 @@ func FuzzOpenDelta(f *testing.F) {
 	tw := tar.NewWriter(&b)
 	for _, e := range []struct{ name, body string }{
 		{deltaHeaderName, `{"format":1,"base":"A","target":"B","files":[{"path":"x","how":"same","from":"x"}]}`},
-		{ManifestName, `{}`}, {SignatureName, `sig`},
+		{snapshots.ManifestName, `{}`}, {snapshots.SignatureName, `sig`},
 	} {
 		tw.WriteHeader(&tar.Header{Name: e.name, Mode: 0o644, Size: int64(len(e.body))})
 		tw.Write([]byte(e.body))

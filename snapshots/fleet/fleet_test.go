@@ -1,4 +1,4 @@
-package snapshots_test
+package fleet_test
 
 import (
 	"bytes"
@@ -20,6 +20,8 @@ import (
 	"github.com/productdata/pds/ingest"
 	"github.com/productdata/pds/internal/fixture"
 	"github.com/productdata/pds/snapshots"
+	"github.com/productdata/pds/snapshots/fleet"
+	"github.com/productdata/pds/snapshots/internal/snapshottest"
 )
 
 // Builds of the bundled sample, made once for the package: sequence 1, 2
@@ -106,40 +108,40 @@ func buildID(t testing.TB, dir string) string {
 	return m.BuildID
 }
 
-func s3Origin(t testing.TB) (snapshots.Origin, fixture.S3) {
+func s3Origin(t testing.TB) (fleet.Origin, fixture.S3) {
 	t.Helper()
 	s := fixture.S3Server(t)
-	o, err := snapshots.OpenOrigin("s3://"+s.Bucket+"/nightly", snapshots.S3Config{Endpoint: s.Endpoint})
+	o, err := fleet.OpenOrigin("s3://"+s.Bucket+"/nightly", fleet.S3Config{Endpoint: s.Endpoint})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return o, s
 }
 
-func publish(t testing.TB, o snapshots.Origin, dir string) {
+func publish(t testing.TB, o fleet.Origin, dir string) {
 	t.Helper()
-	if _, err := snapshots.Publish(context.Background(), dir, o, snapshots.PublishOptions{}); err != nil {
+	if _, err := fleet.Publish(context.Background(), dir, o, fleet.PublishOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func follower(t testing.TB, o snapshots.Origin, snaps string, k keyPair) *snapshots.Follower {
-	return &snapshots.Follower{Origin: o, Snapshots: snaps, Log: fixture.Logger(t),
-		Pull: snapshots.PullOptions{PublicKey: k.pub, Keep: 2}}
+func follower(t testing.TB, o fleet.Origin, snaps string, k keyPair) *fleet.Follower {
+	return &fleet.Follower{Origin: o, Snapshots: snaps, Log: fixture.Logger(t),
+		Pull: fleet.PullOptions{PublicKey: k.pub, Keep: 2}}
 }
 
 // serves checks that SNAPSHOTS/current opens as pds serve opens it and
 // answers through the service, and that it is build id.
 func serves(t testing.TB, snaps, id string, k keyPair) {
 	t.Helper()
-	cur, ok, err := snapshots.Current(snaps)
+	cur, ok, err := fleet.Current(snaps)
 	if err != nil || !ok {
 		t.Fatalf("no current build in %s: %v", snaps, err)
 	}
 	if cur.ID != id {
 		t.Fatalf("current is %s, want %s", cur.ID, id)
 	}
-	if err := snapshots.SelfTest(context.Background(), filepath.Join(snaps, snapshots.CurrentName), snapshots.OpenOptions{PublicKey: k.pub}); err != nil {
+	if err := snapshots.SelfTest(context.Background(), filepath.Join(snaps, fleet.CurrentName), snapshots.OpenOptions{PublicKey: k.pub}); err != nil {
 		t.Fatalf("current build does not serve: %v", err)
 	}
 }
@@ -153,10 +155,10 @@ func TestPublishPullFollowS3(t *testing.T) {
 	b1, b2, b3 := signedCopy(t, 1, k), signedCopy(t, 2, k), signedCopy(t, 3, k)
 	ctx := context.Background()
 
-	if _, err := snapshots.Latest(ctx, o); !errors.Is(err, snapshots.ErrNotFound) {
+	if _, err := fleet.Latest(ctx, o); !errors.Is(err, fleet.ErrNotFound) {
 		t.Fatalf("empty origin: %v, want not found", err)
 	}
-	pub, err := snapshots.Publish(ctx, b1, o, snapshots.PublishOptions{PublicKey: k.pub})
+	pub, err := fleet.Publish(ctx, b1, o, fleet.PublishOptions{PublicKey: k.pub})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,14 +171,14 @@ func TestPublishPullFollowS3(t *testing.T) {
 	}
 
 	snaps := filepath.Join(t.TempDir(), "snapshots")
-	p, err := snapshots.Fetch(ctx, o, snaps, snapshots.PullOptions{PublicKey: k.pub})
+	p, err := fleet.Fetch(ctx, o, snaps, fleet.PullOptions{PublicKey: k.pub})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if p.Downloaded != pub.Bytes || p.Reused != 0 {
 		t.Errorf("downloaded %d reused %d, published %d", p.Downloaded, p.Reused, pub.Bytes)
 	}
-	if err := snapshots.Activate(snaps, p.ID); err != nil {
+	if err := fleet.Activate(snaps, p.ID); err != nil {
 		t.Fatal(err)
 	}
 	serves(t, snaps, buildID(t, b1), k)
@@ -184,7 +186,7 @@ func TestPublishPullFollowS3(t *testing.T) {
 	// An operator checks the pulled build with minisign alone.
 	minisign := fixture.Tool(t, "minisign", "PDS_MINISIGN")
 	cmd := exec.Command(minisign, "-Vm", snapshots.ManifestName, "-p", k.pubPath)
-	cmd.Dir = filepath.Join(snaps, snapshots.CurrentName)
+	cmd.Dir = filepath.Join(snaps, fleet.CurrentName)
 	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "Signature and comment signature verified") {
 		t.Fatalf("minisign -Vm: %v\n%s", err, out)
 	}
@@ -199,12 +201,12 @@ func TestPublishPullFollowS3(t *testing.T) {
 	}
 	serves(t, snaps, buildID(t, b2), k)
 
-	r, err := snapshots.Rollback(ctx, snaps, "", snapshots.RollbackOptions{PublicKey: k.pub})
+	r, err := fleet.Rollback(ctx, snaps, "", fleet.RollbackOptions{PublicKey: k.pub})
 	if err != nil || r.From.ID != buildID(t, b2) || r.To.ID != buildID(t, b1) || !r.Listed {
 		t.Fatalf("rollback %s -> %s (listed %v): %v", r.From.ID, r.To.ID, r.Listed, err)
 	}
 	serves(t, snaps, buildID(t, b1), k)
-	if id, err := f.Poll(ctx); !errors.Is(err, snapshots.ErrRefused) || id != "" || !strings.Contains(err.Error(), "rolled back") {
+	if id, err := f.Poll(ctx); !errors.Is(err, fleet.ErrRefused) || id != "" || !strings.Contains(err.Error(), "rolled back") {
 		t.Fatalf("poll after rollback: %q %v; want the rolled-back build refused", id, err)
 	}
 	serves(t, snaps, buildID(t, b1), k)
@@ -214,7 +216,7 @@ func TestPublishPullFollowS3(t *testing.T) {
 		t.Fatalf("poll after publishing b3: %q %v", id, err)
 	}
 	serves(t, snaps, buildID(t, b3), k)
-	builds, err := snapshots.Builds(snaps)
+	builds, err := fleet.Builds(snaps)
 	if err != nil || len(builds) != 2 || builds[0].ID != buildID(t, b3) {
 		t.Fatalf("kept %v (%v); want b3 and one more", builds, err)
 	}
@@ -233,59 +235,59 @@ func TestRefusals(t *testing.T) {
 	id2 := buildID(t, b2)
 	cases := []struct {
 		name    string
-		publish func(t *testing.T, o snapshots.Origin, root string) // root: the origin's directory
-		opts    func(*snapshots.PullOptions)
+		publish func(t *testing.T, o fleet.Origin, root string) // root: the origin's directory
+		opts    func(*fleet.PullOptions)
 		want    string
 		refused bool // a refusal (not retried) rather than a failure
 	}{
-		{name: "tampered file", publish: func(t *testing.T, o snapshots.Origin, root string) {
+		{name: "tampered file", publish: func(t *testing.T, o fleet.Origin, root string) {
 			publish(t, o, b2)
-			flipByte(t, filepath.Join(root, id2, "store", firstSST(t, b2)))
+			fixture.FlipByte(t, filepath.Join(root, id2, "store", firstSST(t, b2)))
 		}, want: "does not match the signed manifest's checksum", refused: true},
-		{name: "tampered manifest", publish: func(t *testing.T, o snapshots.Origin, root string) {
+		{name: "tampered manifest", publish: func(t *testing.T, o fleet.Origin, root string) {
 			publish(t, o, b2)
 			p := filepath.Join(root, id2, snapshots.ManifestName)
 			b, _ := os.ReadFile(p)
 			os.WriteFile(p, bytes.Replace(b, []byte(`"sequence": 2`), []byte(`"sequence": 9`), 1), 0o644)
 		}, want: "the signature does not match manifest.json", refused: true},
-		{name: "wrong key", publish: func(t *testing.T, o snapshots.Origin, root string) {
+		{name: "wrong key", publish: func(t *testing.T, o fleet.Origin, root string) {
 			publish(t, o, signedCopy(t, 2, other))
 		}, want: "not by the trusted key", refused: true},
-		{name: "unsigned", publish: func(t *testing.T, o snapshots.Origin, root string) {
+		{name: "unsigned", publish: func(t *testing.T, o fleet.Origin, root string) {
 			publish(t, o, b2)
 			os.Remove(filepath.Join(root, id2, snapshots.SignatureName))
 		}, want: "the snapshot is not signed", refused: true},
-		{name: "truncated file at the origin", publish: func(t *testing.T, o snapshots.Origin, root string) {
+		{name: "truncated file at the origin", publish: func(t *testing.T, o fleet.Origin, root string) {
 			publish(t, o, b2)
 			p := filepath.Join(root, id2, "store", firstSST(t, b2))
 			st, _ := os.Stat(p)
 			os.Truncate(p, st.Size()/2)
 		}, want: "pull again to resume"},
-		{name: "full disk", publish: func(t *testing.T, o snapshots.Origin, root string) {
+		{name: "full disk", publish: func(t *testing.T, o fleet.Origin, root string) {
 			publish(t, o, b2)
-		}, opts: func(p *snapshots.PullOptions) {
+		}, opts: func(p *fleet.PullOptions) {
 			p.FreeBytes = func(string) (uint64, error) { return 1 << 20, nil }
 		}, want: "not enough free disk space"},
-		{name: "older build after newer", publish: func(t *testing.T, o snapshots.Origin, root string) {
-			if _, err := snapshots.Publish(context.Background(), b1, o, snapshots.PublishOptions{}); err == nil || !strings.Contains(err.Error(), "is not newer than the origin's latest") {
+		{name: "older build after newer", publish: func(t *testing.T, o fleet.Origin, root string) {
+			if _, err := fleet.Publish(context.Background(), b1, o, fleet.PublishOptions{}); err == nil || !strings.Contains(err.Error(), "is not newer than the origin's latest") {
 				t.Fatalf("publishing an older build: %v", err)
 			}
-			if _, err := snapshots.Publish(context.Background(), b1, o, snapshots.PublishOptions{AllowDowngrade: true}); err != nil {
+			if _, err := fleet.Publish(context.Background(), b1, o, fleet.PublishOptions{AllowDowngrade: true}); err != nil {
 				t.Fatal(err)
 			}
 		}, want: "is not newer than the served build", refused: true},
 	}
 	origins := []struct {
 		name string
-		open func(t *testing.T) (snapshots.Origin, string)
+		open func(t *testing.T) (fleet.Origin, string)
 	}{
-		{"s3", func(t *testing.T) (snapshots.Origin, string) {
+		{"s3", func(t *testing.T) (fleet.Origin, string) {
 			o, s := s3Origin(t)
 			return o, filepath.Join(s.Root, s.Bucket, "nightly")
 		}},
-		{"file", func(t *testing.T) (snapshots.Origin, string) {
+		{"file", func(t *testing.T) (fleet.Origin, string) {
 			root := t.TempDir()
-			o, err := snapshots.OpenOrigin(fileURL(root), snapshots.S3Config{})
+			o, err := fleet.OpenOrigin(fileURL(root), fleet.S3Config{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -314,8 +316,8 @@ func TestRefusals(t *testing.T) {
 				if err == nil || id != "" || !strings.Contains(err.Error(), c.want) {
 					t.Fatalf("poll: %q %v; want an error saying %q", id, err, c.want)
 				}
-				if errors.Is(err, snapshots.ErrRefused) != c.refused {
-					t.Errorf("refused %v, want %v: %v", errors.Is(err, snapshots.ErrRefused), c.refused, err)
+				if errors.Is(err, fleet.ErrRefused) != c.refused {
+					t.Errorf("refused %v, want %v: %v", errors.Is(err, fleet.ErrRefused), c.refused, err)
 				}
 				serves(t, snaps, buildID(t, first), k)
 				if c.refused {
@@ -349,7 +351,7 @@ func interruptedHTTPPull(t *testing.T, format1 bool) {
 		asFormat1(t, b2, k)
 	}
 	root := t.TempDir()
-	fo, err := snapshots.OpenOrigin(fileURL(root), snapshots.S3Config{})
+	fo, err := fleet.OpenOrigin(fileURL(root), fleet.S3Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -384,7 +386,7 @@ func interruptedHTTPPull(t *testing.T, format1 bool) {
 		conn.Close()
 	}))
 	defer srv.Close()
-	o, err := snapshots.OpenOrigin(srv.URL+"/", snapshots.S3Config{})
+	o, err := fleet.OpenOrigin(srv.URL+"/", fleet.S3Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -401,14 +403,14 @@ func interruptedHTTPPull(t *testing.T, format1 bool) {
 		t.Fatalf("interrupted pull: %v", err)
 	}
 	serves(t, snaps, buildID(t, b1), k)
-	p, err := snapshots.Fetch(context.Background(), o, snaps, snapshots.PullOptions{PublicKey: k.pub})
+	p, err := fleet.Fetch(context.Background(), o, snaps, fleet.PullOptions{PublicKey: k.pub})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !ranged || p.Reused < big.Size/2 {
 		t.Errorf("second pull: ranged %v, reused %d bytes of %d; want the file resumed", ranged, p.Reused, big.Size)
 	}
-	if err := snapshots.Activate(snaps, p.ID); err != nil {
+	if err := fleet.Activate(snaps, p.ID); err != nil {
 		t.Fatal(err)
 	}
 	serves(t, snaps, buildID(t, b2), k)
@@ -420,7 +422,7 @@ func TestOpenOriginErrors(t *testing.T) {
 		{"s3:///prefix", "name the bucket"},
 		{"file://relative/path", "file:///ABSOLUTE/PATH"},
 	} {
-		if _, err := snapshots.OpenOrigin(c.url, snapshots.S3Config{}); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := fleet.OpenOrigin(c.url, fleet.S3Config{}); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.url, err, c.want)
 		}
 	}
@@ -436,7 +438,7 @@ func fileURL(dir string) string {
 // into that folder.
 func TestFileOriginWritesWhereItsURLSays(t *testing.T) {
 	root := t.TempDir()
-	o, err := snapshots.OpenOrigin(fileURL(root), snapshots.S3Config{})
+	o, err := fleet.OpenOrigin(fileURL(root), fleet.S3Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -478,31 +480,19 @@ func largestFile(t testing.TB, dir string) snapshots.File {
 	return big
 }
 
-func flipByte(t testing.TB, path string) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b[len(b)/2] ^= 0xff
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestUntrustedNames: a latest pointer that is not a build id, and a signed
 // manifest naming a path outside the build, are refused before anything is
 // written outside the snapshots directory.
 func TestUntrustedNames(t *testing.T) {
 	k := newKeys(t, t.TempDir())
 	root := t.TempDir()
-	o, err := snapshots.OpenOrigin(fileURL(root), snapshots.S3Config{})
+	o, err := fleet.OpenOrigin(fileURL(root), fleet.S3Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	snaps := filepath.Join(t.TempDir(), "snapshots")
 	os.WriteFile(filepath.Join(root, "latest"), []byte("../../etc\n"), 0o644)
-	if _, err := snapshots.Fetch(context.Background(), o, snaps, snapshots.PullOptions{PublicKey: k.pub}); err == nil || !strings.Contains(err.Error(), "not a build id") {
+	if _, err := fleet.Fetch(context.Background(), o, snaps, fleet.PullOptions{PublicKey: k.pub}); err == nil || !strings.Contains(err.Error(), "not a build id") {
 		t.Fatalf("latest naming a path: %v", err)
 	}
 
@@ -518,8 +508,8 @@ func TestUntrustedNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(root, "latest"), []byte(id+"\n"), 0o644)
-	_, err = snapshots.Fetch(context.Background(), o, snaps, snapshots.PullOptions{PublicKey: k.pub})
-	if !errors.Is(err, snapshots.ErrRefused) || !strings.Contains(err.Error(), "leaves the snapshot") {
+	_, err = fleet.Fetch(context.Background(), o, snaps, fleet.PullOptions{PublicKey: k.pub})
+	if !errors.Is(err, fleet.ErrRefused) || !strings.Contains(err.Error(), "leaves the snapshot") {
 		t.Fatalf("manifest naming ../../escaped: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(filepath.Dir(snaps), "..", "escaped")); err == nil {
@@ -534,7 +524,7 @@ func TestDamagedPartialRestarts(t *testing.T) {
 	k := newKeys(t, t.TempDir())
 	b1 := signedCopy(t, 1, k)
 	root := t.TempDir()
-	o, err := snapshots.OpenOrigin(fileURL(root), snapshots.S3Config{})
+	o, err := fleet.OpenOrigin(fileURL(root), fleet.S3Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -546,7 +536,7 @@ func TestDamagedPartialRestarts(t *testing.T) {
 	os.WriteFile(partial, bytes.Repeat([]byte{0x5a}, int(big.Size/2)), 0o644)
 	f := follower(t, o, snaps, k)
 	_, err = f.Poll(context.Background())
-	if err == nil || errors.Is(err, snapshots.ErrRefused) || !strings.Contains(err.Error(), "fetched whole on the next pull") {
+	if err == nil || errors.Is(err, fleet.ErrRefused) || !strings.Contains(err.Error(), "fetched whole on the next pull") {
 		t.Fatalf("resume over a damaged partial file: %v", err)
 	}
 	if id, err := f.Poll(context.Background()); err != nil || id != buildID(t, b1) {
@@ -559,7 +549,7 @@ func TestDamagedPartialRestarts(t *testing.T) {
 // format 2 wrote it (every file's SHA-256), and signs it with k.
 func asFormat1(t *testing.T, dir string, k keyPair) snapshots.Manifest {
 	t.Helper()
-	if err := snapshots.AsFormat1(dir); err != nil {
+	if err := snapshottest.AsFormat1(filepath.Join(dir, snapshots.ManifestName)); err != nil {
 		t.Fatal(err)
 	}
 	if err := snapshots.Sign(dir, k.sec); err != nil {
@@ -580,7 +570,7 @@ func TestPullFormat1Build(t *testing.T) {
 	b1 := signedCopy(t, 1, keyPair{})
 	m := asFormat1(t, b1, k)
 	root := t.TempDir()
-	o, err := snapshots.OpenOrigin(fileURL(root), snapshots.S3Config{})
+	o, err := fleet.OpenOrigin(fileURL(root), fleet.S3Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -600,8 +590,8 @@ func TestPullFormat1Build(t *testing.T) {
 	}
 	b[len(b)/2] ^= 1
 	os.WriteFile(p, b, 0o644)
-	_, err = snapshots.Fetch(context.Background(), o, filepath.Join(t.TempDir(), "snapshots"), snapshots.PullOptions{PublicKey: k.pub})
-	if !errors.Is(err, snapshots.ErrRefused) || !strings.Contains(err.Error(), "does not match the signed manifest's checksum") {
+	_, err = fleet.Fetch(context.Background(), o, filepath.Join(t.TempDir(), "snapshots"), fleet.PullOptions{PublicKey: k.pub})
+	if !errors.Is(err, fleet.ErrRefused) || !strings.Contains(err.Error(), "does not match the signed manifest's checksum") {
 		t.Fatalf("pull of a changed format 1 file: %v", err)
 	}
 }
@@ -617,7 +607,7 @@ func TestUpgradeFromFormat1(t *testing.T) {
 	m1 := asFormat1(t, b1, k)
 	b2 := signedCopy(t, 2, k)
 	root := t.TempDir()
-	o, err := snapshots.OpenOrigin(fileURL(root), snapshots.S3Config{})
+	o, err := fleet.OpenOrigin(fileURL(root), fleet.S3Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -635,12 +625,12 @@ func TestUpgradeFromFormat1(t *testing.T) {
 		t.Fatalf("follow the format 2 build: %q %v", id, err)
 	}
 	serves(t, snaps, buildID(t, b2), k)
-	builds, err := snapshots.Builds(snaps)
+	builds, err := fleet.Builds(snaps)
 	if err != nil || len(builds) != 2 {
 		t.Fatalf("kept builds %v, %v; want both formats listed", builds, err)
 	}
 
-	if r, err := snapshots.Rollback(ctx, snaps, m1.BuildID, snapshots.RollbackOptions{PublicKey: k.pub}); err != nil || r.To.ID != m1.BuildID {
+	if r, err := fleet.Rollback(ctx, snaps, m1.BuildID, fleet.RollbackOptions{PublicKey: k.pub}); err != nil || r.To.ID != m1.BuildID {
 		t.Fatalf("rollback to the format 1 build: %v %v", r.To, err)
 	}
 	serves(t, snaps, m1.BuildID, k)
@@ -660,7 +650,7 @@ func TestUpgradeFromFormat1(t *testing.T) {
 func TestPulledBuildIsReadableByEveryUser(t *testing.T) {
 	k := newKeys(t, t.TempDir())
 	b1 := signedCopy(t, 1, k)
-	o, err := snapshots.OpenOrigin(fileURL(t.TempDir()), snapshots.S3Config{})
+	o, err := fleet.OpenOrigin(fileURL(t.TempDir()), fleet.S3Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

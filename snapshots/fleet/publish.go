@@ -1,4 +1,4 @@
-package snapshots
+package fleet
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/productdata/pds/snapshots"
 	"io"
 	"io/fs"
 	"os"
@@ -18,7 +19,7 @@ import (
 type PublishOptions struct {
 	// PublicKey, when set, must have signed the build (a check before
 	// upload; replicas check again). A signature is required either way.
-	PublicKey *PublicKey
+	PublicKey *snapshots.PublicKey
 	// AllowDowngrade publishes a build whose sequence is not above the
 	// origin's latest one's.
 	AllowDowngrade bool
@@ -50,10 +51,10 @@ func Publish(ctx context.Context, dir string, o Origin, opts PublishOptions) (Pu
 		if err := opts.PublicKey.VerifySignature(dir); err != nil {
 			return pub, err
 		}
-	} else if _, err := os.Stat(filepath.Join(dir, SignatureName)); err != nil {
-		return pub, fmt.Errorf("%s is not signed (no %s); sign it first with 'pds snapshot sign'", dir, SignatureName)
+	} else if _, err := os.Stat(filepath.Join(dir, snapshots.SignatureName)); err != nil {
+		return pub, fmt.Errorf("%s is not signed (no %s); sign it first with 'pds snapshot sign'", dir, snapshots.SignatureName)
 	}
-	m, err := Verify(dir)
+	m, err := snapshots.Verify(dir)
 	if err != nil {
 		return pub, err
 	}
@@ -79,7 +80,7 @@ func Publish(ctx context.Context, dir string, o Origin, opts PublishOptions) (Pu
 			return pub, err
 		}
 	}
-	for _, name := range []string{SignatureName, ManifestName} {
+	for _, name := range []string{snapshots.SignatureName, snapshots.ManifestName} {
 		if err := putFile(ctx, o, m.BuildID+"/"+name, filepath.Join(dir, name)); err != nil {
 			return pub, err
 		}
@@ -93,7 +94,7 @@ func Publish(ctx context.Context, dir string, o Origin, opts PublishOptions) (Pu
 
 // checkOriginOrder refuses to publish a build that is not newer than the
 // origin's latest (replicas would refuse it anyway).
-func checkOriginOrder(ctx context.Context, o Origin, m Manifest, allowDowngrade bool) error {
+func checkOriginOrder(ctx context.Context, o Origin, m snapshots.Manifest, allowDowngrade bool) error {
 	id, err := Latest(ctx, o)
 	if errors.Is(err, ErrNotFound) {
 		return nil
@@ -104,11 +105,11 @@ func checkOriginOrder(ctx context.Context, o Origin, m Manifest, allowDowngrade 
 	if id == m.BuildID {
 		return nil // publishing again (after an interrupted upload, say)
 	}
-	b, err := readSmall(ctx, o, id+"/"+ManifestName, maxManifestBytes)
+	b, err := readSmall(ctx, o, id+"/"+snapshots.ManifestName, maxManifestBytes)
 	if err != nil {
 		return fmt.Errorf("the origin's latest build %s: %v", id, err)
 	}
-	cur, err := DecodeManifest(b, fmt.Sprintf("%s/%s/%s", o, id, ManifestName))
+	cur, err := snapshots.DecodeManifest(b, fmt.Sprintf("%s/%s/%s", o, id, snapshots.ManifestName))
 	if err != nil {
 		return fmt.Errorf("the origin's latest build: %v", err)
 	}
@@ -137,7 +138,7 @@ func putFile(ctx context.Context, o Origin, name, path string) error {
 // manifest and latest pointer: a puller that sees the build sees its deltas.
 // A delta larger than half the build is left out: a replica would fetch
 // nearly as much by it, and the origin would store it for nothing.
-func publishDeltas(ctx context.Context, dir string, o Origin, m Manifest, opts PublishOptions, pub *Published) error {
+func publishDeltas(ctx context.Context, dir string, o Origin, m snapshots.Manifest, opts PublishOptions, pub *Published) error {
 	id := m.BuildID
 	list := deltaList{BuildID: id}
 	var whole int64
@@ -193,7 +194,7 @@ func publishDeltas(ctx context.Context, dir string, o Origin, m Manifest, opts P
 // that build (once, however many links name it). What looks like a build
 // but cannot be used (a link to nowhere, a manifest that does not read) is
 // listed in skipped with the reason, so that the caller can say so.
-func DeltaBases(dir string, target Manifest, k int) (bases, skipped []string, err error) {
+func DeltaBases(dir string, target snapshots.Manifest, k int) (bases, skipped []string, err error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, nil, err
@@ -213,10 +214,10 @@ func DeltaBases(dir string, target Manifest, k int) (bases, skipped []string, er
 		if !st.IsDir() {
 			continue
 		}
-		if _, err := os.Lstat(filepath.Join(path, ManifestName)); errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Lstat(filepath.Join(path, snapshots.ManifestName)); errors.Is(err, fs.ErrNotExist) {
 			continue // a folder, not a build
 		}
-		m, err := ReadManifest(path)
+		m, err := snapshots.ReadManifest(path)
 		if err != nil {
 			skipped = append(skipped, err.Error())
 			continue

@@ -1,4 +1,4 @@
-package snapshots_test
+package fleet_test
 
 import (
 	"archive/tar"
@@ -15,6 +15,7 @@ import (
 	"github.com/productdata/pds/ingest"
 	"github.com/productdata/pds/internal/fixture"
 	"github.com/productdata/pds/snapshots"
+	"github.com/productdata/pds/snapshots/fleet"
 )
 
 // changedBuild builds the bundled sample with the value of its first claim
@@ -46,9 +47,9 @@ func changedBuild(t testing.TB, seq int64, change string, dictFrom string, k key
 	return out
 }
 
-func publishWithDeltas(t testing.TB, o snapshots.Origin, dir string, from ...string) snapshots.Published {
+func publishWithDeltas(t testing.TB, o fleet.Origin, dir string, from ...string) fleet.Published {
 	t.Helper()
-	pub, err := snapshots.Publish(context.Background(), dir, o, snapshots.PublishOptions{DeltasFrom: from})
+	pub, err := fleet.Publish(context.Background(), dir, o, fleet.PublishOptions{DeltasFrom: from})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,18 +113,18 @@ func TestPullByDelta(t *testing.T) {
 	pullOK(t, o1, snaps2, k)
 	publishWithDeltas(t, o1, c, b1)
 	p := pullOK(t, o1, snaps2, k)
-	if p.Via != snapshots.ViaDelta || p.DeltaBase != buildID(t, b1) || p.DeltaErr != nil {
+	if p.Via != fleet.ViaDelta || p.DeltaBase != buildID(t, b1) || p.DeltaErr != nil {
 		t.Fatalf("pulled via %q from %q (%v), want a delta from %s", p.Via, p.DeltaBase, p.DeltaErr, buildID(t, b1))
 	}
 	if p.Objects != 5 {
 		t.Errorf("read %d objects, want 5", p.Objects)
 	}
 	// The pull recorded how the build came, for pds serve's metrics.
-	a, ok := snapshots.ArrivalOf(filepath.Join(snaps2, snapshots.CurrentName))
-	if !ok || a.Via != snapshots.ViaDelta || a.DeltaFrom != buildID(t, b1) || a.Bytes != p.Downloaded || a.Objects != 5 {
+	a, ok := fleet.ArrivalOf(filepath.Join(snaps2, fleet.CurrentName))
+	if !ok || a.Via != fleet.ViaDelta || a.DeltaFrom != buildID(t, b1) || a.Bytes != p.Downloaded || a.Objects != 5 {
 		t.Errorf("arrival %+v (recorded %v), want a delta from %s of %d bytes in 5 objects", a, ok, buildID(t, b1), p.Downloaded)
 	}
-	if a, ok := snapshots.ArrivalOf(filepath.Join(snaps2, buildID(t, b1))); !ok || a.Via != snapshots.ViaFull {
+	if a, ok := fleet.ArrivalOf(filepath.Join(snaps2, buildID(t, b1))); !ok || a.Via != fleet.ViaFull {
 		t.Errorf("arrival of the first build %+v (recorded %v), want a whole pull", a, ok)
 	}
 	if full := totalSize(t, c); p.Downloaded >= full {
@@ -153,7 +154,7 @@ func TestPullByDeltaLinksSharedStoreTables(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer served.Close()
-	if err := readAll(served); err != nil {
+	if err := fixture.ReadAll(served); err != nil {
 		t.Fatal(err)
 	}
 
@@ -172,7 +173,7 @@ func TestPullByDeltaLinksSharedStoreTables(t *testing.T) {
 	}
 	publishWithDeltas(t, o, b2, b1)
 	p := pullOK(t, o, snaps, k)
-	if p.Via != snapshots.ViaDelta {
+	if p.Via != fleet.ViaDelta {
 		t.Fatalf("pulled via %q (%v), want a delta", p.Via, p.DeltaErr)
 	}
 	tables, err := filepath.Glob(filepath.Join(snaps, kept.ID, snapshots.StoreDir, "*.sst"))
@@ -189,7 +190,7 @@ func TestPullByDeltaLinksSharedStoreTables(t *testing.T) {
 	if err := served.Check(); err != nil {
 		t.Fatalf("the kept build, served: %v", err)
 	}
-	if err := readAll(served); err != nil {
+	if err := fixture.ReadAll(served); err != nil {
 		t.Fatalf("the kept build, served: %v", err)
 	}
 }
@@ -221,7 +222,7 @@ func TestBadDeltaFallsBackToWholePull(t *testing.T) {
 	b2 := changedBuild(t, 4, "other", b1, k)
 	c := changedBuild(t, 5, "changed", b1, k)
 	var fromB2 bytes.Buffer
-	if _, err := snapshots.WriteDelta(context.Background(), &fromB2, b2, c); err != nil {
+	if _, err := fleet.WriteDelta(context.Background(), &fromB2, b2, c); err != nil {
 		t.Fatal(err)
 	}
 	cases := []struct {
@@ -250,7 +251,7 @@ func TestBadDeltaFallsBackToWholePull(t *testing.T) {
 				t.Fatal(err)
 			}
 			p := pullOK(t, o, snaps, k)
-			if p.Via != snapshots.ViaFull || !errors.Is(p.DeltaErr, snapshots.ErrRefused) || !strings.Contains(p.DeltaErr.Error(), tc.says) {
+			if p.Via != fleet.ViaFull || !errors.Is(p.DeltaErr, fleet.ErrRefused) || !strings.Contains(p.DeltaErr.Error(), tc.says) {
 				t.Fatalf("pulled via %q, delta error %v; want a whole pull after a refusal saying %q", p.Via, p.DeltaErr, tc.says)
 			}
 			if err := sameFiles(filepath.Join(snaps, p.ID), c); err != nil {
@@ -273,16 +274,16 @@ func TestDamagedKeptBuildFallsBackToWholePull(t *testing.T) {
 	snaps := t.TempDir()
 	pullOK(t, o, snaps, k)
 	publishWithDeltas(t, o, c, b1)
-	flipByte(t, filepath.Join(snaps, buildID(t, b1), "points", "identity"))
+	fixture.FlipByte(t, filepath.Join(snaps, buildID(t, b1), "points", "identity"))
 	snaps2 := t.TempDir()
 	o2, _ := fileOrigin(t)
 	publish(t, o2, b1)
 	pullOK(t, o2, snaps2, k)
 	publishWithDeltas(t, o2, c, b1)
-	flipByte(t, filepath.Join(snaps2, buildID(t, b1), "points", "identity"))
+	fixture.FlipByte(t, filepath.Join(snaps2, buildID(t, b1), "points", "identity"))
 
 	p := pullOK(t, o, snaps, k)
-	if p.Via != snapshots.ViaFull || !errors.Is(p.DeltaErr, snapshots.ErrRefused) || !strings.Contains(p.DeltaErr.Error(), "points/identity does not match the signed manifest") {
+	if p.Via != fleet.ViaFull || !errors.Is(p.DeltaErr, fleet.ErrRefused) || !strings.Contains(p.DeltaErr.Error(), "points/identity does not match the signed manifest") {
 		t.Fatalf("pulled via %q, delta error %v; want a whole pull after points/identity failed its checksum", p.Via, p.DeltaErr)
 	}
 	if err := sameFiles(filepath.Join(snaps, p.ID), c); err != nil {
@@ -387,7 +388,7 @@ func TestBundle(t *testing.T) {
 		return snaps
 	}
 	bundle := filepath.Join(t.TempDir(), "b1-to-c2.pdsbundle")
-	st, err := snapshots.WriteBundle(context.Background(), b1, c2, bundle)
+	st, err := fleet.WriteBundle(context.Background(), b1, c2, bundle)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -401,18 +402,18 @@ func TestBundle(t *testing.T) {
 
 	t.Run("applied", func(t *testing.T) {
 		snaps := site(t)
-		p, err := snapshots.ApplyBundle(context.Background(), bundle, snaps, pullOpts(k))
+		p, err := fleet.ApplyBundle(context.Background(), bundle, snaps, pullOpts(k))
 		if err != nil {
 			t.Fatal(err)
 		}
 		serves(t, snaps, buildID(t, c2), k)
-		if p.Via != snapshots.ViaDelta || p.DeltaBase != buildID(t, b1) {
+		if p.Via != fleet.ViaDelta || p.DeltaBase != buildID(t, b1) {
 			t.Errorf("applied via %q from %q", p.Via, p.DeltaBase)
 		}
 		if err := sameFiles(filepath.Join(snaps, p.ID), c2); err != nil {
 			t.Error(err)
 		}
-		p, err = snapshots.ApplyBundle(context.Background(), bundle, snaps, pullOpts(k))
+		p, err = fleet.ApplyBundle(context.Background(), bundle, snaps, pullOpts(k))
 		if err != nil || !p.UpToDate {
 			t.Errorf("applying again: up to date %v, %v", p.UpToDate, err)
 		}
@@ -428,11 +429,11 @@ func TestBundle(t *testing.T) {
 		t.Fatal(err)
 	}
 	otherKey := filepath.Join(t.TempDir(), "other.pdsbundle")
-	if _, err := snapshots.WriteBundle(context.Background(), b1, c2other, otherKey); err != nil {
+	if _, err := fleet.WriteBundle(context.Background(), b1, c2other, otherKey); err != nil {
 		t.Fatal(err)
 	}
 	fromC1 := filepath.Join(t.TempDir(), "c1-to-c2.pdsbundle")
-	if _, err := snapshots.WriteBundle(context.Background(), c1, c2, fromC1); err != nil {
+	if _, err := fleet.WriteBundle(context.Background(), c1, c2, fromC1); err != nil {
 		t.Fatal(err)
 	}
 	write := func(b []byte) string {
@@ -454,8 +455,8 @@ func TestBundle(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			snaps := site(t)
-			_, err := snapshots.ApplyBundle(context.Background(), tc.file, snaps, pullOpts(k))
-			if !errors.Is(err, snapshots.ErrRefused) || !strings.Contains(err.Error(), tc.says) {
+			_, err := fleet.ApplyBundle(context.Background(), tc.file, snaps, pullOpts(k))
+			if !errors.Is(err, fleet.ErrRefused) || !strings.Contains(err.Error(), tc.says) {
 				t.Fatalf("got %v, want a refusal saying %q", err, tc.says)
 			}
 			serves(t, snaps, buildID(t, b1), k)

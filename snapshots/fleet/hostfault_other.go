@@ -1,5 +1,5 @@
 //go:build !unix && !windows
 
-package snapshots
+package fleet
 
 var hostErrnos, noSpaceErrnos []error

@@ -1,9 +1,10 @@
-package snapshots
+package fleet
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/productdata/pds/snapshots"
 	"os"
 	"path/filepath"
 	"slices"
@@ -39,7 +40,7 @@ func WriteBundle(ctx context.Context, fromDir, toDir, out string) (DeltaStats, e
 // to the build it starts from (which snapshots must keep) in a staging
 // folder, hashing every file against the signed manifest, then self-tests,
 // activates and prunes. A bundle that fails any check changes nothing.
-func ApplyBundle(ctx context.Context, file, snapshots string, opts PullOptions) (p Pulled, err error) {
+func ApplyBundle(ctx context.Context, file, snaps string, opts PullOptions) (p Pulled, err error) {
 	if opts.PublicKey == nil {
 		return p, errors.New("a public key is required to apply a bundle (--pubkey)")
 	}
@@ -57,25 +58,25 @@ func ApplyBundle(ctx context.Context, file, snapshots string, opts PullOptions) 
 		return p, err
 	}
 	if err := opts.PublicKey.CheckSignature(d.mb, d.sig); err != nil {
-		return p, fmt.Errorf("%w: %s: %v", ErrRefused, file, err)
+		return p, fmt.Errorf("%w: %s: %w", ErrRefused, file, err)
 	}
-	m, err := DecodeManifest(d.mb, file+": "+ManifestName)
+	m, err := snapshots.DecodeManifest(d.mb, file+": "+snapshots.ManifestName)
 	if err != nil {
-		return p, fmt.Errorf("%w: %v", ErrRefused, err)
+		return p, fmt.Errorf("%w: %w", ErrRefused, err)
 	}
-	if err := checkPaths(m.Files); err != nil {
-		return p, fmt.Errorf("%w: %s: %v", ErrRefused, file, err)
+	if err := m.CheckPaths(); err != nil {
+		return p, fmt.Errorf("%w: %s: %w", ErrRefused, file, err)
 	}
 	if !validBuildID(m.BuildID) || m.BuildID != d.header.Target {
 		return p, fmt.Errorf("%w: %s: its manifest names build %q and its delta leads to %q", ErrRefused, file, m.BuildID, d.header.Target)
 	}
 	p.ID, p.Manifest = m.BuildID, m
-	lock, err := lockFolder(ctx, snapshots, true, opts.LockWait, opts.Progress)
+	lock, err := lockFolder(ctx, snaps, true, opts.LockWait, opts.Progress)
 	if err != nil {
 		return p, err
 	}
 	defer func() { lock.unlock(err != nil) }()
-	cur, upToDate, err := checkTakeable(snapshots, m, opts.AllowDowngrade)
+	cur, upToDate, err := checkTakeable(snaps, m, opts.AllowDowngrade)
 	if err != nil {
 		return p, err
 	}
@@ -83,7 +84,7 @@ func ApplyBundle(ctx context.Context, file, snapshots string, opts PullOptions) 
 		p.Build, p.UpToDate = cur, true
 		return p, nil
 	}
-	kept, err := Builds(snapshots)
+	kept, err := Builds(snaps)
 	if err != nil {
 		return p, err
 	}
@@ -94,43 +95,24 @@ func ApplyBundle(ctx context.Context, file, snapshots string, opts PullOptions) 
 			ids = append(ids, b.ID)
 		}
 		return p, fmt.Errorf("%w: %s starts from build %s, which %s does not keep (it keeps %v); make a bundle from one of those",
-			ErrRefused, file, d.header.Base, snapshots, ids)
+			ErrRefused, file, d.header.Base, snaps, ids)
 	}
 	base := kept[i]
-	p.Dir = filepath.Join(snapshots, m.BuildID)
-	if _, err := os.Stat(filepath.Join(p.Dir, ManifestName)); err == nil {
-		// Applied before but not made current: check it again.
-		if _, err := VerifySigned(p.Dir, opts.PublicKey); err != nil {
-			if hostFault(err) {
-				return p, hostFailed(m.BuildID, err, pullAgain)
-			}
-			return p, fmt.Errorf("%w: %v", ErrRefused, err)
-		}
-	} else {
-		removeStaleStaging(snapshots, m.BuildID)
-		staging := filepath.Join(snapshots, stagingPre+m.BuildID+deltaStagingSuffix)
-		os.RemoveAll(staging)
-		if err := os.MkdirAll(staging, 0o755); err != nil {
-			return p, err
-		}
-		err := checkDeltaFits(staging, m, d.header, opts.FreeBytes, "nothing was changed")
-		if err == nil {
-			err = writeSynced(filepath.Join(staging, ManifestName), d.mb)
-		}
-		if err == nil {
-			_, err = d.apply(ctx, base, staging, m, file)
-		}
-		if err == nil {
-			err = finishStaging(staging, snapshots, m.BuildID, d.sig)
-		}
+	p.Dir = filepath.Join(snaps, m.BuildID)
+	placed, err := checkPlaced(snaps, m.BuildID, opts.PublicKey)
+	if err != nil {
+		return p, err
+	}
+	if !placed {
+		removeStaleStaging(snaps, m.BuildID)
+		staging := filepath.Join(snaps, stagingPre+m.BuildID+deltaStagingSuffix)
+		err := stageBuild(snaps, staging, m, d.mb, d.sig, false, func() error {
+			return d.applyInto(ctx, base, staging, m, opts.FreeBytes, "nothing was changed", file)
+		})
 		if err != nil {
-			os.RemoveAll(staging)
-			if noSpace(err) {
-				return p, filledUp(snapshots, m, err)
-			}
 			return p, err
 		}
 		p.Via, p.DeltaBase, p.Downloaded = ViaDelta, base.ID, st.Size()
 	}
-	return p, selfTestAndActivate(ctx, snapshots, m.BuildID, opts, &p)
+	return p, selfTestAndActivate(ctx, snaps, m.BuildID, opts, &p)
 }

@@ -1,10 +1,11 @@
-package snapshots
+package fleet
 
 import (
 	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"github.com/productdata/pds/snapshots"
 	"io"
 	"io/fs"
 	"os"
@@ -50,13 +51,13 @@ func validBuildID(id string) bool {
 type Build struct {
 	ID       string
 	Dir      string
-	Manifest Manifest
+	Manifest snapshots.Manifest
 }
 
 // Current returns the build SNAPSHOTS/current points at; ok is false when
 // there is no current link yet.
-func Current(snapshots string) (b Build, ok bool, err error) {
-	link := filepath.Join(snapshots, CurrentName)
+func Current(snaps string) (b Build, ok bool, err error) {
+	link := filepath.Join(snaps, CurrentName)
 	target, err := os.Readlink(link)
 	if errors.Is(err, fs.ErrNotExist) {
 		return b, false, nil
@@ -65,9 +66,9 @@ func Current(snapshots string) (b Build, ok bool, err error) {
 		return b, false, fmt.Errorf("%s: %v", link, err)
 	}
 	if !filepath.IsAbs(target) {
-		target = filepath.Join(snapshots, target)
+		target = filepath.Join(snaps, target)
 	}
-	m, err := ReadManifest(target)
+	m, err := snapshots.ReadManifest(target)
 	if err != nil {
 		return b, false, err
 	}
@@ -76,8 +77,8 @@ func Current(snapshots string) (b Build, ok bool, err error) {
 
 // Builds lists the builds kept in snapshots, newest (highest sequence, then
 // build id) first.
-func Builds(snapshots string) ([]Build, error) {
-	entries, err := os.ReadDir(snapshots)
+func Builds(snaps string) ([]Build, error) {
+	entries, err := os.ReadDir(snaps)
 	if err != nil {
 		return nil, err
 	}
@@ -86,8 +87,8 @@ func Builds(snapshots string) ([]Build, error) {
 		if !e.IsDir() || !validBuildID(e.Name()) {
 			continue
 		}
-		dir := filepath.Join(snapshots, e.Name())
-		m, err := ReadManifest(dir)
+		dir := filepath.Join(snaps, e.Name())
+		m, err := snapshots.ReadManifest(dir)
 		if err != nil {
 			continue // not a build: left alone
 		}
@@ -99,7 +100,7 @@ func Builds(snapshots string) ([]Build, error) {
 
 // newer reports whether a is a later build than b: a higher sequence, or the
 // same sequence and a greater build id (ULIDs sort by build time).
-func newer(a, b Manifest) bool {
+func newer(a, b snapshots.Manifest) bool {
 	if a.Sequence != b.Sequence {
 		return a.Sequence > b.Sequence
 	}
@@ -109,23 +110,23 @@ func newer(a, b Manifest) bool {
 // Activate points SNAPSHOTS/current at SNAPSHOTS/<id>: a new relative link
 // is made beside it and renamed over it, so a reader sees the old or the new
 // target and never neither.
-func Activate(snapshots, id string) error {
+func Activate(snaps, id string) error {
 	if !validBuildID(id) {
 		return fmt.Errorf("%q is not a build id", id)
 	}
-	if _, err := os.Stat(filepath.Join(snapshots, id, ManifestName)); err != nil {
-		return fmt.Errorf("build %s is not in %s", id, snapshots)
+	if _, err := os.Stat(filepath.Join(snaps, id, snapshots.ManifestName)); err != nil {
+		return fmt.Errorf("build %s is not in %s", id, snaps)
 	}
-	tmp := filepath.Join(snapshots, "."+CurrentName+".tmp-"+id)
+	tmp := filepath.Join(snaps, "."+CurrentName+".tmp-"+id)
 	os.Remove(tmp)
 	if err := os.Symlink(id, tmp); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, filepath.Join(snapshots, CurrentName)); err != nil {
+	if err := os.Rename(tmp, filepath.Join(snaps, CurrentName)); err != nil {
 		os.Remove(tmp)
 		return err
 	}
-	return syncDir(snapshots)
+	return syncDir(snaps)
 }
 
 // MinKeep is the fewest builds Prune keeps: the current one and the one
@@ -136,14 +137,14 @@ const MinKeep = 2
 // Prune keeps the current build and the newest others up to keep builds in
 // all (at least MinKeep), and removes the rest, and what is left of builds
 // removed before (discard). It returns the ids removed.
-func Prune(snapshots string, keep int) ([]string, error) {
+func Prune(snaps string, keep int) ([]string, error) {
 	keep = max(keep, MinKeep)
-	removeTrash(snapshots)
-	builds, err := Builds(snapshots)
+	removeTrash(snaps)
+	builds, err := Builds(snaps)
 	if err != nil {
 		return nil, err
 	}
-	cur, _, err := Current(snapshots)
+	cur, _, err := Current(snaps)
 	if err != nil {
 		return nil, err
 	}
@@ -163,18 +164,18 @@ func Prune(snapshots string, keep int) ([]string, error) {
 		if err := os.RemoveAll(b.Dir); err != nil {
 			return removed, err
 		}
-		os.Remove(arrivalPath(snapshots, b.ID))
+		os.Remove(arrivalPath(snaps, b.ID))
 		removed = append(removed, b.ID)
 	}
 	return removed, nil
 }
 
 // removeTrash removes what is left of builds removed before (discard).
-func removeTrash(snapshots string) {
-	entries, _ := os.ReadDir(snapshots)
+func removeTrash(snaps string) {
+	entries, _ := os.ReadDir(snaps)
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name(), trashPre) {
-			os.RemoveAll(filepath.Join(snapshots, e.Name()))
+			os.RemoveAll(filepath.Join(snaps, e.Name()))
 		}
 	}
 }
@@ -182,7 +183,7 @@ func removeTrash(snapshots string) {
 // RollbackOptions configure Rollback.
 type RollbackOptions struct {
 	// PublicKey, when set, must have signed the build rolled to.
-	PublicKey *PublicKey
+	PublicKey *snapshots.PublicKey
 	// LockWait and Progress are as for Pull: how long to wait for another
 	// pull, follow or rollback in the directory, and where to say so.
 	LockWait time.Duration
@@ -221,41 +222,41 @@ type Skipped struct {
 // so that no pull or follower takes it again (a later build is taken as
 // usual). Going forward to a newer build lists nothing: the build left is
 // older, and pulls take only builds newer than the current one anyway.
-func Rollback(ctx context.Context, snapshots, id string, opts RollbackOptions) (r Rolled, err error) {
-	lock, err := lockFolder(ctx, snapshots, false, opts.LockWait, opts.Progress)
+func Rollback(ctx context.Context, snaps, id string, opts RollbackOptions) (r Rolled, err error) {
+	lock, err := lockFolder(ctx, snaps, false, opts.LockWait, opts.Progress)
 	if err != nil {
 		return r, err
 	}
 	defer lock.unlock(false)
-	cur, ok, err := Current(snapshots)
+	cur, ok, err := Current(snaps)
 	if err != nil {
 		return r, err
 	}
 	if !ok {
-		return r, fmt.Errorf("%s has no %s build to roll back from", snapshots, CurrentName)
+		return r, fmt.Errorf("%s has no %s build to roll back from", snaps, CurrentName)
 	}
 	r.From = cur
-	refused, err := Refused(snapshots)
+	refused, err := Refused(snaps)
 	if err != nil {
 		return r, err
 	}
 	if id == "" {
-		r.To, r.Skipped, err = stepBack(ctx, snapshots, cur, refused, opts.PublicKey)
+		r.To, r.Skipped, err = stepBack(ctx, snaps, cur, refused, opts.PublicKey)
 	} else {
-		r.To, err = rollTo(ctx, snapshots, cur, id, refused, opts.PublicKey)
+		r.To, err = rollTo(ctx, snaps, cur, id, refused, opts.PublicKey)
 	}
 	if err != nil {
 		return r, err
 	}
 	if newer(cur.Manifest, r.To.Manifest) {
-		if r.Listed, err = addRefused(snapshots, cur.ID); err != nil {
+		if r.Listed, err = addRefused(snaps, cur.ID); err != nil {
 			return r, err
 		}
 	}
-	if err := Activate(snapshots, r.To.ID); err != nil {
+	if err := Activate(snaps, r.To.ID); err != nil {
 		if r.Listed {
-			if uerr := removeRefused(snapshots, cur.ID); uerr != nil {
-				return r, fmt.Errorf("%v; and build %s stays listed in %s: %v", err, cur.ID, filepath.Join(snapshots, RefusedName), uerr)
+			if uerr := removeRefused(snaps, cur.ID); uerr != nil {
+				return r, fmt.Errorf("%v; and build %s stays listed in %s: %v", err, cur.ID, filepath.Join(snaps, RefusedName), uerr)
 			}
 			r.Listed = false
 		}
@@ -266,8 +267,8 @@ func Rollback(ctx context.Context, snapshots, id string, opts RollbackOptions) (
 
 // stepBack finds the newest kept build older than cur that is not refused
 // and passes the self-test.
-func stepBack(ctx context.Context, snapshots string, cur Build, refused []string, pub *PublicKey) (Build, []Skipped, error) {
-	builds, err := Builds(snapshots)
+func stepBack(ctx context.Context, snaps string, cur Build, refused []string, pub *snapshots.PublicKey) (Build, []Skipped, error) {
+	builds, err := Builds(snaps)
 	if err != nil {
 		return Build{}, nil, err
 	}
@@ -277,14 +278,14 @@ func stepBack(ctx context.Context, snapshots string, cur Build, refused []string
 			continue
 		}
 		if slices.Contains(refused, b.ID) {
-			skipped = append(skipped, Skipped{b.ID, "listed in " + filepath.Join(snapshots, RefusedName)})
+			skipped = append(skipped, Skipped{b.ID, "listed in " + filepath.Join(snaps, RefusedName)})
 			continue
 		}
-		if err := SelfTest(ctx, b.Dir, rollbackTest(pub)); err != nil {
+		if err := snapshots.SelfTest(ctx, b.Dir, rollbackTest(pub)); err != nil {
 			if ctx.Err() != nil {
 				return Build{}, skipped, ctx.Err()
 			}
-			if selfTestFault(err, snapshots) {
+			if selfTestFault(err, snaps) {
 				// Not the build's fault: passing over it would roll
 				// further back than asked.
 				return Build{}, skipped, hostFailed(b.ID, err, "and current stays "+cur.ID+": roll back again once this host has recovered")
@@ -295,44 +296,44 @@ func stepBack(ctx context.Context, snapshots string, cur Build, refused []string
 		return b, skipped, nil
 	}
 	if len(skipped) == 0 {
-		return Build{}, nil, fmt.Errorf("%s keeps no build older than the current %s", snapshots, cur.ID)
+		return Build{}, nil, fmt.Errorf("%s keeps no build older than the current %s", snaps, cur.ID)
 	}
 	reasons := make([]string, len(skipped))
 	for i, s := range skipped {
 		reasons[i] = s.ID + ": " + s.Reason
 	}
 	return Build{}, skipped, fmt.Errorf("%w: no build kept in %s older than the current %s can serve (%s); current stays",
-		ErrRefused, snapshots, cur.ID, strings.Join(reasons, "; "))
+		ErrRefused, snaps, cur.ID, strings.Join(reasons, "; "))
 }
 
 // rollTo checks kept build id for a rollback to it.
-func rollTo(ctx context.Context, snapshots string, cur Build, id string, refused []string, pub *PublicKey) (Build, error) {
+func rollTo(ctx context.Context, snaps string, cur Build, id string, refused []string, pub *snapshots.PublicKey) (Build, error) {
 	if !validBuildID(id) {
 		return Build{}, fmt.Errorf("%q is not a build id", id)
 	}
 	if id == cur.ID {
 		return Build{}, fmt.Errorf("build %s is already the current one", id)
 	}
-	dir := filepath.Join(snapshots, id)
+	dir := filepath.Join(snaps, id)
 	if !dirExists(dir) {
-		return Build{}, fmt.Errorf("build %s is not kept in %s", id, snapshots)
+		return Build{}, fmt.Errorf("build %s is not kept in %s", id, snaps)
 	}
 	if slices.Contains(refused, id) {
 		return Build{}, fmt.Errorf("%w: build %s is listed in %s (it was rolled back from); remove its line from that file to allow it again; current stays %s",
-			ErrRefused, id, filepath.Join(snapshots, RefusedName), cur.ID)
+			ErrRefused, id, filepath.Join(snaps, RefusedName), cur.ID)
 	}
-	m, err := ReadManifest(dir)
+	m, err := snapshots.ReadManifest(dir)
 	if err == nil {
-		err = SelfTest(ctx, dir, rollbackTest(pub))
+		err = snapshots.SelfTest(ctx, dir, rollbackTest(pub))
 	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return Build{}, ctx.Err()
 		}
-		if selfTestFault(err, snapshots) {
+		if selfTestFault(err, snaps) {
 			return Build{}, hostFailed(id, err, "and current stays "+cur.ID+": roll back again once this host has recovered")
 		}
-		return Build{}, fmt.Errorf("%w: build %s fails the self-test a pull runs: %v; current stays %s", ErrRefused, id, err, cur.ID)
+		return Build{}, fmt.Errorf("%w: build %s fails the self-test a pull runs: %w; current stays %s", ErrRefused, id, err, cur.ID)
 	}
 	return Build{ID: id, Dir: dir, Manifest: m}, nil
 }
@@ -340,8 +341,8 @@ func rollTo(ctx context.Context, snapshots string, cur Build, id string, refused
 // rollbackTest is how Rollback opens a kept build for its self-test: every
 // file hashed whole, since a build kept on disk may have been damaged since
 // it was pulled, in parts a lazy open would not read.
-func rollbackTest(pub *PublicKey) OpenOptions {
-	return OpenOptions{CacheBytes: selfTestCache, PublicKey: pub, HashAll: true}
+func rollbackTest(pub *snapshots.PublicKey) snapshots.OpenOptions {
+	return snapshots.OpenOptions{CacheBytes: selfTestCache, PublicKey: pub, HashAll: true}
 }
 
 func dirExists(dir string) bool {
@@ -350,8 +351,8 @@ func dirExists(dir string) bool {
 }
 
 // Refused lists the build ids in SNAPSHOTS/refused.
-func Refused(snapshots string) ([]string, error) {
-	f, err := os.Open(filepath.Join(snapshots, RefusedName))
+func Refused(snaps string) ([]string, error) {
+	f, err := os.Open(filepath.Join(snaps, RefusedName))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -371,12 +372,12 @@ func Refused(snapshots string) ([]string, error) {
 
 // addRefused appends id to SNAPSHOTS/refused unless it is listed; listed
 // says whether it wrote it.
-func addRefused(snapshots, id string) (listed bool, err error) {
-	ids, err := Refused(snapshots)
+func addRefused(snaps, id string) (listed bool, err error) {
+	ids, err := Refused(snaps)
 	if err != nil || slices.Contains(ids, id) {
 		return false, err
 	}
-	f, err := os.OpenFile(filepath.Join(snapshots, RefusedName), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(filepath.Join(snaps, RefusedName), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return false, err
 	}
@@ -393,8 +394,8 @@ func addRefused(snapshots, id string) (listed bool, err error) {
 
 // removeRefused takes the lines naming id out of SNAPSHOTS/refused, keeping
 // every other line as written.
-func removeRefused(snapshots, id string) error {
-	path := filepath.Join(snapshots, RefusedName)
+func removeRefused(snaps, id string) error {
+	path := filepath.Join(snaps, RefusedName)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return err
@@ -413,7 +414,7 @@ func removeRefused(snapshots, id string) error {
 		os.Remove(tmp)
 		return err
 	}
-	return syncDir(snapshots)
+	return syncDir(snaps)
 }
 
 // syncDir makes the names in dir durable (where the platform can: see

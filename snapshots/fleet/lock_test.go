@@ -1,4 +1,4 @@
-package snapshots_test
+package fleet_test
 
 import (
 	"bytes"
@@ -13,14 +13,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/productdata/pds/snapshots"
+	"github.com/productdata/pds/snapshots/fleet"
 )
 
 // stallingOrigin is a file origin whose reads of one file stall until
 // released, so that a pull holds its directory's lock for as long as a test
 // needs. started is closed when the first read of that file begins.
 type stallingOrigin struct {
-	snapshots.Origin
+	fleet.Origin
 	name      string
 	startOnce sync.Once
 	started   chan struct{}
@@ -74,21 +74,21 @@ func TestLockedDirectoryFailsCleanly(t *testing.T) {
 
 	first := make(chan error, 1)
 	go func() {
-		_, err := snapshots.Pull(ctx, o, snaps, pullOpts(k))
+		_, err := fleet.Pull(ctx, o, snaps, pullOpts(k))
 		first <- err
 	}()
 	<-o.started
-	lockFile := filepath.Join(snaps, snapshots.LockName)
+	lockFile := filepath.Join(snaps, fleet.LockName)
 	holder := fmt.Sprintf("held by pid %d (", os.Getpid())
 	checkLocked := func(what string, err error) {
 		t.Helper()
-		if !errors.Is(err, snapshots.ErrLocked) || !strings.Contains(err.Error(), lockFile) || !strings.Contains(err.Error(), holder) {
+		if !errors.Is(err, fleet.ErrLocked) || !strings.Contains(err.Error(), lockFile) || !strings.Contains(err.Error(), holder) {
 			t.Errorf("%s while another pull holds the lock: %v; want ErrLocked naming %s and %q", what, err, lockFile, holder)
 		}
 	}
-	_, err := snapshots.Pull(ctx, o, snaps, pullOpts(k))
+	_, err := fleet.Pull(ctx, o, snaps, pullOpts(k))
 	checkLocked("pull", err)
-	_, err = snapshots.Rollback(ctx, snaps, "", snapshots.RollbackOptions{PublicKey: k.pub})
+	_, err = fleet.Rollback(ctx, snaps, "", fleet.RollbackOptions{PublicKey: k.pub})
 	checkLocked("rollback", err)
 	f := follower(t, o, snaps, k)
 	_, err = f.Poll(ctx)
@@ -99,12 +99,12 @@ func TestLockedDirectoryFailsCleanly(t *testing.T) {
 
 	waited := make(chan error, 1)
 	progress := &syncBuffer{}
-	var second snapshots.Pulled
+	var second fleet.Pulled
 	go func() {
 		opts := pullOpts(k)
 		opts.LockWait, opts.Progress = time.Hour, progress
 		var err error
-		second, err = snapshots.Pull(ctx, o, snaps, opts)
+		second, err = fleet.Pull(ctx, o, snaps, opts)
 		waited <- err
 	}()
 	for !strings.Contains(progress.String(), "waiting up to 1h0m0s for "+lockFile+", "+holder) {
@@ -132,14 +132,14 @@ func TestConcurrentPullsIntoOneDirectory(t *testing.T) {
 	o, _ := fileOrigin(t)
 	publish(t, o, signedCopy(t, 1, k))
 	snaps := filepath.Join(t.TempDir(), "snapshots")
-	results := make([]snapshots.Pulled, 3)
+	results := make([]fleet.Pulled, 3)
 	errs := make([]error, 3)
 	var wg sync.WaitGroup
 	for i := range results {
 		wg.Go(func() {
 			opts := pullOpts(k)
 			opts.LockWait = time.Hour
-			results[i], errs[i] = snapshots.Pull(context.Background(), o, snaps, opts)
+			results[i], errs[i] = fleet.Pull(context.Background(), o, snaps, opts)
 		})
 	}
 	wg.Wait()

@@ -1,9 +1,10 @@
-package snapshots
+package fleet
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/productdata/pds/snapshots"
 	"io"
 	"os"
 	"path/filepath"
@@ -15,25 +16,13 @@ import (
 	"github.com/productdata/pds/internal/osfile"
 )
 
-// ErrRefused is wrapped by every reason a build is not taken that pulling
-// it again will not change: a bad signature or checksum, a downgrade, a
-// build rolled back from, a self-test the build's own bytes fail. Other
-// errors (the network, a full disk, this host short of file descriptors or
-// memory while it checks the build: see hostFault) are worth retrying.
-var ErrRefused = errors.New("build refused")
-
-// ErrNoSpace is returned when the snapshots directory's file system lacks
-// room for the build: before anything is fetched, or when it fills while the
-// build lands (then what was staged is removed).
-var ErrNoSpace = errors.New("not enough free disk space")
-
 // maxManifestBytes bounds what is read of a manifest or signature.
 const maxManifestBytes = 64 << 20
 
 // PullOptions configure Pull and Fetch.
 type PullOptions struct {
 	// PublicKey must have signed the build's manifest. Required.
-	PublicKey *PublicKey
+	PublicKey *snapshots.PublicKey
 	// AllowDowngrade takes a build whose sequence is not above the current
 	// one's.
 	AllowDowngrade bool
@@ -124,8 +113,8 @@ func readSmall(ctx context.Context, o Origin, name string, limit int64) ([]byte,
 // directory as it was (one that it had to make is removed again), but for
 // the staging directory of an interrupted download, which the next pull
 // resumes, and the lock file.
-func Pull(ctx context.Context, o Origin, snapshots string, opts PullOptions) (Pulled, error) {
-	return pullLatest(ctx, o, snapshots, opts, true)
+func Pull(ctx context.Context, o Origin, snaps string, opts PullOptions) (Pulled, error) {
+	return pullLatest(ctx, o, snaps, opts, true)
 }
 
 // Fetch brings the origin's latest build into snapshots/<build_id>, whole
@@ -138,17 +127,17 @@ func Pull(ctx context.Context, o Origin, snapshots string, opts PullOptions) (Pu
 // Fetch leaves the staging directory; the next one keeps each whole file
 // whose checksum matches and resumes a partial one from where it stopped.
 // It holds the directory's lock from its first write to its last.
-func Fetch(ctx context.Context, o Origin, snapshots string, opts PullOptions) (Pulled, error) {
-	return pullLatest(ctx, o, snapshots, opts, false)
+func Fetch(ctx context.Context, o Origin, snaps string, opts PullOptions) (Pulled, error) {
+	return pullLatest(ctx, o, snaps, opts, false)
 }
 
-func pullLatest(ctx context.Context, o Origin, snapshots string, opts PullOptions, activate bool) (Pulled, error) {
+func pullLatest(ctx context.Context, o Origin, snaps string, opts PullOptions, activate bool) (Pulled, error) {
 	co := &countingOrigin{Origin: o}
 	id, err := Latest(ctx, co)
 	if err != nil {
 		return Pulled{Objects: co.n.Load()}, err
 	}
-	p, err := pullBuild(ctx, co, snapshots, id, opts, activate)
+	p, err := pullBuild(ctx, co, snaps, id, opts, activate)
 	p.Objects = co.n.Load()
 	return p, err
 }
@@ -158,16 +147,16 @@ func pullLatest(ctx context.Context, o Origin, snapshots string, opts PullOption
 // the build is already current, or refused, or not signed by the key; then
 // it looks again under the lock, since another pull may have finished
 // meanwhile.
-func pullBuild(ctx context.Context, o Origin, snapshots, id string, opts PullOptions, activate bool) (p Pulled, err error) {
+func pullBuild(ctx context.Context, o Origin, snaps, id string, opts PullOptions, activate bool) (p Pulled, err error) {
 	p.ID = id
 	if opts.PublicKey == nil {
 		return p, errors.New("a public key is required to pull (--pubkey)")
 	}
-	if cur, ok, err := Current(snapshots); err != nil || ok && cur.ID == id {
+	if cur, ok, err := Current(snaps); err != nil || ok && cur.ID == id {
 		p.Build, p.UpToDate = cur, err == nil
 		return p, err
 	}
-	if err := checkNotRolledBack(snapshots, id); err != nil {
+	if err := checkNotRolledBack(snaps, id); err != nil {
 		return p, err
 	}
 	mb, sig, m, err := readSigned(ctx, o, id, opts.PublicKey)
@@ -175,12 +164,12 @@ func pullBuild(ctx context.Context, o Origin, snapshots, id string, opts PullOpt
 		return p, err
 	}
 	p.Manifest = m
-	lock, err := lockFolder(ctx, snapshots, true, opts.LockWait, opts.Progress)
+	lock, err := lockFolder(ctx, snaps, true, opts.LockWait, opts.Progress)
 	if err != nil {
 		return p, err
 	}
 	defer func() { lock.unlock(err != nil) }()
-	cur, upToDate, err := checkTakeable(snapshots, m, opts.AllowDowngrade)
+	cur, upToDate, err := checkTakeable(snaps, m, opts.AllowDowngrade)
 	if err != nil {
 		return p, err
 	}
@@ -188,7 +177,7 @@ func pullBuild(ctx context.Context, o Origin, snapshots, id string, opts PullOpt
 		p.Build, p.UpToDate = cur, true
 		return p, nil
 	}
-	if err := place(ctx, o, snapshots, mb, sig, m, opts, &p); err != nil {
+	if err := place(ctx, o, snaps, mb, sig, m, opts, &p); err != nil {
 		return p, err
 	}
 	if !activate {
@@ -197,35 +186,35 @@ func pullBuild(ctx context.Context, o Origin, snapshots, id string, opts PullOpt
 	if co, ok := o.(*countingOrigin); ok {
 		p.Objects = co.n.Load()
 	}
-	return p, selfTestAndActivate(ctx, snapshots, id, opts, &p)
+	return p, selfTestAndActivate(ctx, snaps, id, opts, &p)
 }
 
 // selfTestAndActivate makes the placed build p.Dir current after its
 // self-test, and prunes. A build that fails the test is removed, unless
 // the failure is this host's (hostFault): then it is kept, verified, and
 // the next pull tests it again.
-func selfTestAndActivate(ctx context.Context, snapshots, id string, opts PullOptions, p *Pulled) error {
+func selfTestAndActivate(ctx context.Context, snaps, id string, opts PullOptions, p *Pulled) error {
 	// Every file was hashed as it landed (or whole, for a build pulled
 	// before), so the open may check chunks lazily.
-	if err := SelfTest(ctx, p.Dir, OpenOptions{CacheBytes: selfTestCache, PublicKey: opts.PublicKey}); err != nil {
+	if err := snapshots.SelfTest(ctx, p.Dir, snapshots.OpenOptions{CacheBytes: selfTestCache, PublicKey: opts.PublicKey}); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err() // verified and kept: the next pull tests it again
 		}
-		if selfTestFault(err, snapshots) {
+		if selfTestFault(err, snaps) {
 			return hostFailed(id, err, pullAgain)
 		}
-		if rerr := discard(snapshots, id); rerr != nil {
-			return fmt.Errorf("%w: %v; removing the build failed (%v): the next pull or prune removes what is left", ErrRefused, err, rerr)
+		if rerr := discard(snaps, id); rerr != nil {
+			return fmt.Errorf("%w: %w; removing the build failed (%w): the next pull or prune removes what is left", ErrRefused, err, rerr)
 		}
-		return fmt.Errorf("%w: %v; the build was removed", ErrRefused, err)
+		return fmt.Errorf("%w: %w; the build was removed", ErrRefused, err)
 	}
 	// Recorded before current names the build, so that a server swapping
 	// to it finds the record.
-	writeArrival(snapshots, p)
-	if err := Activate(snapshots, id); err != nil {
+	writeArrival(snaps, p)
+	if err := Activate(snaps, id); err != nil {
 		return err
 	}
-	p.Removed, p.PruneErr = Prune(snapshots, opts.Keep)
+	p.Removed, p.PruneErr = Prune(snaps, opts.Keep)
 	return nil
 }
 
@@ -233,15 +222,15 @@ func selfTestAndActivate(ctx context.Context, snapshots, id string, opts PullOpt
 // may become current there: not if it is current already (upToDate, with
 // cur the current build), was rolled back from, or is not newer than the
 // current one (unless allowDowngrade).
-func checkTakeable(snapshots string, m Manifest, allowDowngrade bool) (cur Build, upToDate bool, err error) {
-	cur, hasCur, err := Current(snapshots)
+func checkTakeable(snaps string, m snapshots.Manifest, allowDowngrade bool) (cur Build, upToDate bool, err error) {
+	cur, hasCur, err := Current(snaps)
 	if err != nil {
 		return cur, false, err
 	}
 	if hasCur && cur.ID == m.BuildID {
 		return cur, true, nil
 	}
-	if err := checkNotRolledBack(snapshots, m.BuildID); err != nil {
+	if err := checkNotRolledBack(snaps, m.BuildID); err != nil {
 		return Build{}, false, err
 	}
 	if hasCur && !newer(m, cur.Manifest) && !allowDowngrade {
@@ -253,69 +242,65 @@ func checkTakeable(snapshots string, m Manifest, allowDowngrade bool) (cur Build
 
 // place makes snapshots/<id> hold the build: one pulled before (kept, then
 // left by a rollback, or fetched but not activated) is checked again rather
-// than fetched again; otherwise it is staged.
-func place(ctx context.Context, o Origin, snapshots string, mb, sig []byte, m Manifest, opts PullOptions, p *Pulled) error {
-	final := filepath.Join(snapshots, m.BuildID)
-	if _, err := os.Stat(filepath.Join(final, ManifestName)); err == nil {
-		if _, err := VerifySigned(final, opts.PublicKey); err != nil {
-			if hostFault(err) {
-				return hostFailed(m.BuildID, err, pullAgain)
-			}
-			return fmt.Errorf("%w: %v", ErrRefused, err)
-		}
-		p.Dir = final
-		return nil
-	}
-	if err := stage(ctx, o, snapshots, mb, sig, m, opts, p); err != nil {
+// than fetched again (checkPlaced); otherwise it is staged.
+func place(ctx context.Context, o Origin, snaps string, mb, sig []byte, m snapshots.Manifest, opts PullOptions, p *Pulled) error {
+	placed, err := checkPlaced(snaps, m.BuildID, opts.PublicKey)
+	if err != nil {
 		return err
 	}
-	p.Dir = final
+	if !placed {
+		if err := stage(ctx, o, snaps, mb, sig, m, opts, p); err != nil {
+			return err
+		}
+	}
+	p.Dir = filepath.Join(snaps, m.BuildID)
 	return nil
 }
 
-func checkNotRolledBack(snapshots, id string) error {
-	refused, err := Refused(snapshots)
+func checkNotRolledBack(snaps, id string) error {
+	refused, err := Refused(snaps)
 	if err != nil {
 		return err
 	}
 	if slices.Contains(refused, id) {
-		return fmt.Errorf("%w: build %s was rolled back on this replica (listed in %s); it is not pulled again", ErrRefused, id, filepath.Join(snapshots, RefusedName))
+		return fmt.Errorf("%w: build %s was rolled back on this replica (listed in %s); it is not pulled again", ErrRefused, id, filepath.Join(snaps, RefusedName))
 	}
 	return nil
 }
 
 // readSigned reads build id's manifest and signature from the origin and
 // checks them: the signature with pub, then the manifest's own sense.
-func readSigned(ctx context.Context, o Origin, id string, pub *PublicKey) (mb, sig []byte, m Manifest, err error) {
-	if mb, err = readSmall(ctx, o, id+"/"+ManifestName, maxManifestBytes); err != nil {
+func readSigned(ctx context.Context, o Origin, id string, pub *snapshots.PublicKey) (mb, sig []byte, m snapshots.Manifest, err error) {
+	if mb, err = readSmall(ctx, o, id+"/"+snapshots.ManifestName, maxManifestBytes); err != nil {
 		return nil, nil, m, err
 	}
-	sig, err = readSmall(ctx, o, id+"/"+SignatureName, maxManifestBytes)
+	sig, err = readSmall(ctx, o, id+"/"+snapshots.SignatureName, maxManifestBytes)
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return nil, nil, m, err
 	}
 	if err := pub.CheckSignature(mb, sig); err != nil {
-		return nil, nil, m, fmt.Errorf("%w: %s/%s: %v", ErrRefused, o, id, err)
+		return nil, nil, m, fmt.Errorf("%w: %s/%s: %w", ErrRefused, o, id, err)
 	}
-	if m, err = DecodeManifest(mb, fmt.Sprintf("%s/%s/%s", o, id, ManifestName)); err != nil {
-		return nil, nil, m, fmt.Errorf("%w: %v", ErrRefused, err)
+	if m, err = snapshots.DecodeManifest(mb, fmt.Sprintf("%s/%s/%s", o, id, snapshots.ManifestName)); err != nil {
+		return nil, nil, m, fmt.Errorf("%w: %w", ErrRefused, err)
 	}
 	if m.BuildID != id {
-		return nil, nil, m, fmt.Errorf("%w: %s/%s/%s names build %s", ErrRefused, o, id, ManifestName, m.BuildID)
+		return nil, nil, m, fmt.Errorf("%w: %s/%s/%s names build %s", ErrRefused, o, id, snapshots.ManifestName, m.BuildID)
 	}
-	if err := checkPaths(m.Files); err != nil {
-		return nil, nil, m, fmt.Errorf("%w: %s/%s: %v", ErrRefused, o, id, err)
+	if err := m.CheckPaths(); err != nil {
+		return nil, nil, m, fmt.Errorf("%w: %s/%s: %w", ErrRefused, o, id, err)
 	}
 	return mb, sig, m, nil
 }
 
-// stage fetches the build's files into snapshots/.staging-<id>/ and, when
-// every one matches, renames the directory to snapshots/<id>. A file system
-// that fills meanwhile is ErrNoSpace, and the staging directory is removed.
-func stage(ctx context.Context, o Origin, snapshots string, mb, sig []byte, m Manifest, opts PullOptions, p *Pulled) error {
-	removeStaleStaging(snapshots, m.BuildID)
+// stage makes snapshots/<id> from a delta when the origin has a usable one
+// (stageDelta), and otherwise fetches the build's files whole into
+// snapshots/.staging-<id>/ (stageBuild), which an interrupted pull leaves
+// for the next one to resume.
+func stage(ctx context.Context, o Origin, snaps string, mb, sig []byte, m snapshots.Manifest, opts PullOptions, p *Pulled) error {
+	removeStaleStaging(snaps, m.BuildID)
 	if !opts.NoDelta {
-		err := stageDelta(ctx, o, snapshots, mb, sig, m, opts, p)
+		err := stageDelta(ctx, o, snaps, mb, sig, m, opts, p)
 		if err == nil {
 			return nil
 		}
@@ -333,59 +318,13 @@ func stage(ctx context.Context, o Origin, snapshots string, mb, sig []byte, m Ma
 		}
 	}
 	p.Via = ViaFull
-	staging := filepath.Join(snapshots, stagingPre+m.BuildID)
-	err := stageWhole(ctx, o, staging, mb, sig, m, opts, p)
-	if noSpace(err) {
-		os.RemoveAll(staging)
-		return filledUp(snapshots, m, err)
-	}
-	if errors.Is(err, ErrRefused) {
-		os.RemoveAll(staging)
-	}
-	return err
-}
-
-// stageWhole fetches every file of the build into staging and renames it
-// into place.
-func stageWhole(ctx context.Context, o Origin, staging string, mb, sig []byte, m Manifest, opts PullOptions, p *Pulled) error {
-	if err := os.MkdirAll(staging, 0o755); err != nil {
-		return err
-	}
-	if err := writeSynced(filepath.Join(staging, ManifestName), mb); err != nil {
-		return err
-	}
-	if err := checkSpace(staging, m, opts.FreeBytes); err != nil {
-		return err
-	}
-	if err := fetchFiles(ctx, o, staging, m, opts.Progress, p); err != nil {
-		return err
-	}
-	return finishStaging(staging, filepath.Dir(staging), m.BuildID, sig)
-}
-
-// filledUp is the error of a build that did not fit after all: the file
-// system of snapshots filled while it landed (err says where), and what was
-// staged has been removed.
-func filledUp(snapshots string, m Manifest, err error) error {
-	var total int64
-	for _, f := range m.Files {
-		total += f.Size
-	}
-	return fmt.Errorf("%w: build %s needs %d bytes in %s, and the file system filled while it landed (%v); what was staged was removed: make room and try again",
-		ErrNoSpace, m.BuildID, total, snapshots, err)
-}
-
-// removeStaleStaging removes staging directories of other builds (a pull
-// interrupted before a newer build was published is not resumed) and what
-// is left of removed builds (discard).
-func removeStaleStaging(snapshots, keep string) {
-	entries, _ := os.ReadDir(snapshots)
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), stagingPre) && e.Name() != stagingPre+keep {
-			os.RemoveAll(filepath.Join(snapshots, e.Name()))
+	staging := filepath.Join(snaps, stagingPre+m.BuildID)
+	return stageBuild(snaps, staging, m, mb, sig, true, func() error {
+		if err := checkSpace(staging, m, opts.FreeBytes); err != nil {
+			return err
 		}
-	}
-	removeTrash(snapshots)
+		return fetchFiles(ctx, o, staging, m, opts.Progress, p)
+	})
 }
 
 // discard removes snapshots/<id>, or a folder left at that name: it is
@@ -393,10 +332,10 @@ func removeStaleStaging(snapshots, keep string) {
 // so that a removal that fails halfway (too many open files, an I/O error)
 // leaves no half build under the build's own name, where it would block
 // the next pull of the build. The next pull or prune removes what is left.
-func discard(snapshots, id string) error {
-	trash := filepath.Join(snapshots, trashPre+id)
+func discard(snaps, id string) error {
+	trash := filepath.Join(snaps, trashPre+id)
 	os.RemoveAll(trash)
-	if err := os.Rename(filepath.Join(snapshots, id), trash); err != nil {
+	if err := os.Rename(filepath.Join(snaps, id), trash); err != nil {
 		return err
 	}
 	return os.RemoveAll(trash)
@@ -404,7 +343,7 @@ func discard(snapshots, id string) error {
 
 // checkSpace refuses to start when what is left to fetch does not fit, with
 // a margin of 1% of the build and at least 16 MiB for the file system.
-func checkSpace(staging string, m Manifest, free func(string) (uint64, error)) error {
+func checkSpace(staging string, m snapshots.Manifest, free func(string) (uint64, error)) error {
 	var need, total int64
 	for _, f := range m.Files {
 		total += f.Size
@@ -439,7 +378,7 @@ func checkFree(staging, id string, need, margin int64, free func(string) (uint64
 }
 
 // fetchFiles fetches every file of m into staging, reporting progress.
-func fetchFiles(ctx context.Context, o Origin, staging string, m Manifest, progress io.Writer, p *Pulled) error {
+func fetchFiles(ctx context.Context, o Origin, staging string, m snapshots.Manifest, progress io.Writer, p *Pulled) error {
 	var total int64
 	for _, f := range m.Files {
 		total += f.Size
@@ -481,7 +420,7 @@ func fetchFiles(ctx context.Context, o Origin, staging string, m Manifest, progr
 // is hashed and continued from its end (an HTTP Range or S3 ranged GET). A
 // file whose bytes end up wrong is removed, so that the next pull restarts
 // it. It returns the bytes fetched and the bytes reused.
-func fetchFile(ctx context.Context, o Origin, name, path string, f File) (got, reused int64, err error) {
+func fetchFile(ctx context.Context, o Origin, name, path string, f snapshots.File) (got, reused int64, err error) {
 	h := f.NewHash() // the algorithm of the manifest's checksum (File)
 	var have int64
 	staged := false

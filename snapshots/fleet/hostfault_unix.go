@@ -1,6 +1,6 @@
 //go:build unix
 
-package snapshots
+package fleet
 
 import "syscall"
 

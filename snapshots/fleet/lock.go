@@ -1,4 +1,4 @@
-package snapshots
+package fleet
 
 import (
 	"context"
@@ -16,12 +16,12 @@ import (
 
 // LockName is the lock file in a snapshots directory. Pull, a follower's
 // poll and Rollback hold it while they change the directory, so that two of
-// them never stage, rename, prune or repoint current at once.
+// them never stage, rename, prune or repoint current at once. The lock is
+// the system's (osfile.LockAt: flock on Unix, LockFileEx on Windows),
+// dropped when its holder exits however it exits, so it is never left
+// stale, and the file itself stays between holders; its holder writes who
+// it is into it, for the message of whoever waits.
 const LockName = ".lock"
-
-// ErrLocked is returned when another pull, follow or rollback holds a
-// snapshots directory's lock for longer than the caller would wait.
-var ErrLocked = errors.New("snapshots directory is locked")
 
 // lockPoll is how often a waiting caller tries the lock again.
 const lockPoll = 200 * time.Millisecond
@@ -51,7 +51,7 @@ func lockFolder(ctx context.Context, dir string, create bool, wait time.Duration
 				l.created = true
 			}
 		}
-		f, ok, err := tryLock(l.path)
+		f, ok, err := osfile.LockAt(l.path, false)
 		if create && errors.Is(err, fs.ErrNotExist) {
 			continue // the directory went with a failed pull that made it: make it again
 		}
@@ -116,47 +116,6 @@ func (l *folderLock) unlock(failed bool) {
 	}
 }
 
-// tryLock takes the lock at path without waiting; ok is false when another
-// open file (in this process or another) holds it. The lock is osfile's
-// (flock on Unix, LockFileEx on Windows), which the system releases when its
-// holder exits, however it exits, so it is never left stale and the file
-// itself stays between holders.
-func tryLock(path string) (f *os.File, ok bool, err error) {
-	for {
-		f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
-		if errors.Is(err, os.ErrPermission) {
-			// Made by another user (a rollback run as root, say): a
-			// read-only descriptor locks as well; only the holder's
-			// note for waiters goes unwritten.
-			f, err = os.Open(path)
-		}
-		if err != nil {
-			return nil, false, err
-		}
-		ok, err = osfile.TryLock(f)
-		if err != nil || !ok {
-			f.Close()
-			return nil, false, err
-		}
-		// The holder before may have removed the file (unlock with remove)
-		// after this open: a lock on a removed file locks nothing.
-		held, herr := f.Stat()
-		named, nerr := os.Stat(path)
-		if herr == nil && nerr == nil && os.SameFile(held, named) {
-			return f, true, nil
-		}
-		f.Close()
-		if herr != nil {
-			return nil, false, herr
-		}
-		if nerr != nil && !errors.Is(nerr, os.ErrNotExist) {
-			return nil, false, nerr
-		}
-		// Open what is at path now (a missing directory is the caller's
-		// to handle).
-	}
-}
-
 // unlockFile releases the lock; with remove, the lock file goes too, in the
 // order osfile.Release gives, which keeps anyone from holding a lock on a
 // removed file.
@@ -169,6 +128,7 @@ func unlockFile(f *os.File, path string, remove bool) {
 	f.Close()
 }
 
+// onlyLockFile reports whether dir holds the lock file and nothing else.
 func onlyLockFile(dir string) bool {
 	entries, err := os.ReadDir(dir)
 	return err == nil && len(entries) == 1 && entries[0].Name() == LockName

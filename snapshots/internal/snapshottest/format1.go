@@ -1,4 +1,9 @@
-package snapshots
+// Package snapshottest rewrites snapshots the way older versions of pds
+// wrote them, for the tests of snapshots and snapshots/fleet. It knows the
+// manifest's JSON only as the tests need it; it must not be imported by
+// anything but tests, and it names no path of a snapshot itself (the caller
+// passes the manifest's).
+package snapshottest
 
 import (
 	"bytes"
@@ -10,12 +15,12 @@ import (
 	"path/filepath"
 )
 
-// asFormat1 rewrites the manifest of the snapshot at dir (manifest.json) as
-// a pds before manifest format 2 wrote it: format_version 1, and every
-// file listed with the SHA-256 of its bytes instead of its BLAKE3. A
+// AsFormat1 rewrites the manifest at path as manifest format 1 has it:
+// format_version 1, and every file (a path relative to the manifest's
+// folder) listed with the SHA-256 of its bytes instead of its BLAKE3. A
 // signature beside it no longer matches: sign it again if one is needed.
-func asFormat1(dir string) error {
-	path := filepath.Join(dir, ManifestName)
+func AsFormat1(path string) error {
+	dir := filepath.Dir(path)
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return err
@@ -24,14 +29,14 @@ func asFormat1(dir string) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber() // sizes and the sequence stay exact
 	if err := dec.Decode(&m); err != nil {
-		return fmt.Errorf("snapshots test: %s: %w", path, err)
+		return fmt.Errorf("snapshottest: %s: %w", path, err)
 	}
 	m["format_version"] = 1
 	files, _ := m["files"].([]any)
 	for _, f := range files {
 		entry, ok := f.(map[string]any)
 		if !ok {
-			return fmt.Errorf("snapshots test: %s: a file entry is not an object", path)
+			return fmt.Errorf("snapshottest: %s: a file entry is not an object", path)
 		}
 		name, _ := entry["path"].(string)
 		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))

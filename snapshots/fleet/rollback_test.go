@@ -1,4 +1,4 @@
-package snapshots_test
+package fleet_test
 
 import (
 	"context"
@@ -9,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/productdata/pds/internal/fixture"
 	"github.com/productdata/pds/snapshots"
+	"github.com/productdata/pds/snapshots/fleet"
 )
 
 // failsSelfTest copies shared build n and makes it a build that passes its
@@ -41,25 +43,25 @@ func failsSelfTest(t testing.TB, n int, k keyPair) string {
 	return dir
 }
 
-func fileOrigin(t testing.TB) (snapshots.Origin, string) {
+func fileOrigin(t testing.TB) (fleet.Origin, string) {
 	t.Helper()
 	root := t.TempDir()
-	o, err := snapshots.OpenOrigin(fileURL(root), snapshots.S3Config{})
+	o, err := fleet.OpenOrigin(fileURL(root), fleet.S3Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return o, root
 }
 
-func pullOpts(k keyPair) snapshots.PullOptions {
-	return snapshots.PullOptions{PublicKey: k.pub, Keep: 3}
+func pullOpts(k keyPair) fleet.PullOptions {
+	return fleet.PullOptions{PublicKey: k.pub, Keep: 3}
 }
 
 // pullOK pulls the origin's latest build into snaps and checks it is
 // current.
-func pullOK(t testing.TB, o snapshots.Origin, snaps string, k keyPair) snapshots.Pulled {
+func pullOK(t testing.TB, o fleet.Origin, snaps string, k keyPair) fleet.Pulled {
 	t.Helper()
-	p, err := snapshots.Pull(context.Background(), o, snaps, pullOpts(k))
+	p, err := fleet.Pull(context.Background(), o, snaps, pullOpts(k))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +71,7 @@ func pullOK(t testing.TB, o snapshots.Origin, snaps string, k keyPair) snapshots
 
 func refusedList(t testing.TB, snaps string) []string {
 	t.Helper()
-	ids, err := snapshots.Refused(snaps)
+	ids, err := fleet.Refused(snaps)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +86,7 @@ func checkRefused(t testing.TB, snaps string, want ...string) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("refused lists %v, want %v", got, want)
 	}
-	cur, _, err := snapshots.Current(snaps)
+	cur, _, err := fleet.Current(snaps)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,11 +115,11 @@ func TestPullRemovesABuildThatFailsItsSelfTest(t *testing.T) {
 			publish(t, o, bad)
 			var err error
 			if via == "pull" {
-				_, err = snapshots.Pull(context.Background(), o, snaps, pullOpts(k))
+				_, err = fleet.Pull(context.Background(), o, snaps, pullOpts(k))
 			} else {
 				_, err = follower(t, o, snaps, k).Poll(context.Background())
 			}
-			if !errors.Is(err, snapshots.ErrRefused) || !strings.Contains(err.Error(), "point index") || !strings.Contains(err.Error(), "the build was removed") {
+			if !errors.Is(err, fleet.ErrRefused) || !strings.Contains(err.Error(), "point index") || !strings.Contains(err.Error(), "the build was removed") {
 				t.Fatalf("%s of a build that fails its self-test: %v", via, err)
 			}
 			if isKept(snaps, buildID(t, bad)) {
@@ -132,12 +134,13 @@ func TestPullRemovesABuildThatFailsItsSelfTest(t *testing.T) {
 	}
 }
 
-// TestRollbackAfterAFailedSelfTestReturnsToAGoodBuild: the sequence where a
-// rollback used to make a broken build current and list the good one as
-// refused. Build 1 is pulled, build 2 fails its self-test, build 3 is
-// pulled; a rollback with no id goes to build 1, which serves. When an
-// older pds left build 2 on disk, the rollback passes over it, saying why;
-// asked for it by id, it refuses, and nothing is listed.
+// TestRollbackAfterAFailedSelfTestReturnsToAGoodBuild: a rollback never
+// makes a broken build current nor lists the good one as refused. Build 1
+// is pulled, build 2 fails its self-test, build 3 is pulled; a rollback with
+// no id goes to build 1, which serves. When build 2 is on disk all the same
+// (a pds that kept builds failing their self-test left it), the rollback
+// passes over it, saying why; asked for it by id, it refuses, and nothing
+// is listed.
 func TestRollbackAfterAFailedSelfTestReturnsToAGoodBuild(t *testing.T) {
 	ctx := context.Background()
 	k := newKeys(t, t.TempDir())
@@ -154,7 +157,7 @@ func TestRollbackAfterAFailedSelfTestReturnsToAGoodBuild(t *testing.T) {
 			publish(t, o, b1)
 			pullOK(t, o, snaps, k)
 			publish(t, o, bad)
-			if _, err := snapshots.Pull(ctx, o, snaps, pullOpts(k)); !errors.Is(err, snapshots.ErrRefused) {
+			if _, err := fleet.Pull(ctx, o, snaps, pullOpts(k)); !errors.Is(err, fleet.ErrRefused) {
 				t.Fatalf("pull of the bad build: %v", err)
 			}
 			publish(t, o, b3)
@@ -163,15 +166,15 @@ func TestRollbackAfterAFailedSelfTestReturnsToAGoodBuild(t *testing.T) {
 				if err := os.CopyFS(filepath.Join(snaps, idBad), os.DirFS(bad)); err != nil {
 					t.Fatal(err)
 				}
-				_, err := snapshots.Rollback(ctx, snaps, idBad, snapshots.RollbackOptions{PublicKey: k.pub})
-				if !errors.Is(err, snapshots.ErrRefused) || !strings.Contains(err.Error(), "fails the self-test") {
+				_, err := fleet.Rollback(ctx, snaps, idBad, fleet.RollbackOptions{PublicKey: k.pub})
+				if !errors.Is(err, fleet.ErrRefused) || !strings.Contains(err.Error(), "fails the self-test") {
 					t.Fatalf("rollback to the bad build by id: %v", err)
 				}
 				serves(t, snaps, id3, k)
 				checkRefused(t, snaps)
 			}
 
-			r, err := snapshots.Rollback(ctx, snaps, "", snapshots.RollbackOptions{PublicKey: k.pub})
+			r, err := fleet.Rollback(ctx, snaps, "", fleet.RollbackOptions{PublicKey: k.pub})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -200,8 +203,8 @@ func TestRollbackThatFindsNoGoodBuildChangesNothing(t *testing.T) {
 	if err := os.CopyFS(filepath.Join(snaps, buildID(t, bad)), os.DirFS(bad)); err != nil {
 		t.Fatal(err)
 	}
-	_, err := snapshots.Rollback(context.Background(), snaps, "", snapshots.RollbackOptions{PublicKey: k.pub})
-	if !errors.Is(err, snapshots.ErrRefused) || !strings.Contains(err.Error(), "can serve") || !strings.Contains(err.Error(), buildID(t, bad)) {
+	_, err := fleet.Rollback(context.Background(), snaps, "", fleet.RollbackOptions{PublicKey: k.pub})
+	if !errors.Is(err, fleet.ErrRefused) || !strings.Contains(err.Error(), "can serve") || !strings.Contains(err.Error(), buildID(t, bad)) {
 		t.Fatalf("rollback with only a bad older build: %v", err)
 	}
 	serves(t, snaps, buildID(t, b2), k)
@@ -222,16 +225,16 @@ func TestRollbackRefusesARefusedBuild(t *testing.T) {
 		publish(t, o, b)
 		ids = append(ids, pullOK(t, o, snaps, k).ID)
 	}
-	opts := snapshots.RollbackOptions{PublicKey: k.pub}
+	opts := fleet.RollbackOptions{PublicKey: k.pub}
 	for _, want := range []string{ids[1], ids[0]} { // 3 -> 2 -> 1: 3 and 2 listed
-		if r, err := snapshots.Rollback(ctx, snaps, "", opts); err != nil || r.To.ID != want {
+		if r, err := fleet.Rollback(ctx, snaps, "", opts); err != nil || r.To.ID != want {
 			t.Fatalf("step back to %s: %v %v", want, r.To.ID, err)
 		}
 	}
 	checkRefused(t, snaps, ids[2], ids[1])
 	for _, id := range []string{ids[1], ids[2]} {
-		_, err := snapshots.Rollback(ctx, snaps, id, opts)
-		if !errors.Is(err, snapshots.ErrRefused) || !strings.Contains(err.Error(), "is listed in") || !strings.Contains(err.Error(), "remove its line") {
+		_, err := fleet.Rollback(ctx, snaps, id, opts)
+		if !errors.Is(err, fleet.ErrRefused) || !strings.Contains(err.Error(), "is listed in") || !strings.Contains(err.Error(), "remove its line") {
 			t.Fatalf("rollback to refused build %s: %v", id, err)
 		}
 		serves(t, snaps, ids[0], k)
@@ -239,15 +242,15 @@ func TestRollbackRefusesARefusedBuild(t *testing.T) {
 
 	// The operator allows build 3 again and goes forward to it; a step
 	// back from it passes over build 2, still refused, to build 1.
-	refusedFile := filepath.Join(snaps, snapshots.RefusedName)
+	refusedFile := filepath.Join(snaps, fleet.RefusedName)
 	if err := os.WriteFile(refusedFile, []byte(ids[1]+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if r, err := snapshots.Rollback(ctx, snaps, ids[2], opts); err != nil || r.To.ID != ids[2] || r.Listed {
+	if r, err := fleet.Rollback(ctx, snaps, ids[2], opts); err != nil || r.To.ID != ids[2] || r.Listed {
 		t.Fatalf("forward to the allowed build: %+v %v", r, err)
 	}
 	checkRefused(t, snaps, ids[1])
-	r, err := snapshots.Rollback(ctx, snaps, "", opts)
+	r, err := fleet.Rollback(ctx, snaps, "", opts)
 	if err != nil || r.To.ID != ids[0] || len(r.Skipped) != 1 || r.Skipped[0].ID != ids[1] || !strings.Contains(r.Skipped[0].Reason, "listed in") {
 		t.Fatalf("step back over a refused build: %+v %v", r, err)
 	}
@@ -269,19 +272,19 @@ func TestRollForwardListsNothing(t *testing.T) {
 		publish(t, o, signedCopy(t, n, k))
 		ids = append(ids, pullOK(t, o, snaps, k).ID)
 	}
-	opts := snapshots.RollbackOptions{PublicKey: k.pub}
-	if r, err := snapshots.Rollback(ctx, snaps, ids[0], opts); err != nil || !r.Listed {
+	opts := fleet.RollbackOptions{PublicKey: k.pub}
+	if r, err := fleet.Rollback(ctx, snaps, ids[0], opts); err != nil || !r.Listed {
 		t.Fatalf("back from 3 to 1: %+v %v", r, err)
 	}
 	checkRefused(t, snaps, ids[2])
-	r, err := snapshots.Rollback(ctx, snaps, ids[1], opts)
+	r, err := fleet.Rollback(ctx, snaps, ids[1], opts)
 	if err != nil || r.From.ID != ids[0] || r.To.ID != ids[1] || r.Listed {
 		t.Fatalf("forward from 1 to 2: %+v %v", r, err)
 	}
 	serves(t, snaps, ids[1], k)
 	checkRefused(t, snaps, ids[2])
 	// The origin's latest is build 3, rolled back from: not taken again.
-	if p, err := snapshots.Pull(ctx, o, snaps, pullOpts(k)); !errors.Is(err, snapshots.ErrRefused) || !strings.Contains(err.Error(), "rolled back") {
+	if p, err := fleet.Pull(ctx, o, snaps, pullOpts(k)); !errors.Is(err, fleet.ErrRefused) || !strings.Contains(err.Error(), "rolled back") {
 		t.Fatalf("pull of the build rolled back from: %+v %v", p, err)
 	}
 	serves(t, snaps, ids[1], k)
@@ -300,13 +303,13 @@ func TestRollbackRefusesAKeptBuildDamagedOnDisk(t *testing.T) {
 	id1 := pullOK(t, o, snaps, k).ID
 	publish(t, o, signedCopy(t, 2, k))
 	id2 := pullOK(t, o, snaps, k).ID
-	flipByte(t, filepath.Join(snaps, id1, filepath.FromSlash(largestFile(t, b1).Path)))
-	opts := snapshots.RollbackOptions{PublicKey: k.pub}
-	if _, err := snapshots.Rollback(ctx, snaps, id1, opts); !errors.Is(err, snapshots.ErrRefused) || !strings.Contains(err.Error(), "fails the self-test") {
+	fixture.FlipByte(t, filepath.Join(snaps, id1, filepath.FromSlash(largestFile(t, b1).Path)))
+	opts := fleet.RollbackOptions{PublicKey: k.pub}
+	if _, err := fleet.Rollback(ctx, snaps, id1, opts); !errors.Is(err, fleet.ErrRefused) || !strings.Contains(err.Error(), "fails the self-test") {
 		t.Fatalf("rollback by id to a damaged build: %v", err)
 	}
-	r, err := snapshots.Rollback(ctx, snaps, "", opts)
-	if !errors.Is(err, snapshots.ErrRefused) || len(r.Skipped) != 1 || r.Skipped[0].ID != id1 {
+	r, err := fleet.Rollback(ctx, snaps, "", opts)
+	if !errors.Is(err, fleet.ErrRefused) || len(r.Skipped) != 1 || r.Skipped[0].ID != id1 {
 		t.Fatalf("step back onto a damaged build: %+v %v", r, err)
 	}
 	serves(t, snaps, id2, k)
@@ -325,8 +328,8 @@ func TestRollbackChecksTheSignature(t *testing.T) {
 	if err := os.CopyFS(filepath.Join(snaps, buildID(t, foreign)), os.DirFS(foreign)); err != nil {
 		t.Fatal(err)
 	}
-	_, err := snapshots.Rollback(context.Background(), snaps, buildID(t, foreign), snapshots.RollbackOptions{PublicKey: k.pub})
-	if !errors.Is(err, snapshots.ErrRefused) || !strings.Contains(err.Error(), "not by the trusted key") {
+	_, err := fleet.Rollback(context.Background(), snaps, buildID(t, foreign), fleet.RollbackOptions{PublicKey: k.pub})
+	if !errors.Is(err, fleet.ErrRefused) || !strings.Contains(err.Error(), "not by the trusted key") {
 		t.Fatalf("rollback to a build signed by another key: %v", err)
 	}
 	checkRefused(t, snaps)
@@ -340,16 +343,16 @@ func TestFailedPullLeavesTheDirectoryAsItWas(t *testing.T) {
 	b1 := signedCopy(t, 1, k)
 	cases := []struct {
 		name    string
-		publish func(t *testing.T, o snapshots.Origin, root string)
+		publish func(t *testing.T, o fleet.Origin, root string)
 		want    string
 	}{
-		{"wrong key", func(t *testing.T, o snapshots.Origin, _ string) { publish(t, o, signedCopy(t, 2, other)) }, "not by the trusted key"},
-		{"changed file", func(t *testing.T, o snapshots.Origin, root string) {
+		{"wrong key", func(t *testing.T, o fleet.Origin, _ string) { publish(t, o, signedCopy(t, 2, other)) }, "not by the trusted key"},
+		{"changed file", func(t *testing.T, o fleet.Origin, root string) {
 			b2 := signedCopy(t, 2, k)
 			publish(t, o, b2)
-			flipByte(t, filepath.Join(root, buildID(t, b2), filepath.FromSlash(largestFile(t, b2).Path)))
+			fixture.FlipByte(t, filepath.Join(root, buildID(t, b2), filepath.FromSlash(largestFile(t, b2).Path)))
 		}, "does not match the signed manifest's checksum"},
-		{"fails its self-test", func(t *testing.T, o snapshots.Origin, _ string) { publish(t, o, failsSelfTest(t, 2, k)) }, "point index"},
+		{"fails its self-test", func(t *testing.T, o fleet.Origin, _ string) { publish(t, o, failsSelfTest(t, 2, k)) }, "point index"},
 	}
 	for _, c := range cases {
 		for _, existing := range []bool{false, true} {
@@ -366,8 +369,8 @@ func TestFailedPullLeavesTheDirectoryAsItWas(t *testing.T) {
 				}
 				before := tree(t, snaps)
 				c.publish(t, o, root)
-				_, err := snapshots.Pull(context.Background(), o, snaps, pullOpts(k))
-				if !errors.Is(err, snapshots.ErrRefused) || !strings.Contains(err.Error(), c.want) {
+				_, err := fleet.Pull(context.Background(), o, snaps, pullOpts(k))
+				if !errors.Is(err, fleet.ErrRefused) || !strings.Contains(err.Error(), c.want) {
 					t.Fatalf("pull: %v, want refused saying %q", err, c.want)
 				}
 				if after := tree(t, snaps); !slices.Equal(before, after) {
@@ -428,7 +431,7 @@ func TestHalfRemovedBuildBlocksNoPull(t *testing.T) {
 			}
 			var err error
 			if via == "pull" {
-				_, err = snapshots.Pull(context.Background(), o, snaps, pullOpts(k))
+				_, err = fleet.Pull(context.Background(), o, snaps, pullOpts(k))
 			} else {
 				_, err = follower(t, o, snaps, k).Poll(context.Background())
 			}

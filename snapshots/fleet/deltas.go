@@ -1,4 +1,4 @@
-package snapshots
+package fleet
 
 import (
 	"archive/tar"
@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/productdata/pds/snapshots"
 	"hash"
 	"io"
 	"os"
@@ -98,50 +99,47 @@ type DeltaStats struct {
 // the base is trusted only to be the build its manifest names (a reader
 // checks everything it makes anyway).
 func WriteDelta(ctx context.Context, w io.Writer, baseDir, targetDir string) (DeltaStats, error) {
-	target, err := VerifyContext(ctx, targetDir)
+	target, err := snapshots.VerifyContext(ctx, targetDir)
 	if err != nil {
 		return DeltaStats{}, err
 	}
 	return writeDelta(ctx, w, baseDir, targetDir, target, 0)
 }
 
-// errDeltaTooLarge: the delta being written passed its limit.
-var errDeltaTooLarge = errors.New("the delta is larger than its limit")
-
 // writeDelta is WriteDelta for a target verified already (target is its
 // manifest). With a limit above 0, it stops with errDeltaTooLarge as soon
 // as the delta has more bytes than that.
-func writeDelta(ctx context.Context, w io.Writer, baseDir, targetDir string, target Manifest, limit int64) (DeltaStats, error) {
+func writeDelta(ctx context.Context, w io.Writer, baseDir, targetDir string, target snapshots.Manifest, limit int64) (DeltaStats, error) {
 	var st DeltaStats
-	base, err := ReadManifest(baseDir)
+	base, err := snapshots.ReadManifest(baseDir)
 	if err != nil {
 		return st, err
 	}
-	mb, err := os.ReadFile(filepath.Join(targetDir, ManifestName))
+	mb, err := os.ReadFile(filepath.Join(targetDir, snapshots.ManifestName))
 	if err != nil {
 		return st, err
 	}
-	sig, err := os.ReadFile(filepath.Join(targetDir, SignatureName))
+	sig, err := os.ReadFile(filepath.Join(targetDir, snapshots.SignatureName))
 	if err != nil {
 		return st, fmt.Errorf("%s is not signed (%v); sign it first with 'pds snapshot sign'", targetDir, err)
 	}
 	st.Base, st.Target = base.BuildID, target.BuildID
-	byPath := map[string]File{}
+	byPath := map[string]snapshots.File{}
 	bySum := map[string]string{}
 	for _, f := range base.Files {
 		byPath[f.Path] = f
-		if _, ok := bySum[f.sum()]; !ok {
-			bySum[f.sum()] = f.Path
+		if _, ok := bySum[f.Checksum()]; !ok {
+			bySum[f.Checksum()] = f.Path
 		}
 	}
 	h := deltaHeader{Format: deltaFormat, Base: base.BuildID, Target: target.BuildID}
 	for _, f := range target.Files {
 		df := deltaFile{Path: f.Path}
 		switch bf, ok := byPath[f.Path]; {
-		case ok && bf.sum() == f.sum():
+		case ok && bf.Checksum() == f.Checksum():
 			df.How, df.From = howSame, f.Path
-		case bySum[f.sum()] != "":
-			df.How, df.From = howSame, bySum[f.sum()]
+		case bySum[f.Checksum()] != "":
+			df.How, df.From = howSame, bySum[f.Checksum()]
 		case ok:
 			df.How, df.From = howPatch, f.Path
 		default:
@@ -158,7 +156,7 @@ func writeDelta(ctx context.Context, w io.Writer, baseDir, targetDir string, tar
 	for _, e := range []struct {
 		name string
 		b    []byte
-	}{{deltaHeaderName, hb}, {ManifestName, mb}, {SignatureName, sig}} {
+	}{{deltaHeaderName, hb}, {snapshots.ManifestName, mb}, {snapshots.SignatureName, sig}} {
 		if err := writeTarBytes(tw, e.name, e.b); err != nil {
 			return st, err
 		}
@@ -191,9 +189,6 @@ func writeDelta(ctx context.Context, w io.Writer, baseDir, targetDir string, tar
 	return st, nil
 }
 
-// writeDeltaEntry writes files/<path> for one patched or whole file: the
-// compressed entry goes to a temporary file first, since a tar header
-// carries its size.
 // mapped is a file's bytes mapped read-only (osfile.Map): a delta reads two
 // versions of a file of up to a few hundred MB, which then stay the page
 // cache's rather than the heap's.
@@ -202,6 +197,7 @@ type mapped struct {
 	b []byte
 }
 
+// mapRead maps the file at path (mapped.close lets it go).
 func mapRead(path string) (*mapped, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -225,6 +221,9 @@ func (m *mapped) close() {
 	m.f.Close()
 }
 
+// writeDeltaEntry writes files/<path> for one patched or whole file: the
+// compressed entry goes to a temporary file first, since a tar header
+// carries its size.
 func writeDeltaEntry(tw *tar.Writer, df deltaFile, baseDir, targetDir string) (err error) {
 	tmp, err := os.CreateTemp("", "pds-delta-*")
 	if err != nil {
@@ -300,14 +299,6 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// sum is the file's checksum as the manifest lists it.
-func (f File) sum() string {
-	if f.BLAKE3 != "" {
-		return f.BLAKE3
-	}
-	return f.SHA256
-}
-
 // openedDelta is a delta file read up to its first file entry.
 type openedDelta struct {
 	tr     *tar.Reader
@@ -325,13 +316,13 @@ func openDelta(r io.Reader, where string) (*openedDelta, error) {
 	for _, e := range []struct {
 		name string
 		dst  *[]byte
-	}{{deltaHeaderName, &hb}, {ManifestName, &d.mb}, {SignatureName, &d.sig}} {
+	}{{deltaHeaderName, &hb}, {snapshots.ManifestName, &d.mb}, {snapshots.SignatureName, &d.sig}} {
 		if *e.dst, err = readTarEntry(d.tr, e.name); err != nil {
-			return nil, fmt.Errorf("%w: %s: %v", ErrRefused, where, err)
+			return nil, fmt.Errorf("%w: %s: %w", ErrRefused, where, err)
 		}
 	}
 	if err := json.Unmarshal(hb, &d.header); err != nil {
-		return nil, fmt.Errorf("%w: %s: %s: %v", ErrRefused, where, deltaHeaderName, err)
+		return nil, fmt.Errorf("%w: %s: %s: %w", ErrRefused, where, deltaHeaderName, err)
 	}
 	if d.header.Format != deltaFormat {
 		return nil, fmt.Errorf("%w: %s: delta format %d; this pds reads format %d", ErrRefused, where, d.header.Format, deltaFormat)
@@ -396,7 +387,7 @@ func noEOF(err error) error {
 // baseDir. Each file is hashed as it is made and compared with m; the first
 // difference, or anything else wrong with the delta, is an error wrapping
 // ErrRefused. It returns the bytes it wrote from the delta (copied files not counted).
-func (d *openedDelta) apply(ctx context.Context, base Build, staging string, m Manifest, where string) (int64, error) {
+func (d *openedDelta) apply(ctx context.Context, base Build, staging string, m snapshots.Manifest, where string) (int64, error) {
 	h := d.header
 	if h.Target != m.BuildID {
 		return 0, fmt.Errorf("%w: %s leads to build %s, not %s", ErrRefused, where, h.Target, m.BuildID)
@@ -407,7 +398,7 @@ func (d *openedDelta) apply(ctx context.Context, base Build, staging string, m M
 	if len(h.Files) != len(m.Files) {
 		return 0, fmt.Errorf("%w: %s makes %d files; the manifest lists %d", ErrRefused, where, len(h.Files), len(m.Files))
 	}
-	baseFiles := map[string]File{}
+	baseFiles := map[string]snapshots.File{}
 	for _, f := range base.Manifest.Files {
 		baseFiles[f.Path] = f
 	}
@@ -446,7 +437,7 @@ func (d *openedDelta) apply(ctx context.Context, base Build, staging string, m M
 			err = fmt.Errorf("%w: %s: %s is made by %q, which this pds does not know", ErrRefused, where, f.Path, df.How)
 		}
 		if errors.Is(err, errMismatch) {
-			return written, fmt.Errorf("%w: %s: %s %v", ErrRefused, where, f.Path, err)
+			return written, fmt.Errorf("%w: %s: %s %w", ErrRefused, where, f.Path, err)
 		}
 		if err != nil {
 			return written, err
@@ -463,10 +454,10 @@ func (d *openedDelta) apply(ctx context.Context, base Build, staging string, m M
 }
 
 // make writes one patched or whole file from the next entry.
-func (d *openedDelta) make(df deltaFile, src, dst string, f File, where string) (int64, error) {
+func (d *openedDelta) make(df deltaFile, src, dst string, f snapshots.File, where string) (int64, error) {
 	hd, err := d.tr.Next()
 	if err != nil {
-		return 0, fmt.Errorf("%w: %s: reading %s%s: %v", ErrRefused, where, deltaFilesDir, df.Path, cutShort(err))
+		return 0, fmt.Errorf("%w: %s: reading %s%s: %w", ErrRefused, where, deltaFilesDir, df.Path, cutShort(err))
 	}
 	if hd.Name != deltaFilesDir+df.Path {
 		return 0, fmt.Errorf("%w: %s: found %q where %s%s belongs", ErrRefused, where, hd.Name, deltaFilesDir, df.Path)
@@ -511,7 +502,7 @@ func (d *openedDelta) make(df deltaFile, src, dst string, f File, where string) 
 		return n, fmt.Errorf("%s: %s%s: %w", where, deltaFilesDir, f.Path, err) // writing it, not the delta, failed
 	}
 	if err != nil {
-		return n, fmt.Errorf("%w: %s: %s%s: %v", ErrRefused, where, deltaFilesDir, f.Path, err)
+		return n, fmt.Errorf("%w: %s: %s%s: %w", ErrRefused, where, deltaFilesDir, f.Path, err)
 	}
 	if err := matches(n, h, f); err != nil {
 		return n, err
@@ -522,11 +513,8 @@ func (d *openedDelta) make(df deltaFile, src, dst string, f File, where string) 
 	return n, out.Close()
 }
 
-// errMismatch: a made file is not the one the signed manifest lists.
-var errMismatch = errors.New("does not match the signed manifest")
-
 // checkMade hashes a made file and compares it with the manifest's listing.
-func checkMade(p string, f File) error {
+func checkMade(p string, f snapshots.File) error {
 	h := f.NewHash()
 	n, err := hashFile(p, h)
 	if err != nil {
@@ -535,7 +523,7 @@ func checkMade(p string, f File) error {
 	return matches(n, h, f)
 }
 
-func matches(n int64, h hash.Hash, f File) error {
+func matches(n int64, h hash.Hash, f snapshots.File) error {
 	if n != f.Size {
 		return fmt.Errorf("%w: it has %d bytes, and the manifest says %d", errMismatch, n, f.Size)
 	}
@@ -557,36 +545,12 @@ func sameFileAs(src, dst, path string) error {
 	if linkable(path) && os.Link(src, dst) == nil {
 		return nil
 	}
-	return copyFile(src, dst)
+	return osfile.Copy(src, dst)
 }
 
 // linkable reports whether the file at manifest path p, when a delta's
 // target has it the same as the kept build, is hard-linked from there
 // (sameFileAs) rather than copied: a store table.
 func linkable(p string) bool {
-	return strings.HasPrefix(p, StoreDir+"/") && strings.HasSuffix(p, ".sst")
-}
-
-// copyFile makes dst a copy of src. io.Copy between two files is
-// copy_file_range on Linux: the kernel copies, and file systems that share
-// blocks (XFS, Btrfs) clone instead.
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	if err := out.Sync(); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
+	return strings.HasPrefix(p, snapshots.StoreDir+"/") && strings.HasSuffix(p, ".sst")
 }
