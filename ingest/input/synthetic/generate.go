@@ -68,10 +68,10 @@ type stats struct {
 }
 
 // Generate writes an input directory for pds ingest into opts.Out, creating
-// it if needed and replacing the files it writes (and any twins of them
-// plain or compressed otherwise, which ingest would refuse alongside). Files are written under temporary
-// names and renamed at the end, so a failed or cancelled run leaves none of
-// them behind.
+// it if needed and replacing the files it writes (and their other versions,
+// plain, .gz or .zst, which ingest would refuse alongside). Files are written
+// under temporary names and renamed at the end, so a failed or cancelled run
+// leaves none of them behind.
 func Generate(opts Options) error {
 	_, err := run(opts)
 	return err
