@@ -256,7 +256,7 @@ func readBatches(lr *lineReader, emit func(*lineBatch) error) error {
 				break
 			}
 			if err != nil {
-				return fmt.Errorf("input: %s: %w", lr.name, err)
+				return lr.readError(err)
 			}
 			line = trimSpace(line)
 			if len(buf)+len(line) > cap(buf) {

@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // Input file names, in the order ingest reads them.
@@ -32,15 +34,33 @@ var inputFiles = []string{FileDeletions, FileParties, FileSources, FileProducts,
 // maxLine is the longest input line accepted; a longer one is rejected.
 const maxLine = 1 << 20
 
+// Extensions of compressed input files: products.ndjson.gz is read through
+// gzip, products.ndjson.zst through zstd.
+const (
+	extGzip = ".gz"
+	extZstd = ".zst"
+)
+
 // inputSet is the files found in an input directory, by logical name
-// (FileClaims and so on), each plain or gzip.
+// (FileClaims and so on), each plain, gzip or zstd.
 type inputSet struct {
 	dir   string
 	paths map[string]string // logical name -> file name in dir
 }
 
+// logicalName is the input file name without its compression extension.
+func logicalName(name string) string {
+	for _, ext := range []string{extGzip, extZstd} {
+		if l, ok := strings.CutSuffix(name, ext); ok {
+			return l
+		}
+	}
+	return name
+}
+
 // findInputs lists the input files of dir. products.ndjson is required; a
-// file present both plain and gzip is an error, as is an unknown .ndjson file.
+// file present in two versions (plain, gzip, zstd) is an error that names
+// both.
 func findInputs(dir string) (inputSet, []string, error) {
 	set := inputSet{dir: dir, paths: map[string]string{}}
 	entries, err := os.ReadDir(dir)
@@ -53,7 +73,7 @@ func findInputs(dir string) (inputSet, []string, error) {
 		if e.IsDir() {
 			continue
 		}
-		logical := strings.TrimSuffix(name, ".gz")
+		logical := logicalName(name)
 		known := false
 		for _, f := range inputFiles {
 			if f == logical {
@@ -70,7 +90,7 @@ func findInputs(dir string) (inputSet, []string, error) {
 		set.paths[logical] = name
 	}
 	if _, ok := set.paths[FileProducts]; !ok {
-		return set, nil, fmt.Errorf("input: %s has no %s (or %s.gz); it is the one required file", dir, FileProducts, FileProducts)
+		return set, nil, fmt.Errorf("input: %s has no %s (or %s%s, %s%s); it is the one required file", dir, FileProducts, FileProducts, extGzip, FileProducts, extZstd)
 	}
 	return set, ignored, nil
 }
@@ -103,7 +123,7 @@ func (d *digest) String() string {
 type lineReader struct {
 	name   string // the file name as reported in rejects
 	f      *os.File
-	gz     *gzip.Reader
+	dec    io.ReadCloser // the decompressor of a compressed file, else nil
 	r      *bufio.Reader
 	hash   hash.Hash
 	line   int
@@ -121,14 +141,25 @@ func openLines(dir, name string) (*lineReader, error) {
 	}
 	lr := &lineReader{name: name, f: f, hash: sha256.New()}
 	var src io.Reader = io.TeeReader(f, lr.hash)
-	if strings.HasSuffix(name, ".gz") {
+	switch {
+	case strings.HasSuffix(name, extGzip):
 		gz, err := gzip.NewReader(bufio.NewReaderSize(src, 256<<10))
 		if err != nil {
 			f.Close()
 			return nil, fmt.Errorf("input: %s: not gzip: %w", name, err)
 		}
-		lr.gz = gz
-		src = gz
+		lr.dec = gz
+	case strings.HasSuffix(name, extZstd):
+		// Bad data shows on the first read, not here.
+		zr, err := zstd.NewReader(bufio.NewReaderSize(src, 256<<10))
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("input: %s: %w", name, err)
+		}
+		lr.dec = zr.IOReadCloser()
+	}
+	if lr.dec != nil {
+		src = lr.dec
 	}
 	lr.r = bufio.NewReaderSize(src, 256<<10)
 	return lr, nil
@@ -169,19 +200,36 @@ func (lr *lineReader) next() (line []byte, tooLong bool, err error) {
 	return lr.buf, lr.tooBig, nil
 }
 
+// readError is an error reading the file's bytes (a cut-off or corrupt
+// compressed file, a failing disk), naming the file and the last line read.
+func (lr *lineReader) readError(err error) error {
+	if lr.line == 0 {
+		return fmt.Errorf("input: %s: cannot read its first line: %w", lr.name, err)
+	}
+	return fmt.Errorf("input: %s: cannot read past line %d: %w", lr.name, lr.line, err)
+}
+
 // finish drains what is left (so the hash covers the whole file) and closes.
 func (lr *lineReader) finish() ([]byte, error) {
-	if lr.gz != nil {
-		if _, err := io.Copy(io.Discard, lr.gz); err != nil {
-			lr.f.Close()
-			return nil, fmt.Errorf("input: %s: %w", lr.name, err)
+	if lr.dec != nil {
+		if _, err := io.Copy(io.Discard, lr.dec); err != nil {
+			lr.close()
+			return nil, lr.readError(err)
 		}
+		lr.dec.Close()
 	}
 	if _, err := io.Copy(lr.hash, lr.f); err != nil {
 		lr.f.Close()
-		return nil, fmt.Errorf("input: %s: %w", lr.name, err)
+		return nil, lr.readError(err)
 	}
 	return lr.hash.Sum(nil), lr.f.Close()
 }
 
-func (lr *lineReader) close() { lr.f.Close() }
+// close closes the file and stops its decompressor. Closing twice is
+// harmless.
+func (lr *lineReader) close() {
+	if lr.dec != nil {
+		lr.dec.Close()
+	}
+	lr.f.Close()
+}

@@ -10,7 +10,9 @@
 # pulls it whole (--no-delta), in the same run. Reports the incremental
 # build's time and memory, the delta's size and how long publish took to
 # make it, and per pull the bytes and objects fetched and the time to
-# apply, verify, self-test and make current. Writes to BENCHMARKS.md.
+# apply, verify, self-test and make current. Writes to BENCHMARKS.md. The
+# input is generated zstd from 1M products (GEN_COMPRESS: none, gzip or zstd;
+# see gen_compress).
 source "$(dirname "$0")/bench-lib.sh"
 cd "$(dirname "$0")/.."
 N=${N_BIG:-1000000}
@@ -20,8 +22,22 @@ SHARES=${SHARES:-1 5}
 go build -o bin/pds ./cmd/pds
 go build -o bin/changeinput ./scripts/bench/changeinput
 in=$W/in-$N
-[ -f "$in/products.ndjson" ] || bin/pds gen --products "$N" --seed 7 --out "$in" --quiet
+compress=$(gen_compress "$N")
 base=$W/snap-$N-kept
+rm -rf "$D"
+# The disk this needs, from the per-product figures of bench-lib.sh: the
+# input and the base when they are to be made (a snapshot and its kept
+# records, 1.47 KB a product at 1M in BENCHMARKS.md: 3 KB together; its
+# build's peak, BYTES_BUILD_PEAK, comes before the rest and is smaller than
+# it), then eleven snapshots of BYTES_SNAPSHOT each: the three builds at the
+# origin, seven on the replicas (the whole one pulls all three builds, the
+# two by delta the base and one new build each), and one for the two new
+# builds together (their store's tables are the base's, linked).
+need=$((N * 11 * BYTES_SNAPSHOT))
+have_input "$in" || need=$((need + $(input_bytes "$N" "$compress")))
+[ -d "$base.records" ] || need=$((need + N * 3000))
+need_disk "$W" "$need" "bench-delta of $N products"
+have_input "$in" || bin/pds gen --products "$N" --seed 7 --out "$in" --quiet --compress "$compress"
 format=$(pds_format) || exit 1
 if [ ! -d "$base.records" ] || [ ! -f "$W/ingest-kept-$N.txt" ] || ! grep -Eq "\"format_version\": *$format[,}]" "$base/manifest.json" 2>/dev/null; then
   rm -rf "$base" "$base.records"
@@ -30,7 +46,6 @@ if [ ! -d "$base.records" ] || [ ! -f "$W/ingest-kept-$N.txt" ] || ! grep -Eq "\
   echo "$WALL_S $RSS_MB" > "$W/ingest-kept-$N.txt"
 fi
 read -r kept_s kept_rss < "$W/ingest-kept-$N.txt"
-rm -rf "$D"
 mkdir -p "$D/builds"
 D=$(realpath "$D")
 origin="file://$D/origin"

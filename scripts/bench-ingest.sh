@@ -4,11 +4,14 @@
 # into a jsonb table, then a primary key, a subject index and a pg_trgm index
 # on the manufacturer. Also a CPU profile of pds ingest ("where the time
 # goes"). BASELINE_BIN=path/to/an/older/pds times that binary too, back to
-# back with bin/pds, for a before/after figure.
+# back with bin/pds, for a before/after figure. The input is generated zstd
+# from 1M products (GEN_COMPRESS: none, gzip or zstd; see gen_compress), and
+# both peers read it decompressed on the fly.
 source "$(dirname "$0")/bench-lib.sh"
 source "$(dirname "$0")/ingest-where.sh"
 cd "$(dirname "$0")/.."
 need /usr/bin/time time
+need zstd zstd
 
 N=${N:-200000}
 N_PROF=${N_PROF:-20000}
@@ -20,12 +23,39 @@ go build -o bin/pds ./cmd/pds
 trap 'pg_stop "$PGDIR"' EXIT
 
 in="$W/in-$N"
-if [ ! -f "$in/products.ndjson" ]; then
+compress=$(gen_compress "$N")
+# The disk this needs: the input when it is to be generated, then the larger
+# of PostgreSQL's database (1957 MiB at 200,000 products in BENCHMARKS.md:
+# 10.3 KB a product, and up to 1 GiB of WAL beside it) and pds ingest's build
+# folder at its peak (BYTES_BUILD_PEAK); the two run one after the other,
+# each removed before the next. So 11 KB a product and 1 GiB.
+need=$((N * 11000 + 1073741824))
+have_input "$in" || need=$((need + $(input_bytes "$N" "$compress")))
+need_disk "$W" "$need" "bench-ingest of $N products"
+if ! have_input "$in"; then
   rm -rf "$in"
-  bin/pds gen --products "$N" --seed 7 --out "$in"
+  bin/pds gen --products "$N" --seed 7 --out "$in" --compress "$compress"
 fi
-INPUT_MB=$(du -smL "$in" | cut -f1)
-RECORDS=$(cat "$in"/*.ndjson | wc -l)
+FILES=(parties sources products claims documents evidence verdicts)
+# The records and NDJSON bytes of every file, decompressed.
+read -r RECORDS input_bytes < <(for f in "${FILES[@]}"; do
+  p=$(input_file "$in" "$f.ndjson")
+  [ -z "$p" ] || input_cat "$p"
+done | wc -lc)
+INPUT_MB=$((input_bytes / 1048576))
+STORED_MB=$(du -smL "$in" | cut -f1)
+INPUT_NOTE=
+[ "$STORED_MB" = "$INPUT_MB" ] || INPUT_NOTE=", stored compressed in $STORED_MB MiB"
+
+# copy_from FILE: the source of a psql \copy of FILE: the file, or a
+# program that decompresses it.
+copy_from() {
+  case $1 in
+    *.zst) echo "PROGRAM 'zstd -dcq $1'" ;;
+    *.gz) echo "PROGRAM 'gzip -dc $1'" ;;
+    *) echo "'$1'" ;;
+  esac
+}
 
 # 1. PostgreSQL 15. Each line is read verbatim as one CSV field (quote and
 # delimiter are bytes JSON text never holds), cast to jsonb by COPY.
@@ -41,13 +71,13 @@ CREATE TABLE claims (doc jsonb NOT NULL);
 CREATE TABLE documents (doc jsonb NOT NULL);
 CREATE TABLE evidence (doc jsonb NOT NULL);
 CREATE TABLE verdicts (doc jsonb NOT NULL);
-\\copy parties FROM '$in/parties.ndjson' WITH (FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02')
-\\copy sources FROM '$in/sources.ndjson' WITH (FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02')
-\\copy products FROM '$in/products.ndjson' WITH (FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02')
-\\copy claims FROM '$in/claims.ndjson' WITH (FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02')
-\\copy documents FROM '$in/documents.ndjson' WITH (FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02')
-\\copy evidence FROM '$in/evidence.ndjson' WITH (FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02')
-\\copy verdicts FROM '$in/verdicts.ndjson' WITH (FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02')
+\\copy parties FROM $(copy_from "$(input_file "$in" parties.ndjson)") WITH (FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02')
+\\copy sources FROM $(copy_from "$(input_file "$in" sources.ndjson)") WITH (FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02')
+\\copy products FROM $(copy_from "$(input_file "$in" products.ndjson)") WITH (FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02')
+\\copy claims FROM $(copy_from "$(input_file "$in" claims.ndjson)") WITH (FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02')
+\\copy documents FROM $(copy_from "$(input_file "$in" documents.ndjson)") WITH (FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02')
+\\copy evidence FROM $(copy_from "$(input_file "$in" evidence.ndjson)") WITH (FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02')
+\\copy verdicts FROM $(copy_from "$(input_file "$in" verdicts.ndjson)") WITH (FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02')
 CREATE UNIQUE INDEX parties_pk ON parties ((doc->>'id'));
 CREATE UNIQUE INDEX sources_pk ON sources ((doc->>'id'));
 CREATE UNIQUE INDEX products_pk ON products ((doc->'identifiers'->>0));
@@ -86,7 +116,7 @@ fi
 
 # 3. Where the time goes.
 prof_in="$W/in-$N_PROF"
-[ -f "$prof_in/products.ndjson" ] || bin/pds gen --products "$N_PROF" --seed 7 --out "$prof_in"
+have_input "$prof_in" || bin/pds gen --products "$N_PROF" --seed 7 --out "$prof_in" --compress "$(gen_compress "$N_PROF")"
 WHERE=$(ingest_where "$prof_in" "$W/ingest-$N_PROF.prof")
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", a/b}'; }
@@ -94,9 +124,9 @@ out=$(mktemp)
 {
   echo "## Ingest vs a PostgreSQL 15 load of the same files (\`make bench-ingest\`)"
   echo
-  echo "Measured $(date -u +%Y-%m-%d) on $(machine). Command: \`make bench-ingest\` (scripts/bench-ingest.sh; N=$N products of \`pds gen --seed 7\`, $RECORDS records, $INPUT_MB MiB)${BENCH_NOTE:+. $BENCH_NOTE}."
+  echo "Measured $(date -u +%Y-%m-%d) on $(machine). Command: \`make bench-ingest\` (scripts/bench-ingest.sh; N=$N products of \`pds gen --seed 7\`, $RECORDS records, $INPUT_MB MiB$INPUT_NOTE)${BENCH_NOTE:+. $BENCH_NOTE}."
   echo
-  echo "PostgreSQL 15 (fsync off, shared_buffers 1 GB): each file \`\\copy\`ed into a \`jsonb\` table, then a unique index on each id (the products' first identifier), an index on the claims' and verdicts' subject and the evidence's claim_id, and a GIN \`gin_trgm_ops\` index on the manufacturer; one psql script, timed whole. pds: \`pds ingest\` of the same directory, which also validates every line and reference, precomputes every view and builds the search index and manifest. Both under \`/usr/bin/time\`."
+  echo "PostgreSQL 15 (fsync off, shared_buffers 1 GB): each file \`\\copy\`ed into a \`jsonb\` table (through \`zstd -dc\` or \`gzip -dc\` when it is compressed), then a unique index on each id (the products' first identifier), an index on the claims' and verdicts' subject and the evidence's claim_id, and a GIN \`gin_trgm_ops\` index on the manufacturer; one psql script, timed whole. pds: \`pds ingest\` of the same directory, which also validates every line and reference, precomputes every view and builds the search index and manifest. Both under \`/usr/bin/time\`."
   echo
   echo "| peer | wall time | rows or records | on disk | peak RSS |"
   echo "|---|---:|---:|---:|---:|"

@@ -213,6 +213,86 @@ trim_access_log() {
   mv "$f.trim" "$f"
 }
 
+# need_disk DIR BYTES WHAT: stop the script (exit 1) when the file system
+# that holds DIR (or its nearest existing parent) has fewer than BYTES free,
+# saying what needs them, how much that is and how much is free.
+# SKIP_DISK_CHECK=1 skips the check, for an estimate known to be too high.
+need_disk() {
+  local dir=$1 need=$2 what=$3 avail
+  [ "${SKIP_DISK_CHECK:-0}" = 1 ] && return 0
+  dir=$(realpath -m "$dir")
+  while [ ! -e "$dir" ]; do dir=$(dirname "$dir"); done
+  avail=$(df -B1 --output=avail "$dir" | tail -n 1 | tr -d ' ')
+  if [ "$avail" -lt "$need" ]; then
+    echo "bench: $what needs about $(gib "$need") GiB free on the file system of $dir; $(gib "$avail") GiB are free (SKIP_DISK_CHECK=1 runs anyway)" >&2
+    exit 1
+  fi
+}
+
+# gib BYTES: BYTES in GiB, one decimal.
+gib() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1073741824 }'; }
+
+# Bytes a generated product takes on disk, for need_disk's estimates. Input
+# (pds gen --seed 7, every file): 7.16 KB plain, 0.72 KB zstd and 0.90 KB
+# gzip at 200,000 products (measured 2026-11-29; docs/gen.md); 6.7 KB plain
+# at 1M (docs/gen.md), so the figures at 200k are the higher ones. A
+# finished snapshot: 1.28 KB (BENCHMARKS.md, make bench-size at 1M). A
+# build's folder at its peak, scratch and snapshot together: 8.2 KB at
+# 50,000 products (du every 0.2 s, 2026-11-29), 2.1 GiB or 11 KB at 200,000
+# (docs/input.md); 10 KB is taken.
+BYTES_INPUT_NONE=7200
+BYTES_INPUT_ZSTD=750
+BYTES_INPUT_GZIP=900
+BYTES_SNAPSHOT=1300
+BYTES_BUILD_PEAK=10000
+
+# gen_compress N: the --compress of pds gen for N products: $GEN_COMPRESS
+# when set, else zstd from 1,000,000 products (67 GB of plain NDJSON at 10M
+# would not fit beside a build) and none below (plain files the other
+# scripts can grep).
+gen_compress() {
+  if [ -n "${GEN_COMPRESS:-}" ]; then
+    echo "$GEN_COMPRESS"
+  elif [ "$1" -ge 1000000 ]; then
+    echo zstd
+  else
+    echo none
+  fi
+}
+
+# input_bytes N COMPRESS: the estimated size of N generated products' input.
+input_bytes() {
+  local per=$BYTES_INPUT_NONE
+  case $2 in
+    zstd) per=$BYTES_INPUT_ZSTD ;;
+    gzip) per=$BYTES_INPUT_GZIP ;;
+  esac
+  echo $(($1 * per))
+}
+
+# have_input DIR: whether DIR holds an input directory's products file,
+# plain or compressed.
+have_input() { compgen -G "$1/products.ndjson*" >/dev/null; }
+
+# input_file DIR NAME: the path of input file NAME (products.ndjson) in DIR,
+# plain, .zst or .gz, whichever is there; empty when none is.
+input_file() {
+  local f
+  for f in "$1/$2" "$1/$2.zst" "$1/$2.gz"; do
+    if [ -f "$f" ]; then echo "$f"; return 0; fi
+  done
+  return 0
+}
+
+# input_cat FILE: FILE's NDJSON, decompressed by its extension.
+input_cat() {
+  case $1 in
+    *.zst) zstd -dcq "$1" ;;
+    *.gz) gzip -dc "$1" ;;
+    *) cat "$1" ;;
+  esac
+}
+
 # ensure_snapshot DIR N: make sure DIR/snap-N exists, generating DIR/in-N
 # (pds gen, seed 7) and ingesting it when missing. Sets IN and SNAP.
 # pds_format: the snapshot format bin/pds writes (the second line of pds

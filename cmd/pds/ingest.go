@@ -22,7 +22,7 @@ const ingestHeapLimit = 384 << 20
 
 func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("ingest", "ingest --in DIR --out SNAPSHOT_DIR [--strict] [--quiet] [--sequence N] [--dictionaries-from SNAPSHOT] [--keep-records] [--base SNAPSHOT]", stderr)
-	in := fs.String("in", "", "input directory of NDJSON files (products.ndjson required; .ndjson.gz allowed)")
+	in := fs.String("in", "", "input directory of NDJSON files (products.ndjson required; .ndjson.gz and .ndjson.zst allowed)")
 	out := fs.String("out", "", "snapshot directory to create (must not exist; the folders above it are made as needed)")
 	strict := fs.Bool("strict", false, "fail on the first rejected line (text that is not UTF-8 included) and publish nothing")
 	quiet := fs.Bool("quiet", false, "no progress lines")

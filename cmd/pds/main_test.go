@@ -72,6 +72,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"gen", "-h"}, 0, ""},
 		{[]string{"gen", "--bogus"}, 2, "flag provided but not defined"},
 		{[]string{"gen", "--format", "csv", "--products", "1", "--out", "x"}, 2, "--format"},
+		{[]string{"gen", "--compress", "xz", "--products", "1", "--out", "x"}, 2, `--compress "xz" is not none, gzip or zstd`},
+		{[]string{"gen", "--format", "off", "--compress", "zstd", "--products", "1", "--out", "x"}, 2, "--compress is for --format pds"},
 		{[]string{"import"}, 2, "usage: pds import off"},
 		{[]string{"import", "-h"}, 0, "usage: pds import off"},
 		{[]string{"import", "csv"}, 2, "unknown format"},

@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/klauspost/compress/zstd"
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/ingest/jsonutf8"
 	"github.com/productdata/pds/ingest/scratch"
@@ -27,8 +28,8 @@ import (
 
 // Options configure an import.
 type Options struct {
-	// In is the dump: a .jsonl file, gzip or not (told by its first bytes), or
-	// "-" for Stdin.
+	// In is the dump: a .jsonl file, plain, gzip or zstd (told by its first
+	// bytes), or "-" for Stdin.
 	In    string
 	Stdin io.Reader
 	// Out is the pds input directory to create; it must not exist. It is
@@ -192,7 +193,8 @@ func Import(opts Options) (Summary, error) {
 	return im.sum, nil
 }
 
-// open opens the dump, gunzipping it when it starts with the gzip magic.
+// open opens the dump, decompressing it when it starts with the gzip or the
+// zstd magic number.
 func (im *importer) open() (io.Reader, func(), error) {
 	var r io.Reader
 	closeIn := func() {}
@@ -218,16 +220,31 @@ func (im *importer) open() (io.Reader, func(), error) {
 		r = f
 	}
 	br := bufio.NewReaderSize(r, 1<<20)
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+	magic, _ := br.Peek(4)
+	switch {
+	case bytes.HasPrefix(magic, gzipMagic):
 		gz, err := gzip.NewReader(br)
 		if err != nil {
 			closeIn()
 			return nil, nil, fmt.Errorf("input: %s: %w", im.name, err)
 		}
 		return gz, func() { gz.Close(); closeIn() }, nil
+	case bytes.HasPrefix(magic, zstdMagic):
+		zr, err := zstd.NewReader(br)
+		if err != nil {
+			closeIn()
+			return nil, nil, fmt.Errorf("input: %s: %w", im.name, err)
+		}
+		return zr, func() { zr.Close(); closeIn() }, nil
 	}
 	return br, closeIn, nil
 }
+
+// The first bytes of a gzip stream and of a zstd frame.
+var (
+	gzipMagic = []byte{0x1f, 0x8b}
+	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+)
 
 func (im *importer) create() error {
 	for _, name := range []string{fileParties, fileSources, fileProducts, fileClaims, fileDocuments, fileEvidence, fileVerdicts} {
@@ -281,7 +298,8 @@ func (im *importer) read(src io.Reader) error {
 			im.sum.ByteOrderMark = true
 		}
 		if err != nil && err != io.EOF {
-			// A cut-off gzip stream or a read error: what was read stays.
+			// A cut-off or corrupt compressed stream or a read error: what
+			// was read stays.
 			return im.unusable(n, "read error", "the dump cannot be read past this line: "+err.Error())
 		}
 		im.lines.Store(n)

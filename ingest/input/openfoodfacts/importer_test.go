@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/klauspost/compress/zstd"
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/ingest"
 	"github.com/productdata/pds/ingest/input/openfoodfacts"
@@ -50,20 +51,29 @@ var messyWant = []string{
 	`:1: nutriments.calcium_100g: unknown unit "spoons" (field skipped)`,
 }
 
-func writeDump(t *testing.T, lines []string, gz bool) string {
+// writeDump writes lines as a dump file, compressed when compress is gzip
+// or zstd.
+func writeDump(t *testing.T, lines []string, compress string) string {
 	t.Helper()
 	var buf bytes.Buffer
-	var w io.Writer = &buf
-	var z *gzip.Writer
-	if gz {
-		z = gzip.NewWriter(&buf)
-		w = z
-	}
-	io.WriteString(w, strings.Join(lines, "\n")+"\n")
+	var w io.WriteCloser
 	name := "dump.jsonl"
-	if gz {
-		z.Close()
-		name += ".gz"
+	switch compress {
+	case "gzip":
+		w, name = gzip.NewWriter(&buf), name+".gz"
+	case "zstd":
+		zw, err := zstd.NewWriter(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, name = zw, name+".zst"
+	}
+	text := strings.Join(lines, "\n") + "\n"
+	if w != nil {
+		io.WriteString(w, text)
+		w.Close()
+	} else {
+		buf.WriteString(text)
 	}
 	path := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
@@ -82,9 +92,9 @@ func readLines(t *testing.T, path string) []string {
 }
 
 func TestImportMessy(t *testing.T) {
-	for _, mode := range []string{"plain", "gzip", "stdin"} {
+	for _, mode := range []string{"plain", "gzip", "zstd", "stdin"} {
 		t.Run(mode, func(t *testing.T) {
-			path := writeDump(t, messyDump, mode == "gzip")
+			path := writeDump(t, messyDump, mode)
 			opts := openfoodfacts.Options{In: path, RetrievedAt: time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)}
 			name := path
 			if mode == "stdin" {
@@ -143,7 +153,7 @@ func TestImportMessy(t *testing.T) {
 }
 
 func TestImportStrict(t *testing.T) {
-	path := writeDump(t, messyDump, false)
+	path := writeDump(t, messyDump, "plain")
 	out := filepath.Join(t.TempDir(), "in")
 	var rejects bytes.Buffer
 	_, err := openfoodfacts.Import(openfoodfacts.Options{In: path, Out: out, Strict: true, Rejects: &rejects})
@@ -160,7 +170,7 @@ func TestImportStrict(t *testing.T) {
 }
 
 func TestImportLimitAndExistingOut(t *testing.T) {
-	path := writeDump(t, messyDump, false)
+	path := writeDump(t, messyDump, "plain")
 	out := filepath.Join(t.TempDir(), "in")
 	sum, err := openfoodfacts.Import(openfoodfacts.Options{In: path, Out: out, Limit: 3})
 	if err != nil || sum.Lines != 3 || sum.Products != 2 {
@@ -171,23 +181,28 @@ func TestImportLimitAndExistingOut(t *testing.T) {
 	}
 }
 
-// A dump cut off in the middle of its gzip stream: what was read stays, and
-// the cut is reported with the line.
-func TestImportTruncatedGzip(t *testing.T) {
+// A dump cut off in the middle of its compressed stream: what was read
+// stays, and the cut is reported with the line. The dump spans several zstd
+// blocks (128 KiB each), so that some are whole before the cut.
+func TestImportTruncatedGzipAndZstd(t *testing.T) {
 	lines := append([]string(nil), messyDump...)
-	for i := 0; i < 2000; i++ {
+	for i := 0; i < 20000; i++ {
 		lines = append(lines, `{"code":"sku-`+strconv.Itoa(i)+`","last_modified_t":1700000000}`)
 	}
-	path := writeDump(t, lines, true)
-	b, _ := os.ReadFile(path)
-	os.WriteFile(path, b[:len(b)-20], 0o644)
-	var rejects bytes.Buffer
-	sum, err := openfoodfacts.Import(openfoodfacts.Options{In: path, Out: filepath.Join(t.TempDir(), "in"), Rejects: &rejects})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sum.Reasons["read error"] != 1 || sum.Products < 100 || !strings.Contains(rejects.String(), "the dump cannot be read past this line") {
-		t.Errorf("summary %+v, rejects:\n%s", sum, rejects.String())
+	for _, compress := range []string{"gzip", "zstd"} {
+		t.Run(compress, func(t *testing.T) {
+			path := writeDump(t, lines, compress)
+			b, _ := os.ReadFile(path)
+			os.WriteFile(path, b[:len(b)-20], 0o644)
+			var rejects bytes.Buffer
+			sum, err := openfoodfacts.Import(openfoodfacts.Options{In: path, Out: filepath.Join(t.TempDir(), "in"), Rejects: &rejects, NoDocuments: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sum.Reasons["read error"] != 1 || sum.Products < 100 || !strings.Contains(rejects.String(), "the dump cannot be read past this line") {
+				t.Errorf("summary %+v, rejects:\n%s", sum, rejects.String())
+			}
+		})
 	}
 }
 
@@ -288,7 +303,7 @@ func TestImportWarnsOfTextAndCheckDigits(t *testing.T) {
 	for _, tt := range tests {
 		for _, strict := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/strict=%v", tt.name, strict), func(t *testing.T) {
-				path := writeDump(t, tt.lines, false)
+				path := writeDump(t, tt.lines, "plain")
 				out := filepath.Join(t.TempDir(), "in")
 				var report bytes.Buffer
 				sum, err := openfoodfacts.Import(openfoodfacts.Options{In: path, Out: out, Rejects: &report, Strict: strict && tt.name != "byte order mark on a later line is no record"})

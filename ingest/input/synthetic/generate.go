@@ -31,6 +31,9 @@ type Options struct {
 	Out      string
 	// Showcase adds the hand-written showcase products (docs/gen.md).
 	Showcase bool
+	// Compress, when set, compresses every file and adds the extension
+	// (.gz, .zst) to its name. The decompressed bytes do not depend on it.
+	Compress Compression
 	// Progress, when set, gets a progress line about every second and a
 	// summary line at the end.
 	Progress io.Writer
@@ -39,7 +42,8 @@ type Options struct {
 	Context context.Context
 }
 
-// Names of the files Generate writes, in the order it writes them.
+// Names of the files Generate writes, in the order it writes them, without
+// the extension a compression adds.
 var Files = []string{"parties.ndjson", "sources.ndjson", "products.ndjson", "claims.ndjson",
 	"documents.ndjson", "evidence.ndjson", "verdicts.ndjson"}
 
@@ -64,10 +68,10 @@ type stats struct {
 }
 
 // Generate writes an input directory for pds ingest into opts.Out, creating
-// it if needed and replacing the files it writes (and any gzip twins of them,
-// which ingest would refuse alongside). Files are written under temporary
-// names and renamed at the end, so a failed or cancelled run leaves none of
-// them behind.
+// it if needed and replacing the files it writes (and their other versions,
+// plain, .gz or .zst, which ingest would refuse alongside). Files are written
+// under temporary names and renamed at the end, so a failed or cancelled run
+// leaves none of them behind.
 func Generate(opts Options) error {
 	_, err := run(opts)
 	return err
@@ -82,6 +86,9 @@ func run(opts Options) (stats, error) {
 	if opts.Out == "" {
 		return st, errors.New("synthetic: Out is required")
 	}
+	if !opts.Compress.valid() {
+		return st, fmt.Errorf("synthetic: compression %q is not none, gzip or zstd", opts.Compress)
+	}
 	ctx := opts.Context
 	if ctx == nil {
 		ctx = context.Background()
@@ -90,7 +97,8 @@ func run(opts Options) (stats, error) {
 		return st, fmt.Errorf("synthetic: %w", err)
 	}
 	files := make([]*os.File, len(Files))
-	tmp := func(i int) string { return filepath.Join(opts.Out, "."+Files[i]+".partial") }
+	ext := opts.Compress.ext()
+	tmp := func(i int) string { return filepath.Join(opts.Out, "."+Files[i]+ext+".partial") }
 	cleanup := func() {
 		for i, f := range files {
 			if f != nil {
@@ -145,8 +153,11 @@ func run(opts Options) (stats, error) {
 		st.Evidence += len(sc.evidence)
 		st.Verdicts += len(sc.verdicts)
 	}
+	// A compressed file starts with the head's frame even when the head is
+	// empty, so that every file holds at least one frame.
+	fr := newFramer(opts.Compress)
 	for i, b := range head {
-		if _, err := files[i].Write(b); err != nil {
+		if _, err := files[i].Write(fr.frame(nil, b)); err != nil {
 			cleanup()
 			return st, fmt.Errorf("synthetic: %w", err)
 		}
@@ -164,8 +175,12 @@ func run(opts Options) (stats, error) {
 		}
 		files[i] = nil
 		final := filepath.Join(opts.Out, Files[i])
-		os.Remove(final + ".gz")
-		if err := os.Rename(tmp(i), final); err != nil {
+		for _, twin := range compressedExts {
+			if twin != ext {
+				os.Remove(final + twin)
+			}
+		}
+		if err := os.Rename(tmp(i), final+ext); err != nil {
 			cleanup()
 			return st, fmt.Errorf("synthetic: %w", err)
 		}
@@ -330,8 +345,15 @@ func (g *generator) stream(ctx context.Context, files []*os.File, st *stats, pro
 		go func() {
 			defer wg.Done()
 			rd := newRenderer(g.cat, g.makers)
+			var fr *framer
+			if g.opts.Compress != None {
+				fr = newFramer(g.opts.Compress)
+			}
 			for j := range todo {
 				rd.render(g.opts.Seed, j.chunk, j.skels, j.out)
+				if fr != nil {
+					j.out.compress(fr)
+				}
 				j.done <- struct{}{}
 			}
 		}()
@@ -346,7 +368,7 @@ func (g *generator) stream(ctx context.Context, files []*os.File, st *stats, pro
 		for j := range inOrder {
 			<-j.done
 			if err == nil {
-				for i, b := range [][]byte{j.out.products, j.out.claims, j.out.documents, j.out.evidence, j.out.verdicts} {
+				for i, b := range j.out.files(g.opts.Compress != None) {
 					if _, werr := files[fProducts+i].Write(b); werr != nil {
 						err = fmt.Errorf("synthetic: %w", werr)
 						break

@@ -36,6 +36,29 @@ type skel struct {
 type chunkOut struct {
 	products, claims, documents, evidence, verdicts      []byte
 	nProducts, nClaims, nDocuments, nEvidence, nVerdicts int
+	// packed holds the five files' lines compressed, each as one frame
+	// (none for a file the chunk has no lines of), when Options.Compress
+	// is set.
+	packed [5][]byte
+}
+
+// files returns the chunk's bytes for products, claims, documents, evidence
+// and verdicts, in that order: compressed or as rendered.
+func (o *chunkOut) files(compressed bool) [5][]byte {
+	if compressed {
+		return o.packed
+	}
+	return [5][]byte{o.products, o.claims, o.documents, o.evidence, o.verdicts}
+}
+
+// compress fills packed from the rendered lines.
+func (o *chunkOut) compress(fr *framer) {
+	for i, b := range o.files(false) {
+		o.packed[i] = o.packed[i][:0]
+		if len(b) > 0 {
+			o.packed[i] = fr.frame(o.packed[i], b)
+		}
+	}
 }
 
 func (o *chunkOut) reset() {

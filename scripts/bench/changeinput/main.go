@@ -9,12 +9,14 @@
 // (pds ingest --base) takes for the same change: each changed product
 // whole (its product line with a new updated_at, its changed claims, its
 // evidence and verdicts);
-// the documents they name stay in the base.
+// the documents they name stay in the base. It reads the input's files
+// plain, .zst or .gz, and writes the change set plain; --out changes only a
+// plain claims.ndjson.
 package main
 
 import (
 	"bufio"
-
+	"compress/gzip"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -22,8 +24,10 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/klauspost/compress/zstd"
 )
 
 func main() {
@@ -49,6 +53,11 @@ func main() {
 	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		log.Fatal(err)
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "claims.ndjson.") {
+			log.Fatalf("--out changes a plain claims.ndjson only, not %s", e.Name())
+		}
 	}
 	for _, e := range entries {
 		src, dst := filepath.Join(*in, e.Name()), filepath.Join(*out, e.Name())
@@ -111,7 +120,7 @@ func writeChanges(in, out string, per10k uint64) error {
 		Identifiers []string `json:"identifiers"`
 	}
 	keep := func(file string, pick func(line []byte) ([]byte, bool)) (int, error) {
-		r, err := os.Open(filepath.Join(in, file))
+		r, err := openInput(in, file)
 		if os.IsNotExist(err) {
 			return 0, nil
 		}
@@ -228,6 +237,47 @@ func changeClaims(src, dst string, per10k uint64) (int, error) {
 	}
 	return n, f.Close()
 }
+
+// openInput opens input file name (products.ndjson) of dir, plain, .zst or
+// .gz, and decompresses it; an error satisfying os.IsNotExist when there is
+// none.
+func openInput(dir, name string) (io.ReadCloser, error) {
+	for _, ext := range []string{"", ".zst", ".gz"} {
+		f, err := os.Open(filepath.Join(dir, name+ext))
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		switch ext {
+		case ".zst":
+			zr, err := zstd.NewReader(f)
+			if err != nil {
+				f.Close()
+				return nil, err
+			}
+			return readCloser{zr, func() { zr.Close(); f.Close() }}, nil
+		case ".gz":
+			gz, err := gzip.NewReader(f)
+			if err != nil {
+				f.Close()
+				return nil, fmt.Errorf("%s: %w", f.Name(), err)
+			}
+			return readCloser{gz, func() { f.Close() }}, nil
+		}
+		return f, nil
+	}
+	return nil, &os.PathError{Op: "open", Path: filepath.Join(dir, name), Err: os.ErrNotExist}
+}
+
+// readCloser is a decompressing reader and what closes it and its file.
+type readCloser struct {
+	io.Reader
+	close func()
+}
+
+func (r readCloser) Close() error { r.close(); return nil }
 
 func copyFile(src, dst string) error {
 	r, err := os.Open(src)
