@@ -665,11 +665,11 @@ func (p *points) close() error {
 	return err
 }
 
-// PrefetchWindow is how many keys a Reader's Prefetch overlaps: enough to
+// prefetchWindow is how many keys a Reader's Prefetch overlaps: enough to
 // keep a core's outstanding cache misses busy, few enough that what they
 // bring in is still cached (and its pages still in the TLB) when the Gets
 // come.
-const PrefetchWindow = 16
+const prefetchWindow = 16
 
 // touch loads, for each key, the memory a get of it reads first: its radix
 // slot, its bucket's first entry, and the first two cache lines of that
@@ -693,7 +693,7 @@ func (p *points) touch(keys [][]byte) (sum uint64) {
 			}
 		}
 	}()
-	var at [PrefetchWindow]uint64
+	var at [prefetchWindow]uint64
 	keys = keys[:min(len(keys), len(at))]
 	le := binary.LittleEndian
 	const skip = ^uint64(0) // a key of another table

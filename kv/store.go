@@ -380,7 +380,7 @@ type Reader struct {
 	touched uint64
 }
 
-// Prefetch says that the next Gets will read keys (at most PrefetchWindow
+// Prefetch says that the next Gets will read keys (at most prefetchWindow
 // are looked at). With a mapped point index, the memory the probes of those
 // of table PointsTag read first is loaded for all of them at once, so that
 // their cache misses overlap: in a batch of random identifiers that halves
