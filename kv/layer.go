@@ -106,15 +106,8 @@ func linkStore(base, dir string) error {
 		case !e.Type().IsRegular():
 			return fmt.Errorf("kv: the store %s holds %s, which is not a file", base, name)
 		case name == "LOCK" || strings.HasSuffix(name, ".log"):
-		case strings.HasSuffix(name, ".sst"):
-			// A table is copied where it cannot be linked (base on
-			// another file system): slower, and the same store.
-			if os.Link(from, to) != nil {
-				if err := osfile.Copy(from, to); err != nil {
-					return fmt.Errorf("kv: copy %s: %w", from, err)
-				}
-			}
-		default:
+		case pebbleutil.LinkTable(from, to):
+		default: // and a table that cannot be linked (base on another file system): slower, and the same store
 			if err := osfile.Copy(from, to); err != nil {
 				return fmt.Errorf("kv: copy %s: %w", from, err)
 			}

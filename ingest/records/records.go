@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/objstorage/objstorageprovider"
@@ -125,7 +124,7 @@ func (s *Store) Copy(dir string) (*Store, error) {
 			continue
 		}
 		from, to := filepath.Join(s.dir, e.Name()), filepath.Join(dir, e.Name())
-		if strings.HasSuffix(e.Name(), ".sst") && os.Link(from, to) == nil {
+		if pebbleutil.LinkTable(from, to) {
 			if sum, ok := s.sums[e.Name()]; ok {
 				linked[e.Name()] = sum
 			}
