@@ -82,6 +82,7 @@ type update struct {
 	dropped, computed summaryCounts
 	rebuildAll        bool
 	changedSources    []string
+	kvNight           *kv.Night // see night
 }
 
 // summaryCounts sums products' summaries.
@@ -544,14 +545,6 @@ func (u *update) stage(b *builder, o *subjectOut) error {
 	return b.scratch.Set(kv.Key(tagStagedDocs, o.subject), appendSummary(nil, &summary{index: o.docs}))
 }
 
-// viewSubject is the subject of a store key's remainder "subject\x00tenant".
-func viewSubject(k []byte) []byte {
-	if i := bytes.IndexByte(k, 0); i >= 0 {
-		return k[:i]
-	}
-	return k
-}
-
 // staged walks a scratch table in key order beside a sorted walk of the
 // base, for the merges of an incremental build: before each base entry,
 // until hands emit the staged entries whose keys (without their table
@@ -587,28 +580,6 @@ func (s *staged) finish(err error) error {
 	return err
 }
 
-// mergeTable writes table tag of the new store: the base's entries of the
-// products kept, and the staged entries of those computed, in key order.
-func (b *builder) mergeTable(tag byte) error {
-	it, err := b.scratch.NewRangeIter([]byte{tagStaged, 0, tag, 0}, []byte{tagStaged, 0, tag, 1})
-	if err != nil {
-		return err
-	}
-	defer it.Close()
-	st := newStaged(it, b.out.Set)
-	var key []byte
-	return st.finish(b.up.base.ScanRaw(tag, func(k, v []byte) error {
-		if b.up.isDropped(string(viewSubject(k))) {
-			return nil
-		}
-		key = append(append(key[:0], tag, 0), k...)
-		if err := st.until(key); err != nil {
-			return err
-		}
-		return b.out.Set(key, v)
-	}))
-}
-
 // droppedSubjects lists the base's products not kept as they are
 // (isDropped), in order.
 func (u *update) droppedSubjects() []string {
@@ -628,121 +599,53 @@ func (u *update) droppedSubjects() []string {
 	return slices.Compact(out)
 }
 
-// layerViews writes table TagViews of a store layered on the base's
-// (kv.NewLayer): the staged views of the products computed, but those the
-// base holds with the same bytes, and a deletion of each view the base
-// holds of a product dropped that the build did not stage again. It reads
-// of the base only the views of the products dropped.
-func (b *builder) layerViews() error {
-	it, err := b.scratch.NewRangeIter([]byte{tagStaged, 0, kv.TagViews, 0}, []byte{tagStaged, 0, kv.TagViews, 1})
+// night is what the store's writer is told of the base (kv.Night), made
+// once the change set is planned.
+func (u *update) night() *kv.Night {
+	if u.kvNight == nil {
+		u.kvNight = &kv.Night{Base: u.base, Dropped: u.droppedSubjects(), IsDropped: u.isDropped}
+	}
+	return u.kvNight
+}
+
+// writeNightViews writes the view tables of the new store: the base's
+// views of the products kept, and the staged views of those computed.
+func (b *builder) writeNightViews() error {
+	it, err := b.scratch.NewIter([]byte{tagStaged, 0})
 	if err != nil {
 		return err
 	}
 	defer it.Close()
-	sc, err := b.out.BaseScanner(kv.TagViews)
-	if err != nil {
-		return err
-	}
-	defer sc.Close()
-	ok := it.First()
-	key := func() []byte { return it.Key()[2:] }
-	type entry struct{ key, value []byte }
-	var base []entry
-	for _, subject := range b.up.droppedSubjects() {
-		prefix := append(append([]byte{kv.TagViews, 0}, subject...), 0)
-		base = base[:0]
-		err := sc.Scan(prefix[2:], func(k, v []byte) error {
-			base = append(base, entry{append(slices.Clip(prefix[:2]), k...), bytes.Clone(v)})
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		// The staged views before the subject's are of products new to
-		// the base; then the subject's, beside the base's.
-		for ; ok && bytes.Compare(key(), prefix) < 0; ok = it.Next() {
-			if err := b.out.Set(key(), it.Value()); err != nil {
-				return err
-			}
-		}
-		for ; ok && bytes.HasPrefix(key(), prefix); ok = it.Next() {
-			for len(base) > 0 && bytes.Compare(base[0].key, key()) < 0 {
-				if err := b.out.Delete(base[0].key); err != nil {
-					return err
-				}
-				base = base[1:]
-			}
-			if len(base) > 0 && bytes.Equal(base[0].key, key()) {
-				same := bytes.Equal(base[0].value, it.Value())
-				base = base[1:]
-				if same {
-					continue
-				}
-			}
-			if err := b.out.Set(key(), it.Value()); err != nil {
-				return err
-			}
-		}
-		for _, e := range base {
-			if err := b.out.Delete(e.key); err != nil {
-				return err
-			}
-		}
-	}
-	for ; ok; ok = it.Next() {
-		if err := b.out.Set(key(), it.Value()); err != nil {
-			return err
-		}
-	}
-	return it.Error()
+	return b.out.WriteNightViews(b.up.night(), &sortedScratch{it: it})
 }
 
-// writeTable writes the entries of a small table, in key order: all of
-// them to a store written whole; to a layer, those the base does not hold
-// with the same bytes, and a deletion of each key the base holds that
-// entries do not.
-func (b *builder) writeTable(tag byte, entries [][2][]byte) error {
-	if !b.layered {
-		for _, e := range entries {
-			if err := b.out.Set(e[0], e[1]); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	sc, err := b.out.BaseScanner(tag)
-	if err != nil {
-		return err
-	}
-	defer sc.Close()
-	var key []byte
-	err = sc.Scan(nil, func(k, v []byte) error {
-		key = append(append(key[:0], tag, 0), k...)
-		for ; len(entries) > 0 && bytes.Compare(entries[0][0], key) < 0; entries = entries[1:] {
-			if err := b.out.Set(entries[0][0], entries[0][1]); err != nil {
-				return err
-			}
-		}
-		if len(entries) > 0 && bytes.Equal(entries[0][0], key) {
-			e := entries[0]
-			entries = entries[1:]
-			if bytes.Equal(e[1], v) {
-				return nil
-			}
-			return b.out.Set(e[0], e[1])
-		}
-		return b.out.Delete(key)
-	})
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		if err := b.out.Set(e[0], e[1]); err != nil {
-			return err
-		}
-	}
-	return nil
+// sortedScratch walks a scratch table for the store's writer (kv.Sorted):
+// its keys without the scratch table's prefix, its values as stored, or as
+// value makes them of the stored ones.
+type sortedScratch struct {
+	it      *scratch.Iter
+	started bool
+	value   func(stored []byte) ([]byte, error)
 }
+
+func (s *sortedScratch) Next() bool {
+	if !s.started {
+		s.started = true
+		return s.it.First()
+	}
+	return s.it.Next()
+}
+
+func (s *sortedScratch) Key() []byte { return s.it.Key()[2:] }
+
+func (s *sortedScratch) Value() ([]byte, error) {
+	if s.value == nil {
+		return s.it.Value(), nil
+	}
+	return s.value(s.it.Value())
+}
+
+func (s *sortedScratch) Err() error { return s.it.Error() }
 
 // feedIndex gives the search index every product's docs in subject order:
 // the kept ones' from the base's records, the computed ones' as staged.
