@@ -60,8 +60,8 @@ const (
 )
 
 // viewsLevel is the zstd level of the frames: klauspost's default (about
-// zstd's level 3). Its "better" level made frames 10% smaller and the build's
-// compression 2.5 times as slow.
+// zstd's level 3). Its "better" level makes frames 10% smaller and the
+// build's compression 2.5 times as slow.
 const viewsLevel = zstd.SpeedDefault
 
 // Samples are the encoded views (AppendView) of a spread of products, from
