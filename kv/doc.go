@@ -1,7 +1,7 @@
 // Package kv adapts Pebble to pds: the key layout of a snapshot's store, the
 // writer that ingest uses to build it (sorted SSTs ingested into a fresh DB),
 // the read-only store the server answers from, and the point index beside it
-// (points.go: a mapped hash table of the identity views, which answers their
+// (points_*.go: a mapped hash table of the identity views, which answers their
 // reads in one probe).
 //
 // # Basics

@@ -14,7 +14,7 @@ import (
 // evidence views for one visibility as one value of table TagViews: the
 // evidence view repeats every claim of the passport, and compressed together
 // the second costs little more than what it adds. The identity views live in
-// the point index alone (points.go), compressed one by one with a dictionary
+// the point index alone (points_format.go), compressed one by one with a dictionary
 // of their own, so that a resolve item still costs one probe.
 //
 //	v\x00<subject>\x00<tenant>   uvarint(len(passport)+len(evidence)),
