@@ -219,8 +219,11 @@ func (r *RawScanner) Close() error {
 // before (the base's, copied) however it is told.
 func removeOldManifests(dir string) error {
 	marks, err := filepath.Glob(filepath.Join(dir, "marker.manifest.*"))
-	if err != nil || len(marks) != 1 {
-		return fmt.Errorf("kv: %s holds %d manifest markers, want 1 (%v)", dir, len(marks), err)
+	if err != nil {
+		return fmt.Errorf("kv: %w", err)
+	}
+	if len(marks) != 1 {
+		return fmt.Errorf("kv: %s holds %d manifest markers, want 1", dir, len(marks))
 	}
 	_, current, ok := strings.Cut(strings.TrimPrefix(filepath.Base(marks[0]), "marker.manifest."), ".")
 	if !ok || !strings.HasPrefix(current, "MANIFEST-") {

@@ -2,7 +2,6 @@ package kv
 
 import (
 	"encoding/binary"
-	"errors"
 )
 
 // A point index is a side file, written by a Builder beside the store, that
@@ -43,8 +42,6 @@ const (
 // PointsTag is the table a point index covers: identity views, which every
 // resolve item and identity GET reads.
 const PointsTag = TagIdentity
-
-var errPointsCorrupt = errors.New("kv: point index: corrupt")
 
 // pointsBits is the number of radix bits for n entries: the smallest b with
 // 2^b >= n, at most maxPointsBits.

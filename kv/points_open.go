@@ -71,7 +71,7 @@ func openPoints(path string, guard PointsGuard) (p *points, err error) {
 		if errors.Is(err, domain.ErrDamaged) {
 			return nil, err
 		}
-		return nil, fmt.Errorf("%w: %s: %v", errPointsCorrupt, path, err)
+		return nil, fmt.Errorf("%w: %s: %w", errPointsCorrupt, path, err)
 	}
 	p.file = f
 	return p, nil
@@ -99,7 +99,7 @@ func readPointsFile(path string, guard PointsGuard) (p *points, err error) {
 		err = errors.New("a version 1 index is only read mapped")
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", errPointsCorrupt, path, err)
+		return nil, fmt.Errorf("%w: %s: %w", errPointsCorrupt, path, err)
 	}
 	q.file, q.guard = f, guard
 	p = q
@@ -115,7 +115,7 @@ func readPointsFile(path string, guard PointsGuard) (p *points, err error) {
 		err = p.setDict(dict)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", errPointsCorrupt, path, err)
+		return nil, fmt.Errorf("%w: %s: %w", errPointsCorrupt, path, err)
 	}
 	return p, nil
 }

@@ -194,10 +194,6 @@ func (s *Store) setPoints(p *points, err error) error {
 	return nil
 }
 
-// errNoPoints is the error of an identity read from a store of layout 3
-// whose point index was not opened.
-var errNoPoints = domain.Internal(errors.New("kv: the store keeps its identity views in its point index, which is not open"))
-
 // Close closes the store.
 func (s *Store) Close() error {
 	s.iters.close()

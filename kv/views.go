@@ -176,8 +176,6 @@ func viewsHeader(v []byte) (total, plen uint64, frame []byte, err error) {
 	return total, plen, v[n+m:], nil
 }
 
-var errViewsCorrupt = errors.New("kv: corrupt passport and evidence value")
-
 // part appends to dst the passport (tag TagPassport) or the evidence view of
 // the stored value v. The frame is decoded into room made for exactly it
 // past dst (the decoder writes no further: WithDecodeAllCapLimit); the

@@ -16,14 +16,6 @@ import (
 	"github.com/productdata/pds/internal/pebbleutil"
 )
 
-// ErrMissing is returned by Open when dir holds no records store.
-var ErrMissing = errors.New("no kept records")
-
-// ErrDamaged is wrapped by the errors of a store whose bytes are not those
-// it was closed with: Open's check of its files (SumsName) and Pebble's
-// checksums of the blocks a read reads.
-var ErrDamaged = errors.New("the kept records are damaged")
-
 // Store is an open records store.
 //
 // A new store (Create) is written table by table, each in key order (a
