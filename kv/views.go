@@ -10,7 +10,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// A store of layout 3 (snapshot format 3) keeps each subject's passport and
+// A store of layout 3 (snapshot format 4 and later) keeps each subject's passport and
 // evidence views for one visibility as one value of table TagViews: the
 // evidence view repeats every claim of the passport, and compressed together
 // the second costs little more than what it adds. The identity views live in
