@@ -613,86 +613,34 @@ func (b *builder) writeAliases() error {
 		return err
 	}
 	defer tenants.Close()
-	var key, val, tv []byte
+	var val, tv []byte
 	// value is the alias of a staged entry, in val.
-	value := func(v []byte) error {
+	value := func(v []byte) ([]byte, error) {
 		c, owner, _ := splitOwned(v)
 		a := kv.Alias{Subject: string(c), Owner: string(owner)}
 		if a.Owner == "" {
 			var found bool
 			var gerr error
 			if tv, found, gerr = tenants.Get(kv.Key(tagViewTenants, a.Subject), tv); gerr != nil {
-				return gerr
+				return nil, gerr
 			}
 			if found {
 				a.ViewTenants = strings.Split(string(tv), "\x00")
 			}
 		}
 		val = kv.AppendAlias(val[:0], a)
-		return nil
+		return val, nil
 	}
-	st := newStaged(it, func(k, v []byte) error {
-		if err := value(v); err != nil {
-			return err
-		}
-		key = append(append(key[:0], kv.TagAlias, 0), k...)
-		return b.out.Set(key, val)
-	})
-	if b.layered {
-		// A layer holds the staged aliases, but those the base holds with
-		// the same bytes, and a deletion of each alias of a product
-		// dropped that the build did not stage again.
-		sc, serr := b.out.BaseScanner(kv.TagAlias)
-		if serr != nil {
-			return serr
-		}
-		defer sc.Close()
-		err = sc.Scan(nil, func(k, v []byte) error {
-			a, err := kv.DecodeAlias(v)
-			if err != nil {
-				return err
-			}
-			if !b.up.isDropped(a.Subject) {
-				return nil
-			}
-			if err := st.until(k); err != nil {
-				return err
-			}
-			key = append(append(key[:0], kv.TagAlias, 0), k...)
-			if !st.ok || !bytes.Equal(st.it.Key()[2:], k) {
-				return b.out.Delete(key)
-			}
-			if err := value(st.it.Value()); err != nil {
-				return err
-			}
-			st.ok = st.it.Next()
-			if bytes.Equal(val, v) {
-				return nil
-			}
-			return b.out.Set(key, val)
-		})
-	} else if b.up != nil {
-		err = b.up.base.ScanRaw(kv.TagAlias, func(k, v []byte) error {
-			a, err := kv.DecodeAlias(v)
-			if err != nil {
-				return err
-			}
-			if b.up.isDropped(a.Subject) {
-				return nil
-			}
-			if err := st.until(k); err != nil {
-				return err
-			}
-			key = append(append(key[:0], kv.TagAlias, 0), k...)
-			return b.out.Set(key, v)
-		})
+	var night *kv.Night
+	if b.up != nil {
+		night = b.up.night()
 	}
-	return st.finish(err)
+	return b.out.WriteAliases(night, &sortedScratch{it: it, value: value})
 }
 
 // writeSources writes every source with its operator.
 func (b *builder) writeSources() error {
-	entries := make([][2][]byte, 0, len(b.cat.sourceList))
+	entries := make([]kv.Entry, 0, len(b.cat.sourceList))
 	for _, s := range b.cat.sourceList {
 		d := domain.SourceDescriptor{Source: *s}
 		if s.OperatorPartyID != nil {
@@ -704,19 +652,16 @@ func (b *builder) writeSources() error {
 		if err != nil {
 			return err
 		}
-		entries = append(entries, [2][]byte{kv.Key(kv.TagSource, s.ID), j})
+		entries = append(entries, kv.Entry{Name: s.ID, Value: j})
 	}
-	return b.writeTable(kv.TagSource, entries)
+	return b.out.WriteSources(entries)
 }
-
-// MetaCursorKey names the secret that authenticates search cursors.
-const MetaCursorKey = "cursor_key"
 
 // writeMeta writes the store's metadata: the cursor key, derived from the
 // input digest and the sequence (cursorKey). The build id is the manifest's
 // alone: in the store it made every build's bytes differ.
 func (b *builder) writeMeta() error {
-	return b.writeTable(kv.TagMeta, [][2][]byte{{kv.Key(kv.TagMeta, MetaCursorKey), b.cursorKey()}})
+	return b.out.WriteMeta([]kv.Entry{{Name: kv.MetaCursorKey, Value: b.cursorKey()}})
 }
 
 // cursorKey is SHA-256("pds cursor key", input digest, sequence): the same

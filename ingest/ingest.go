@@ -518,19 +518,9 @@ func (b *builder) build(ctx context.Context, w *snapshots.Writer) (err error) {
 // finishStore writes what follows the views (aliases, sources, metadata)
 // and finishes the store.
 func (b *builder) finishStore() error {
-	switch {
-	case b.layered:
-		if err := b.mergeTable(kv.PointsTag); err != nil {
+	if b.up != nil {
+		if err := b.writeNightViews(); err != nil {
 			return err
-		}
-		if err := b.layerViews(); err != nil {
-			return err
-		}
-	case b.up != nil:
-		for _, tag := range []byte{kv.PointsTag, kv.TagViews} {
-			if err := b.mergeTable(tag); err != nil {
-				return err
-			}
 		}
 	}
 	if err := b.writeAliases(); err != nil {

@@ -13,8 +13,8 @@ import (
 // BenchmarkIdentityRead reads the identity views of a real snapshot (20,000
 // products, a warm page cache) in a shuffled order, through a Reader as
 // resolve does: from the snapshot's point index mapped, and read with
-// pread. It is part of #14's regression guard (make bench-go): allocs/op
-// must stay 0.
+// pread. It is part of the read path's regression guard (make bench-go):
+// allocs/op must stay 0.
 func BenchmarkIdentityRead(b *testing.B) {
 	const n = 20000
 	snap := fixture.Build(b, fixture.SearchInput(b, n))

@@ -200,8 +200,11 @@ func (s *Store) Dictionaries() (Dictionaries, error) {
 		return Dictionaries{}, errors.New("kv: the store has no compression dictionaries (a store of layout 3, with its point index open, has them)")
 	}
 	v, ok, err := s.get(Key(TagDict, dictViews), nil)
-	if err != nil || !ok {
-		return Dictionaries{}, fmt.Errorf("kv: the store's views dictionary: %v", err)
+	if err != nil {
+		return Dictionaries{}, fmt.Errorf("kv: the store's views dictionary: %w", err)
+	}
+	if !ok {
+		return Dictionaries{}, errors.New("kv: the store has no views dictionary")
 	}
 	_, n := binary.Uvarint(v)
 	if n <= 0 {

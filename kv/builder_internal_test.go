@@ -74,7 +74,7 @@ func buildTestStore(t testing.TB, dir string, n int, fileSize uint64) {
 			}
 		}
 	}
-	if err := b.Set(Key(TagMeta, "cursor_key"), []byte("k")); err != nil {
+	if err := b.Set(Key(TagMeta, MetaCursorKey), []byte("k")); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.Finish(); err != nil {

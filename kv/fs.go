@@ -11,9 +11,6 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
-// errReadOnly is what a served store's file system answers to any write.
-var errReadOnly = errors.New("kv: the store is opened read-only")
-
 // servedFS is the file system a served store is opened through. It differs
 // from the operating system's in three ways:
 //

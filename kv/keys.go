@@ -10,6 +10,12 @@ const (
 	TagMeta     = 'm'
 )
 
+// Names of the store's metadata, the keys of table TagMeta.
+const (
+	// MetaCursorKey names the secret that authenticates search cursors.
+	MetaCursorKey = "cursor_key"
+)
+
 // ViewTags are the per-subject views, in the order a builder emits them.
 var ViewTags = []byte{TagEvidence, TagIdentity, TagPassport}
 

@@ -106,15 +106,8 @@ func linkStore(base, dir string) error {
 		case !e.Type().IsRegular():
 			return fmt.Errorf("kv: the store %s holds %s, which is not a file", base, name)
 		case name == "LOCK" || strings.HasSuffix(name, ".log"):
-		case strings.HasSuffix(name, ".sst"):
-			// A table is copied where it cannot be linked (base on
-			// another file system): slower, and the same store.
-			if os.Link(from, to) != nil {
-				if err := osfile.Copy(from, to); err != nil {
-					return fmt.Errorf("kv: copy %s: %w", from, err)
-				}
-			}
-		default:
+		case pebbleutil.LinkTable(from, to):
+		default: // and a table that cannot be linked (base on another file system): slower, and the same store
 			if err := osfile.Copy(from, to); err != nil {
 				return fmt.Errorf("kv: copy %s: %w", from, err)
 			}
@@ -226,8 +219,11 @@ func (r *RawScanner) Close() error {
 // before (the base's, copied) however it is told.
 func removeOldManifests(dir string) error {
 	marks, err := filepath.Glob(filepath.Join(dir, "marker.manifest.*"))
-	if err != nil || len(marks) != 1 {
-		return fmt.Errorf("kv: %s holds %d manifest markers, want 1 (%v)", dir, len(marks), err)
+	if err != nil {
+		return fmt.Errorf("kv: %w", err)
+	}
+	if len(marks) != 1 {
+		return fmt.Errorf("kv: %s holds %d manifest markers, want 1", dir, len(marks))
 	}
 	_, current, ok := strings.Cut(strings.TrimPrefix(filepath.Base(marks[0]), "marker.manifest."), ".")
 	if !ok || !strings.HasPrefix(current, "MANIFEST-") {

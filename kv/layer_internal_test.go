@@ -94,7 +94,7 @@ func buildTestLayer(t testing.TB, base, dir string, c testNight) {
 			}
 		}
 	}
-	must(b.Set(Key(TagMeta, "cursor_key"), []byte(fmt.Sprintf("k%d", c.night))))
+	must(b.Set(Key(TagMeta, MetaCursorKey), []byte(fmt.Sprintf("k%d", c.night))))
 	must(b.Finish())
 }
 
@@ -131,7 +131,7 @@ func checkNight(t *testing.T, dir string, c testNight) {
 	if err := st.Scan(TagAlias, func(k, v []byte) error { aliases++; return nil }); err != nil || aliases != c.n {
 		t.Errorf("night %d: %d aliases scanned (%v), want %d", c.night, aliases, err, c.n)
 	}
-	key, _, err := st.Meta("cursor_key")
+	key, _, err := st.Meta(MetaCursorKey)
 	if err != nil || string(key) != fmt.Sprintf("k%d", c.night) {
 		t.Errorf("night %d: cursor key %q, %v", c.night, key, err)
 	}

@@ -158,8 +158,8 @@ func TestPointsReadBack(t *testing.T) {
 						t.Errorf("%s: count %d, bits %d for %d entries", mode, p.count, p.bits, n)
 					}
 					for i, k := range keys {
-						if i%PrefetchWindow == 0 { // loads memory, changes no answer
-							p.touch(keys[i:min(i+PrefetchWindow, n)])
+						if i%prefetchWindow == 0 { // loads memory, changes no answer
+							p.touch(keys[i:min(i+prefetchWindow, n)])
 						}
 						v, ok, err := p.get(k, []byte("pre"))
 						if err != nil || !ok || string(v) != "pre"+string(values[i]) {

@@ -194,10 +194,6 @@ func (s *Store) setPoints(p *points, err error) error {
 	return nil
 }
 
-// errNoPoints is the error of an identity read from a store of layout 3
-// whose point index was not opened.
-var errNoPoints = domain.Internal(errors.New("kv: the store keeps its identity views in its point index, which is not open"))
-
 // Close closes the store.
 func (s *Store) Close() error {
 	s.iters.close()
@@ -380,7 +376,7 @@ type Reader struct {
 	touched uint64
 }
 
-// Prefetch says that the next Gets will read keys (at most PrefetchWindow
+// Prefetch says that the next Gets will read keys (at most prefetchWindow
 // are looked at). With a mapped point index, the memory the probes of those
 // of table PointsTag read first is loaded for all of them at once, so that
 // their cache misses overlap: in a batch of random identifiers that halves

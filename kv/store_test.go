@@ -26,7 +26,7 @@ func TestMain(m *testing.M) {
 			fmt.Println("error:", err)
 			os.Exit(1)
 		}
-		v, ok, err := st.Meta("cursor_key")
+		v, ok, err := st.Meta(kv.MetaCursorKey)
 		fmt.Printf("open %v %v %d\n", ok, err, len(v))
 		io.Copy(io.Discard, os.Stdin)
 		st.Close()
@@ -70,7 +70,7 @@ func TestTwoProcessesServeOneSnapshot(t *testing.T) {
 		stores = append(stores, st)
 	}
 	for i, st := range stores {
-		if v, ok, err := st.Meta("cursor_key"); !ok || err != nil || len(v) == 0 {
+		if v, ok, err := st.Meta(kv.MetaCursorKey); !ok || err != nil || len(v) == 0 {
 			t.Errorf("store %d does not answer: %v %v", i+1, ok, err)
 		}
 	}
@@ -102,7 +102,7 @@ func TestOpenIgnoresUnlistedFiles(t *testing.T) {
 		t.Fatalf("with the manifest's list: %v", err)
 	}
 	defer st.Close()
-	if _, ok, err := st.Meta("cursor_key"); !ok || err != nil {
+	if _, ok, err := st.Meta(kv.MetaCursorKey); !ok || err != nil {
 		t.Fatalf("read: %v %v", ok, err)
 	}
 }

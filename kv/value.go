@@ -2,7 +2,6 @@ package kv
 
 import (
 	"encoding/binary"
-	"errors"
 	"strings"
 )
 
@@ -38,8 +37,6 @@ func (v View) HasTenant(tenant string) bool {
 	}
 	return false
 }
-
-var errCorrupt = errors.New("kv: corrupt view value")
 
 // DecodeView splits an encoded view; Body and Coverage alias b.
 func DecodeView(b []byte) (View, error) {

@@ -10,11 +10,11 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// A store of layout 3 (snapshot format 3) keeps each subject's passport and
+// A store of layout 3 (snapshot format 4 and later) keeps each subject's passport and
 // evidence views for one visibility as one value of table TagViews: the
 // evidence view repeats every claim of the passport, and compressed together
 // the second costs little more than what it adds. The identity views live in
-// the point index alone (points.go), compressed one by one with a dictionary
+// the point index alone (points_format.go), compressed one by one with a dictionary
 // of their own, so that a resolve item still costs one probe.
 //
 //	v\x00<subject>\x00<tenant>   uvarint(len(passport)+len(evidence)),
@@ -60,8 +60,8 @@ const (
 )
 
 // viewsLevel is the zstd level of the frames: klauspost's default (about
-// zstd's level 3). Its "better" level made frames 10% smaller and the build's
-// compression 2.5 times as slow.
+// zstd's level 3). Its "better" level makes frames 10% smaller and the
+// build's compression 2.5 times as slow.
 const viewsLevel = zstd.SpeedDefault
 
 // Samples are the encoded views (AppendView) of a spread of products, from
@@ -175,8 +175,6 @@ func viewsHeader(v []byte) (total, plen uint64, frame []byte, err error) {
 	}
 	return total, plen, v[n+m:], nil
 }
-
-var errViewsCorrupt = errors.New("kv: corrupt passport and evidence value")
 
 // part appends to dst the passport (tag TagPassport) or the evidence view of
 // the stored value v. The frame is decoded into room made for exactly it

@@ -1,10 +1,7 @@
 package service
 
 import (
-	"bytes"
-	"cmp"
 	"context"
-	"encoding/binary"
 	"slices"
 	"sort"
 	"strconv"
@@ -78,20 +75,19 @@ func (s *Service) Resolve(ctx context.Context, c domain.Caller, a ResolveArgs) (
 // identify, and calls done once it has written the items.
 func newBatch(snap *Snapshot, r *kv.Reader, tenant string, cov *coverageUnion, bufs *batchBufs) *batch {
 	b := &batch{snap: snap, r: r, tenant: tenant, cov: cov, bufs: bufs}
-	b.arena, b.keys = bufs.arena[:0], bufs.keys[:0]
+	b.arena = bufs.arena[:0]
 	return b
 }
 
 // identify makes the batch's items of ids, dropping those of an earlier
-// round (the arena and the keys are emptied too: the items written, their
-// bytes are free).
+// round (the arena is emptied too: the items written, its bytes are free).
 func (b *batch) identify(ids []string) {
-	b.arena, b.keys = b.arena[:0], b.keys[:0]
+	b.arena = b.arena[:0]
 	clear(b.bufs.items)
 	b.items = identifyAll(ids, b.bufs)
 }
 
-// resolve decides every item: the phases, each reading its keys in order.
+// resolve decides every item: the phases, each a batched read of the store.
 func (b *batch) resolve() error {
 	if err := b.hintSKUs(); err != nil {
 		return err
@@ -103,7 +99,8 @@ func (b *batch) resolve() error {
 	if err != nil {
 		return err
 	}
-	if err := b.readIdentities(b.decide(found)); err != nil {
+	b.decide(found)
+	if err := b.readIdentities(); err != nil {
 		return err
 	}
 	if err := b.r.Check(); err != nil {
@@ -113,7 +110,7 @@ func (b *batch) resolve() error {
 }
 
 // done hands the batch's buffers back to bufs, for the next batch.
-func (b *batch) done() { b.bufs.arena, b.bufs.keys = b.arena[:0], b.keys[:0] }
+func (b *batch) done() { b.bufs.arena = b.arena[:0] }
 
 // batchInput checks the size of a batch and returns its identifiers.
 func batchInput(a ResolveArgs) ([]string, error) {
@@ -135,9 +132,19 @@ func batchInput(a ResolveArgs) ([]string, error) {
 // collector clear and scan) about 1 MB of items, keys and identity
 // documents. Nothing of them outlives the call: the answer is a copy.
 type batchBufs struct {
-	items       []item
-	arena, keys []byte
-	wants       []want
+	items []item
+	arena []byte
+	// One phase's reads: the views (refs) or the identifiers (ids) to
+	// read, and for each the item (and reading) that asked.
+	refs []kv.ViewRef
+	ids  []string
+	at   []readAt
+	kv   kv.Batch
+}
+
+// readAt is the item (and its reading, for an alias) a read is for.
+type readAt struct {
+	item, reading int
 }
 
 var batchPool = sync.Pool{New: func() any { return new(batchBufs) }}
@@ -148,7 +155,9 @@ const maxPooledBytes = 4 << 20
 func (p *batchBufs) put() {
 	clear(p.items) // drop the references to this call's inputs
 	p.items = p.items[:0]
-	if cap(p.arena) > maxPooledBytes || cap(p.keys) > maxPooledBytes {
+	clear(p.refs)
+	clear(p.ids)
+	if cap(p.arena) > maxPooledBytes || p.kv.Bytes() > maxPooledBytes {
 		return
 	}
 	batchPool.Put(p)
@@ -198,95 +207,14 @@ func (b *batch) hintSKUs() error {
 }
 
 // batch is a Resolve call in progress: its items and what it has read.
-// Every phase reads its keys in key order.
 type batch struct {
 	snap   *Snapshot
 	r      *kv.Reader
 	tenant string
 	items  []item
 	cov    *coverageUnion
-	buf    []byte
-	arena  []byte // every identity document read, one after the other
-	keys   []byte // every key to read, one after the other
+	arena  []byte // every identity view read, one after the other
 	bufs   *batchBufs
-}
-
-// keep copies an identity document into the arena for item i. The arena
-// only grows: a slice taken before it moved still holds its bytes.
-func (b *batch) keep(i int, doc []byte) {
-	if cap(b.arena) == 0 {
-		b.arena = make([]byte, 0, len(b.items)*512)
-	}
-	start := len(b.arena)
-	b.arena = append(b.arena, doc...)
-	b.items[i].identity = b.arena[start:len(b.arena):len(b.arena)]
-}
-
-// key appends a key to the batch's key buffer and returns it; like the
-// arena, the buffer only grows, so every key returned stays valid.
-func (b *batch) key(appendKey func([]byte) []byte) []byte {
-	if cap(b.keys) == 0 {
-		b.keys = make([]byte, 0, len(b.items)*32)
-	}
-	start := len(b.keys)
-	b.keys = appendKey(b.keys)
-	return b.keys[start:len(b.keys):len(b.keys)]
-}
-
-// want is a key to read for an item.
-type want struct {
-	key     []byte
-	at      int    // item index
-	reading int    // reading index, for an alias
-	w0, w1  uint64 // the key's first two words, for sortWants
-}
-
-// sortWants sorts ws by key. The keys of one batch share their first bytes
-// (table, namespace), so bytes.Compare spends most of its time on them; each
-// key's bytes 0 to 7 and 8 to 15 are read once as two big-endian numbers
-// (zero-padded), which order the keys as the bytes do, and the keys are
-// compared whole only when both tie. That sorts 1000 keys in about a third
-// of the time.
-func sortWants(ws []want) {
-	for i := range ws {
-		ws[i].w0, ws[i].w1 = word(ws[i].key, 0), word(ws[i].key, 8)
-	}
-	slices.SortFunc(ws, func(x, y want) int {
-		if x.w0 != y.w0 {
-			return cmp.Compare(x.w0, y.w0)
-		}
-		if x.w1 != y.w1 {
-			return cmp.Compare(x.w1, y.w1)
-		}
-		return bytes.Compare(x.key, y.key)
-	})
-}
-
-// order sorts identity view reads by key for Pebble, whose seeks are
-// quicker in key order; a point index's hash probes are not, so with one
-// the reads keep their input order.
-func (b *batch) order(ws []want) {
-	if !b.r.Keyed(kv.TagIdentity) {
-		sortWants(ws)
-	}
-}
-
-// word is the big-endian number of key's 8 bytes from at, zero-padded.
-func word(key []byte, at int) uint64 {
-	if len(key) >= at+8 {
-		return binary.BigEndian.Uint64(key[at:])
-	}
-	var w [8]byte
-	if len(key) > at {
-		copy(w[:], key[at:])
-	}
-	return binary.BigEndian.Uint64(w[:])
-}
-
-// get reads key into b.buf; ok is false when nothing is stored under it.
-func (b *batch) get(key []byte) (ok bool, err error) {
-	b.buf, ok, err = b.r.Get(key, b.buf[:0])
-	return ok, err
 }
 
 // subjectOf returns the subject string of sub, without building it anew
@@ -302,94 +230,82 @@ func subjectOf(input string, sub gs1.Subject) string {
 // readDirect is the fast path: an input that names one subject is looked up
 // as a canonical subject, straight in the public identity views.
 func (b *batch) readDirect() error {
-	direct := b.bufs.wants[:0]
-	defer func() { b.bufs.wants = direct[:0] }()
+	refs, at := b.bufs.refs[:0], b.bufs.at[:0]
 	for i := range b.items {
 		if it := &b.items[i]; it.status == "" && len(it.readings) == 1 {
-			direct = append(direct, want{key: b.key(func(dst []byte) []byte {
-				return kv.AppendViewKey(dst, kv.TagIdentity, subjectOf(it.input, it.readings[0].Subject), "")
-			}), at: i})
+			refs = append(refs, kv.ViewRef{Subject: subjectOf(it.input, it.readings[0].Subject)})
+			at = append(at, readAt{item: i})
 		}
 	}
-	b.order(direct)
+	b.bufs.refs, b.bufs.at = refs, at
 	if cap(b.arena) == 0 {
 		b.arena = make([]byte, 0, len(b.items)*512)
 	}
-	var window [kv.PrefetchWindow][]byte
-	for i, w := range direct {
-		if i%len(window) == 0 { // the next window's probes, loaded together
-			next := direct[i:min(i+len(window), len(direct))]
-			for j, w := range next {
-				window[j] = w.key
-			}
-			b.r.Prefetch(window[:len(next)])
-		}
-		// The stored view is read straight into the arena; what is not the
-		// identity document (the tenant list) is left there unused.
-		start := len(b.arena)
-		var ok bool
-		var err error
-		b.arena, ok, err = b.r.Get(w.key, b.arena)
-		if err != nil {
-			return err
-		}
-		if !ok {
+	// The stored views are read straight into the arena; what is not the
+	// identity document (the tenant list, the coverage) is left there
+	// unused.
+	views, arena, err := b.r.Identities(&b.bufs.kv, refs, b.arena)
+	b.arena = arena
+	if err != nil {
+		return err
+	}
+	for j, v := range views {
+		if !v.Found {
 			continue
 		}
-		v, err := kv.DecodeView(b.arena[start:])
-		if err != nil {
-			return domain.Internal(err)
-		}
-		if b.tenant != "" && v.HasTenant(b.tenant) {
-			b.arena = b.arena[:start]
+		if b.tenant != "" && v.View.HasTenant(b.tenant) {
 			continue // the caller has its own view: the alias path finds it
 		}
-		it := &b.items[w.at]
-		it.status, it.subject = domain.StatusFound, subjectOf(it.input, it.readings[0].Subject)
-		it.identity = v.Body[:len(v.Body):len(v.Body)]
+		it := &b.items[at[j].item]
+		it.status, it.subject = domain.StatusFound, refs[j].Subject
+		body := v.View.Body
+		it.identity = body[:len(body):len(body)]
 		b.cov.add(it.subject)
 	}
 	return nil
 }
 
-// foundAlias is an alias one reading of an item found.
+// foundAlias is an alias one reading of an item found, through identifier.
 type foundAlias struct {
-	alias   kv.Alias
-	reading int
+	alias      kv.Alias
+	reading    int
+	identifier string
 }
 
 // readAliases reads the aliases of every reading of the items not decided
 // yet and returns, per item, the distinct aliases visible to the caller, in
-// the order of the readings that found them.
+// the order of the readings that found them. When two readings of an item
+// find one product, the reading kept is the one whose identifier sorts
+// first.
 func (b *batch) readAliases() ([][]foundAlias, error) {
-	var wants []want
+	ids, at := b.bufs.ids[:0], b.bufs.at[:0]
 	for i := range b.items {
 		it := &b.items[i]
 		if it.status != "" {
 			continue
 		}
 		for j, r := range it.readings {
-			wants = append(wants, want{key: b.key(func(dst []byte) []byte {
-				return kv.AppendKey(dst, kv.TagAlias, subjectOf(it.input, r.Subject))
-			}), at: i, reading: j})
+			ids = append(ids, subjectOf(it.input, r.Subject))
+			at = append(at, readAt{item: i, reading: j})
 		}
 	}
-	sortWants(wants)
+	b.bufs.ids, b.bufs.at = ids, at
+	aliases, err := b.r.Aliases(&b.bufs.kv, ids)
+	if err != nil {
+		return nil, err
+	}
 	found := make([][]foundAlias, len(b.items))
-	for _, w := range wants {
-		ok, err := b.get(w.key)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
+	for k, a := range aliases {
+		if !a.Found || !a.Alias.VisibleTo(b.tenant) {
 			continue
 		}
-		al, err := kv.DecodeAlias(b.buf)
-		if err != nil {
-			return nil, domain.Internal(err)
-		}
-		if al.VisibleTo(b.tenant) && !slices.ContainsFunc(found[w.at], func(x foundAlias) bool { return x.alias.Subject == al.Subject }) {
-			found[w.at] = append(found[w.at], foundAlias{alias: al, reading: w.reading})
+		fs := found[at[k].item]
+		f := foundAlias{alias: a.Alias, reading: at[k].reading, identifier: ids[k]}
+		switch d := slices.IndexFunc(fs, func(x foundAlias) bool { return x.alias.Subject == a.Alias.Subject }); {
+		case d < 0:
+			found[at[k].item] = append(fs, f)
+		case f.identifier < fs[d].identifier:
+			fs[d] = f
 		}
 	}
 	for _, fs := range found {
@@ -398,10 +314,11 @@ func (b *batch) readAliases() ([][]foundAlias, error) {
 	return found, nil
 }
 
-// decide gives each remaining item its status from the aliases found and
-// returns the identity views to read for those found.
-func (b *batch) decide(found [][]foundAlias) []want {
-	var views []want
+// decide gives each remaining item its status from the aliases found, and
+// lists (in b.bufs.refs and b.bufs.at) the identity views to read for those
+// found.
+func (b *batch) decide(found [][]foundAlias) {
+	refs, at := b.bufs.refs[:0], b.bufs.at[:0]
 	for i := range b.items {
 		it := &b.items[i]
 		if it.status == "invalid" || it.status == domain.StatusFound {
@@ -411,9 +328,8 @@ func (b *batch) decide(found [][]foundAlias) []want {
 		case 1:
 			al := found[i][0].alias
 			it.status, it.subject, it.alias, it.reading = domain.StatusFound, al.Subject, al, found[i][0].reading
-			views = append(views, want{key: b.key(func(dst []byte) []byte {
-				return kv.AppendViewKey(dst, kv.TagIdentity, al.Subject, al.ViewTenant(b.tenant))
-			}), at: i})
+			refs = append(refs, kv.ViewRef{Subject: al.Subject, Tenant: al.ViewTenant(b.tenant)})
+			at = append(at, readAt{item: i})
 			b.cov.add(al.Subject)
 		case 0:
 			b.absent(it)
@@ -425,7 +341,7 @@ func (b *batch) decide(found [][]foundAlias) []want {
 			}
 		}
 	}
-	return views
+	b.bufs.refs, b.bufs.at = refs, at
 }
 
 // absent decides an item nothing is stored for: its first product reading's
@@ -444,22 +360,21 @@ func (b *batch) absent(it *item) {
 	}
 }
 
-// readIdentities reads the identity views of the items found by alias.
-func (b *batch) readIdentities(views []want) error {
-	b.order(views)
-	for _, v := range views {
-		ok, err := b.get(v.key)
-		if err != nil {
-			return err
+// readIdentities reads the identity views decide listed: those of the
+// items found by alias.
+func (b *batch) readIdentities() error {
+	refs, at := b.bufs.refs, b.bufs.at
+	views, arena, err := b.r.Identities(&b.bufs.kv, refs, b.arena)
+	b.arena = arena
+	if err != nil {
+		return err
+	}
+	for j, v := range views {
+		if !v.Found {
+			return domain.Internal(errMissingView(b.items[at[j].item].subject))
 		}
-		if !ok {
-			return domain.Internal(errMissingView(b.items[v.at].subject))
-		}
-		dv, err := kv.DecodeView(b.buf)
-		if err != nil {
-			return domain.Internal(err)
-		}
-		b.keep(v.at, dv.Body)
+		body := v.View.Body
+		b.items[at[j].item].identity = body[:len(body):len(body)]
 	}
 	return nil
 }

@@ -314,7 +314,7 @@ func (s *Snapshot) open(o OpenOptions, withIndex bool) error {
 		return fmt.Errorf("sources: %w", err)
 	}
 	sort.Slice(s.Sources, func(i, j int) bool { return s.Sources[i].ID < s.Sources[j].ID })
-	key, ok, err := st.Meta("cursor_key")
+	key, ok, err := st.Meta(kv.MetaCursorKey)
 	if err != nil {
 		return fmt.Errorf("reading the cursor key: %w", err)
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/objstorage/objstorageprovider"
@@ -16,14 +15,6 @@ import (
 	"github.com/productdata/pds/internal/osfile"
 	"github.com/productdata/pds/internal/pebbleutil"
 )
-
-// ErrMissing is returned by Open when dir holds no records store.
-var ErrMissing = errors.New("no kept records")
-
-// ErrDamaged is wrapped by the errors of a store whose bytes are not those
-// it was closed with: Open's check of its files (SumsName) and Pebble's
-// checksums of the blocks a read reads.
-var ErrDamaged = errors.New("the kept records are damaged")
 
 // Store is an open records store.
 //
@@ -125,7 +116,7 @@ func (s *Store) Copy(dir string) (*Store, error) {
 			continue
 		}
 		from, to := filepath.Join(s.dir, e.Name()), filepath.Join(dir, e.Name())
-		if strings.HasSuffix(e.Name(), ".sst") && os.Link(from, to) == nil {
+		if pebbleutil.LinkTable(from, to) {
 			if sum, ok := s.sums[e.Name()]; ok {
 				linked[e.Name()] = sum
 			}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 
 	"github.com/cockroachdb/pebble/v2"
 )
@@ -79,4 +80,13 @@ func CopyValue(get func([]byte) ([]byte, io.Closer, error), key, dst []byte) ([]
 	dst = append(dst[:0], v...)
 	closer.Close()
 	return dst, true, nil
+}
+
+// LinkTable makes to a hard link of from when from is a table of a closed
+// Pebble store (an .sst file), and reports whether it did. Pebble never
+// writes a table it has finished, so two stores may share one; where the
+// link cannot be made (to is on another file system), the caller copies
+// the file.
+func LinkTable(from, to string) bool {
+	return strings.HasSuffix(from, ".sst") && os.Link(from, to) == nil
 }

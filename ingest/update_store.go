@@ -1,0 +1,162 @@
+package ingest
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+
+	"github.com/productdata/pds/index"
+	"github.com/productdata/pds/ingest/scratch"
+	"github.com/productdata/pds/kv"
+)
+
+// stage keeps a computed product's store entries and index docs in the
+// scratch store, for writeNightViews and feedIndex.
+func (u *update) stage(b *builder, o *subjectOut) error {
+	for _, e := range o.entries {
+		if err := b.scratch.Set(append([]byte{tagStaged, 0}, e.key...), e.value); err != nil {
+			return err
+		}
+	}
+	s, err := decodeSummary(o.subject, o.summary)
+	if err != nil {
+		return err
+	}
+	u.computed.add(&s)
+	return b.scratch.Set(kv.Key(tagStagedDocs, o.subject), appendSummary(nil, &summary{index: o.docs}))
+}
+
+// staged walks a scratch table in key order beside a sorted walk of the
+// base's kept records (feedIndex): before each base entry, until hands emit
+// the staged entries whose keys (without their table prefix) sort before
+// it.
+type staged struct {
+	it   *scratch.Iter
+	ok   bool
+	emit func(key, value []byte) error
+}
+
+func newStaged(it *scratch.Iter, emit func(key, value []byte) error) *staged {
+	return &staged{it: it, ok: it.First(), emit: emit}
+}
+
+// until emits the staged entries before limit (all of them: nil).
+func (s *staged) until(limit []byte) error {
+	for ; s.ok && (limit == nil || bytes.Compare(s.it.Key()[2:], limit) < 0); s.ok = s.it.Next() {
+		if err := s.emit(s.it.Key()[2:], s.it.Value()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// finish emits the rest, once the base's walk ended with err.
+func (s *staged) finish(err error) error {
+	if err == nil {
+		err = s.until(nil)
+	}
+	if err == nil {
+		err = s.it.Error()
+	}
+	return err
+}
+
+// droppedSubjects lists the base's products not kept as they are
+// (isDropped), in order.
+func (u *update) droppedSubjects() []string {
+	var out []string
+	for s := range u.replaced {
+		out = append(out, s)
+	}
+	for s := range u.deleted {
+		if _, ok := u.replaced[s]; !ok {
+			out = append(out, s)
+		}
+	}
+	for s := range u.replayed {
+		out = append(out, s)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// night is what the store's writer is told of the base (kv.Night), made
+// once the change set is planned.
+func (u *update) night() *kv.Night {
+	if u.kvNight == nil {
+		u.kvNight = &kv.Night{Base: u.base, Dropped: u.droppedSubjects(), IsDropped: u.isDropped}
+	}
+	return u.kvNight
+}
+
+// writeNightViews writes the view tables of the new store: the base's
+// views of the products kept, and the staged views of those computed.
+func (b *builder) writeNightViews() error {
+	it, err := b.scratch.NewIter([]byte{tagStaged, 0})
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	return b.out.WriteNightViews(b.up.night(), &sortedScratch{it: it})
+}
+
+// sortedScratch walks a scratch table for the store's writer (kv.Sorted):
+// its keys without the scratch table's prefix, its values as stored, or as
+// value makes them of the stored ones.
+type sortedScratch struct {
+	it      *scratch.Iter
+	started bool
+	value   func(stored []byte) ([]byte, error)
+}
+
+func (s *sortedScratch) Next() bool {
+	if !s.started {
+		s.started = true
+		return s.it.First()
+	}
+	return s.it.Next()
+}
+
+func (s *sortedScratch) Key() []byte { return s.it.Key()[2:] }
+
+func (s *sortedScratch) Value() ([]byte, error) {
+	if s.value == nil {
+		return s.it.Value(), nil
+	}
+	return s.value(s.it.Value())
+}
+
+func (s *sortedScratch) Err() error { return s.it.Error() }
+
+// feedIndex gives the search index every product's docs in subject order:
+// the kept ones' from the base's records, the computed ones' as staged.
+func (b *builder) feedIndex(ix *index.Builder) error {
+	it, err := b.scratch.NewIter([]byte{tagStagedDocs, 0})
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	add := func(subject, v []byte) error {
+		s, err := decodeSummary(string(subject), v)
+		if err != nil {
+			return err
+		}
+		for _, d := range s.index {
+			if err := ix.Add(d); err != nil {
+				return fmt.Errorf("index: %w", err)
+			}
+		}
+		return nil
+	}
+	st := newStaged(it, add)
+	return st.finish(b.up.baseRec.Scan([]byte{keptSummary, 0}, func(k, v []byte) error {
+		subject := k[2:]
+		if b.up.isDropped(string(subject)) {
+			return nil
+		}
+		if err := st.until(subject); err != nil {
+			return err
+		}
+		return add(subject, v)
+	}))
+}

@@ -1,0 +1,27 @@
+package kv
+
+import (
+	"errors"
+
+	"github.com/productdata/pds/domain"
+)
+
+// The errors of kv. Each is wrapped with what was being read (and, for a
+// damaged store, with domain.ErrDamaged), so that errors.Is sees both; a
+// missing key is not an error (ok = false).
+var (
+	// errCorrupt: a view or alias value does not decode.
+	errCorrupt = errors.New("kv: corrupt view value")
+	// errViewsCorrupt: a value of table TagViews, or the views'
+	// dictionary entry or count of layers beside it, does not decode.
+	errViewsCorrupt = errors.New("kv: corrupt passport and evidence value")
+	// errPointsCorrupt: the point index's bytes are not as its header
+	// says.
+	errPointsCorrupt = errors.New("kv: point index: corrupt")
+	// errNoPoints: an identity read from a store of layout 3 whose point
+	// index was not opened (UsePoints, ReadPoints).
+	errNoPoints = domain.Internal(errors.New("kv: the store keeps its identity views in its point index, which is not open"))
+	// errReadOnly: what a served store's file system (servedFS) answers
+	// to any write.
+	errReadOnly = errors.New("kv: the store is opened read-only")
+)

@@ -1,0 +1,213 @@
+package kv
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"slices"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/productdata/pds/domain"
+)
+
+// read returns n bytes of the file at off, checked by the guard: a slice
+// of the mapping, or read into *buf. The caller has checked that they lie
+// inside the file.
+func (p *points) read(off, n uint64, buf *[]byte) ([]byte, error) {
+	if p.mapped != nil {
+		if p.guard != nil && n > 0 {
+			if err := p.guard.Check(p.mapped, int64(off), int64(n)); err != nil {
+				return nil, err
+			}
+		}
+		return p.mapped[off : off+n], nil
+	}
+	*buf = slices.Grow((*buf)[:0], int(n))[:n]
+	var err error
+	if p.guard != nil {
+		_, err = p.guard.ReadAt(p.file, *buf, int64(off))
+	} else {
+		_, err = p.file.ReadAt(*buf, int64(off))
+	}
+	if err != nil {
+		if errors.Is(err, domain.ErrDamaged) {
+			return nil, err
+		}
+		return nil, domain.Internal(fmt.Errorf("kv: point index: %w", err))
+	}
+	return *buf, nil
+}
+
+// get appends the value of key to dst; ok is false when the table holds no
+// such key. The file's bytes are copied (or decoded): nothing returned
+// aliases them. Every range read is checked by the guard first; a fault on
+// the mapping is an error, not a crash. The caller looks at the file after
+// its reads (unchanged).
+func (p *points) get(key, dst []byte) (out []byte, ok bool, err error) {
+	var buf *[]byte
+	if p.mapped == nil {
+		buf = p.buffer()
+		defer p.bufs.Put(buf)
+	} else {
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer faulted(&err)
+		out = dst
+	}
+	le := binary.LittleEndian
+	h := xxhash.Sum64(key)
+	bk := bucket(h, p.bits)
+	lo, hi := uint64(le.Uint32(p.radix[bk*4:])), uint64(le.Uint32(p.radix[bk*4+4:]))
+	if lo > hi || hi > p.count { // checked at opening; a file changed under the mapping since is not trusted
+		return dst, false, corrupt()
+	}
+	if hi == lo {
+		return dst, false, nil
+	}
+	entries, err := p.read(p.entriesAt+lo*pointEntrySize, (hi-lo)*pointEntrySize, buf)
+	if err != nil {
+		return dst, false, err
+	}
+	var copied [pointEntrySize]byte
+	for i := range hi - lo {
+		e := entries[i*pointEntrySize : i*pointEntrySize+pointEntrySize]
+		if eh := le.Uint64(e); eh != h {
+			if eh > h {
+				break
+			}
+			continue
+		}
+		if p.mapped == nil {
+			copy(copied[:], e) // *buf is read into again below
+			e = copied[:]
+		}
+		k, v, ok, err := p.record(le.Uint64(e[8:]), buf)
+		if err != nil {
+			return dst, false, err
+		}
+		if !ok || len(k) == 0 {
+			return dst, false, corrupt()
+		}
+		if string(k) == string(key) {
+			return p.value(dst, v)
+		}
+	}
+	return dst, false, nil
+}
+
+func (p *points) buffer() *[]byte {
+	if b, ok := p.bufs.Get().(*[]byte); ok {
+		return b
+	}
+	return new([]byte)
+}
+
+// value appends a record's value to dst, decoded.
+func (p *points) value(dst, v []byte) ([]byte, bool, error) {
+	if p.version == 1 {
+		return append(dst, v...), true, nil
+	}
+	out, err := decodeIdentity(p.dict, dst, v, p.maxValue)
+	if err != nil {
+		return dst, false, domain.Internal(fmt.Errorf("%w: %w", domain.ErrDamaged, err))
+	}
+	return out, true, nil
+}
+
+// record returns the key and value stored at off in data; ok is false when
+// the bytes there are no record. An empty key is the padding after the last
+// record. A mapped index checks the record's lengths and then the record
+// alone; read with pread, the longest record is read at once.
+func (p *points) record(off uint64, buf *[]byte) (key, value []byte, ok bool, err error) {
+	if off >= p.dataLen {
+		return nil, nil, false, nil
+	}
+	left := p.dataLen - off
+	first := min(p.maxRecord, left)
+	if p.mapped != nil {
+		first = min(2*binary.MaxVarintLen64, left)
+	}
+	b, err := p.read(p.dataAt+off, first, buf)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	kl, n := binary.Uvarint(b)
+	if n <= 0 {
+		return nil, nil, false, nil
+	}
+	if kl == 0 { // no key is empty: the padding after the last record
+		return nil, nil, true, nil
+	}
+	vl, m := binary.Uvarint(b[n:])
+	if m <= 0 {
+		return nil, nil, false, nil
+	}
+	head := uint64(n + m)
+	if kl > left-head || vl > left-head-kl {
+		return nil, nil, false, nil
+	}
+	total := head + kl + vl
+	if total > p.maxRecord {
+		return nil, nil, false, nil
+	}
+	if p.mapped != nil {
+		if b, err = p.read(p.dataAt+off, total, buf); err != nil {
+			return nil, nil, false, err
+		}
+	}
+	if total > uint64(len(b)) {
+		return nil, nil, false, nil
+	}
+	return b[head : head+kl], b[head+kl : total], true, nil
+}
+
+// scan calls fn for every record in key order, with its value decoded; the
+// padding after the last record (zero bytes, an empty key) ends it.
+func (p *points) scan(fn func(key, value []byte) error) error {
+	var val []byte
+	return p.scanRaw(func(k, v []byte) error {
+		var err error
+		if val, _, err = p.value(val[:0], v); err != nil {
+			return err
+		}
+		return fn(k, val)
+	})
+}
+
+// scanRaw is scan with each value as stored (s2, with the dictionary).
+func (p *points) scanRaw(fn func(key, value []byte) error) (err error) {
+	if p.mapped != nil {
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer faulted(&err)
+	}
+	var buf []byte
+	for off := uint64(0); off < p.dataLen; {
+		k, v, ok, err := p.record(off, &buf)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return corrupt()
+		}
+		if len(k) == 0 {
+			return nil
+		}
+		off += uint64(len(v)+len(k)) + uint64(uvarintLen(uint64(len(k)))+uvarintLen(uint64(len(v))))
+		if err := fn(k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// unchanged looks at the file after reads: a file written or replaced
+// since it was opened may have given bytes that are not the snapshot's.
+func (p *points) unchanged() error {
+	if p.guard == nil {
+		return nil
+	}
+	if err := p.guard.Unchanged(p.file.Stat()); err != nil {
+		return domain.Internal(err)
+	}
+	return nil
+}
