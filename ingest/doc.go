@@ -9,5 +9,21 @@
 //
 // A snapshot is built in a temporary directory beside --out, synced, and
 // renamed into place only when it is whole; temporaries that killed builds
-// left beside --out are removed by the next build (see tempdir.go).
+// left beside --out are removed by the next build (snapshots/tempdir.go).
+//
+// ingest owns the input format's rules (what a line must hold, which
+// references must resolve, which claim each caller is shown) and computes
+// every answer the service serves. It writes through snapshots' Writer and
+// encodes through kv's and index's builders, so it knows neither the
+// snapshot's layout nor the stores' formats; it knows nothing of the service
+// or of any transport.
+//
+// The files, in the order of a build: options.go and summary.go (what Run
+// takes and reports), ingest.go (Run), build.go (the build's sequence and the
+// store's last tables), read.go and pipeline.go (reading the input in
+// batches), parse.go and validate.go (judging a line alone), refs.go and
+// apply.go (references, duplicates, the scratch writes), join.go, gather.go,
+// writeviews.go and views.go (the views), kept.go and update.go (kept records
+// and incremental builds), rejects.go and progress.go (what the build
+// reports as it goes).
 package ingest
