@@ -37,8 +37,8 @@ const defaultBlockSize = 256
 // batchSize is how many docs the Bleve offline builder turns into one segment file before it
 // moves on; memory is bounded by one batch plus the table of distinct names. The batch, analysed,
 // is the largest live object of ingest's views stage, and the collector runs the more often the
-// nearer the live heap is to ingest's soft heap limit: at 10,000 docs a 1,000,000-product build used
-// about 15% less CPU than at 20,000 (BENCHMARKS.md, round twelve). The segments cost little
+// nearer the live heap is to ingest's soft heap limit: at 10,000 docs a 1,000,000-product build uses
+// about 15% less CPU than at 20,000 (BENCHMARKS.md). The segments cost little
 // more to merge, as they are merged in one pass (mergeMax).
 const batchSize = 10000
 

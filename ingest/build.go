@@ -99,13 +99,13 @@ func (b *builder) build(ctx context.Context, w *snapshots.Writer) (err error) {
 	}
 	// The views' garbage goes back to the system before the search index's
 	// merge maps its segments: left to the collector's pace, the two
-	// overlapped, and the build's peak memory at a million products was the
+	// overlap, and the build's peak memory at a million products is the
 	// moment between the stages.
 	debug.FreeOSMemory()
 	b.stage(stageFinishing)
 	// Closing the search index merges its segments into one, seconds of
 	// one core at a million products: it runs beside the rest of the
-	// store's writing, which no longer needs it.
+	// store's writing, which does not need it.
 	ix := b.index
 	b.index = nil
 	indexed := make(chan error, 1)
@@ -309,10 +309,10 @@ func (b *builder) writeMeta() error {
 }
 
 // cursorKey is SHA-256("pds cursor key", input digest, sequence): the same
-// for the same input and sequence, as every byte of the store is. It was 32
-// random bytes; either way anyone holding the snapshot holds the key, and
-// now so does anyone holding its input files and sequence, which the API
-// never shows (docs/snapshots.md).
+// for the same input and sequence, as every byte of the store is. Anyone
+// holding the snapshot holds the key, and so does anyone holding its input
+// files and sequence, which the API never shows (docs/snapshots.md); random
+// bytes would keep it from no one who holds the snapshot either.
 func (b *builder) cursorKey() []byte {
 	sum := sha256.Sum256(fmt.Appendf(nil, "pds cursor key\x00%s\x00%d", b.digest.String(), b.opts.Sequence))
 	return sum[:]

@@ -20,8 +20,8 @@ const stageJoin = "document join"
 // (tagSubjectDoc), so that the views read them in subject order with the
 // product's other records. The pairs (tagDocUse) come in document order and
 // so do the documents: this is a merge of two ordered tables, each read
-// once, where the views used to read each document by key, a random read
-// of the scratch store that cost a tenth of a 1,000,000-product build. The
+// once. Reading each document by key from the views instead would be a
+// random read of the scratch store, a tenth of a 1,000,000-product build. The
 // documents' key range is cut into one part a core (joinSplits), each
 // merged by a goroutine of its own.
 func (b *builder) joinDocuments(ctx context.Context) error {

@@ -70,8 +70,8 @@ const unknownFieldError = "json: unknown field "
 // (readBatches cuts lines from buffers it replaces, never reuses), and cheap
 // in memory because what ingest keeps of a line beyond its batch is the
 // scratch record, a copy; only the few parties and sources stay in memory,
-// holding their lines' buffer. Copying the strings was the largest single
-// source of allocations in a build.
+// holding their lines' buffer. Copying the strings would be the largest
+// single source of allocations in a build.
 const fastFlags = fastjson.DisallowUnknownFields | fastjson.ZeroCopy
 
 // unmarshal decodes one line; it refuses anything but a JSON object. It
@@ -87,10 +87,10 @@ func unmarshal[T any](line []byte, v *T) (unknown string, r *reject) {
 	}
 	// Most lines decode in one pass of segmentio/encoding's decoder that
 	// also refuses unknown members: it is about five times as fast as
-	// encoding/json here, and decoding was a fifth of a build's CPU. A line
-	// that fails that pass is decoded again by encoding/json alone, exactly
-	// as before, so that a reject says what encoding/json says (and unknown
-	// members are ignored). FuzzFastDecodeMatchesStd holds the two decoders
+	// encoding/json here, where decoding with encoding/json alone is a fifth
+	// of a build's CPU. A line that fails that pass is decoded again by
+	// encoding/json alone, so that a reject says what encoding/json says
+	// (and unknown members are ignored). FuzzFastDecodeMatchesStd holds the two decoders
 	// to the same values on the lines the fast pass accepts.
 	if rest, err := fastjson.Parse(line, v, fastFlags); err == nil && len(rest) == 0 {
 		return "", nil

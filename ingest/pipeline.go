@@ -48,8 +48,8 @@ type applyFunc func(p parsed, line int) *reject
 const batchLines = 512
 
 // recordBufs are the buffers a batch's scratch records are encoded into, one
-// after the other (a *[]byte each). The records were 12% of the bytes a
-// build allocated when each began in a buffer of its own. A buffer that
+// after the other (a *[]byte each): a buffer of its own for each record
+// would make the records 12% of the bytes a build allocates. A buffer that
 // fills up grows by append, so records already cut from it keep its old
 // array; once the batch is applied (the scratch store copies what it is
 // given), the buffer goes back to the pool.

@@ -33,8 +33,8 @@ func (b *builder) writeViews(ctx context.Context) error {
 	// The search index takes the docs on its own goroutine. Bleve's builder
 	// stops to turn every index.batchSize docs into a segment (most of a
 	// second): the channel holds enough batches for the views to go on
-	// meanwhile (about 30,000 docs, a few MiB), where a short one stalled
-	// the whole pipeline at every segment.
+	// meanwhile (about 30,000 docs, a few MiB); a short one would stall the
+	// whole pipeline at every segment.
 	docs := make(chan []index.Doc, docBatchesQueued)
 	indexed := make(chan error, 1)
 	go func() {

@@ -387,8 +387,7 @@ func Load(path string) (*Set, error) {
 }
 
 // add files e under its hash, 64 hex digits of either case. A hash that is
-// not hex matches no secret (as when the map was keyed by the hex text), so
-// it is left out.
+// not hex can match no secret's hash, so it is left out.
 func (s *Set) add(hexHash string, e entry) {
 	var sum [sha256.Size]byte
 	if n, err := hex.Decode(sum[:], []byte(hexHash)); err == nil && n == len(sum) {
