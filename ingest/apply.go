@@ -110,9 +110,10 @@ func (b *builder) applyClaim(p parsed, n int) *reject {
 	return b.put(b.skey(tagClaim, canonical, c.ID), p.rec)
 }
 
-// A document's id value is its source's tenant, a zero byte, then its line,
-// so evidence can check visibility without reading the record, which is
-// written to the ordered store (tagDocRecord).
+// applyDocument checks a document's id and writes it. The id's value is its
+// source's tenant, a zero byte, then its line, so evidence can check
+// visibility without reading the record, which is written to the ordered
+// store (tagDocRecord).
 func (b *builder) applyDocument(p parsed, n int) *reject {
 	d := p.v.(*domain.Document)
 	if b.markSeen(b.skey(tagDocument, d.ID)) {

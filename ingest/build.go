@@ -23,6 +23,9 @@ const MaxStoreLayers = 6
 // maxStoreLayers is MaxStoreLayers, but in tests (SetMaxStoreLayers).
 var maxStoreLayers = MaxStoreLayers
 
+// build reads the input files in order into the scratch store, then joins
+// the documents, writes the views and the search index, and finishes the
+// store, all in w's folder.
 func (b *builder) build(ctx context.Context, w *snapshots.Writer) (err error) {
 	b.scratch, err = scratch.Open(w.Work("scratch"), orderedTables...)
 	if err != nil {
