@@ -160,7 +160,7 @@ func (b *Builder) normalize(manufacturer string) string {
 // one subject in any order); an out-of-order or repeated (Subject, Visibility) is an error.
 func (b *Builder) Add(d Doc) error {
 	if b.closed {
-		return errors.New("index: Add after Close")
+		return errAddAfterClose
 	}
 	if b.err != nil {
 		return b.err
@@ -218,7 +218,7 @@ func (b *Builder) flush() error {
 // addWhole writes a doc of a whole build: the next position, blocks filled in order.
 func (b *Builder) addWhole(d Doc) error {
 	if b.meta.Docs >= maxDocs {
-		return errors.New("index: too many docs")
+		return errTooManyDocs
 	}
 	name := b.normalize(d.Manufacturer)
 	nc := b.nameCount(name)

@@ -224,7 +224,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (Page, error) {
 	switch q.Sort {
 	case SortRelevance:
 		if q.Manufacturer == "" {
-			return Page{}, errors.New("index: sort=relevance needs a manufacturer")
+			return Page{}, errRelevanceNeedsManufacturer
 		}
 		return ix.searchRelevance(ctx, q, cands)
 	case SortUpdatedAt:
