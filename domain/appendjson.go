@@ -11,7 +11,7 @@ import (
 // The encoders of this file write the bytes AppendMarshal writes (always
 // valid UTF-8, see Marshal) for the values ingest encodes millions of times
 // for the views (claims, evidence locators, passport data), without
-// reflection, which was most of that cost. FuzzAppendJSONMatchesMarshal
+// reflection, which would be most of that cost. FuzzAppendJSONMatchesMarshal
 // holds them to AppendMarshal's bytes, and to valid UTF-8 JSON.
 
 // AppendClaim appends c's JSON to dst, as AppendMarshal writes it. What is
@@ -154,7 +154,7 @@ func AppendLocator(dst []byte, l Locator) []byte {
 
 // SortedKeys returns m's keys in the order of their bytes, the order in which
 // AppendMarshal writes a map's members. It sizes the slice to the map first:
-// slices.Sorted(maps.Keys(m)) grows it from nothing, and those growths were
+// slices.Sorted(maps.Keys(m)) grows it from nothing, and those growths are
 // about 1% of a build's CPU, on maps of a few keys for every product.
 func SortedKeys[M ~map[string]V, V any](m M) []string {
 	keys := make([]string, 0, len(m))

@@ -4,4 +4,8 @@
 //
 // It imports only the standard library. Adapters (kv, index) translate storage
 // errors into *Error; transports (http, mcp) turn *Error into wire form.
+//
+// It owns the vocabulary and nothing else: it knows no storage (kv, index,
+// snapshots), no transport (http, mcp, resolver) and no build (ingest), so
+// that every one of them can speak it.
 package domain

@@ -10,4 +10,7 @@
 // licences itself. The Parquet library is parquet-go/parquet-go: pure Go
 // (pds builds with CGO_ENABLED=0 for every platform), maintained, and it
 // writes a row group at a time from a Go struct, so the export streams.
+//
+// It knows no storage and no transport: it reads through service.Snapshot,
+// and cmd/pds owns the command and its flags.
 package export

@@ -14,7 +14,7 @@ import (
 
 // BenchmarkGET is the whole REST handler of an identity, passport and
 // evidence GET (routing, key check, view read, envelope, headers, access log
-// to a discarding JSON logger) without the network, with -benchmem: #14's
+// to a discarding JSON logger) without the network, with -benchmem: the
 // regression guard for allocations on the GET path.
 func BenchmarkGET(b *testing.B) {
 	const n = 5000

@@ -1,8 +1,3 @@
-// Package http is the REST transport of pds: routes, authentication, request
-// ids, access logs and the one place that turns an error into problem+json.
-// Handlers decode the request, call the service operation and write its
-// envelope; no operation is implemented here. The listener that serves it
-// (connections, their limits, and the lane for plain GETs) is httpfront's.
 package http
 
 import (

@@ -37,8 +37,8 @@ const defaultBlockSize = 256
 // batchSize is how many docs the Bleve offline builder turns into one segment file before it
 // moves on; memory is bounded by one batch plus the table of distinct names. The batch, analysed,
 // is the largest live object of ingest's views stage, and the collector runs the more often the
-// nearer the live heap is to ingest's soft heap limit: at 10,000 docs a 1,000,000-product build used
-// about 15% less CPU than at 20,000 (BENCHMARKS.md, round twelve). The segments cost little
+// nearer the live heap is to ingest's soft heap limit: at 10,000 docs a 1,000,000-product build uses
+// about 15% less CPU than at 20,000 (BENCHMARKS.md). The segments cost little
 // more to merge, as they are merged in one pass (mergeMax).
 const batchSize = 10000
 
@@ -160,7 +160,7 @@ func (b *Builder) normalize(manufacturer string) string {
 // one subject in any order); an out-of-order or repeated (Subject, Visibility) is an error.
 func (b *Builder) Add(d Doc) error {
 	if b.closed {
-		return errors.New("index: Add after Close")
+		return errAddAfterClose
 	}
 	if b.err != nil {
 		return b.err
@@ -218,7 +218,7 @@ func (b *Builder) flush() error {
 // addWhole writes a doc of a whole build: the next position, blocks filled in order.
 func (b *Builder) addWhole(d Doc) error {
 	if b.meta.Docs >= maxDocs {
-		return errors.New("index: too many docs")
+		return errTooManyDocs
 	}
 	name := b.normalize(d.Manufacturer)
 	nc := b.nameCount(name)

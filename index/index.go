@@ -1,12 +1,3 @@
-// Package index is the manufacturer search index of a snapshot: which products match a
-// manufacturer name typed by a person, under the search filters, in a stable order that pages
-// without repeats or gaps. See docs/search.md for how matching and ranking work.
-//
-// An index directory holds a Bleve index with one document per product view (products.bleve),
-// for matching and filtering; a doc store with what a hit shows (docs.dat, docs.idx); names.txt,
-// the distinct normalised manufacturer names with their doc counts and blocks; and meta.json. It
-// is written once by a Builder (built whole by Create, or by Update from a base index, see
-// update.go) and then only read: Open opens it read-only and Search never writes.
 package index
 
 import (
@@ -233,7 +224,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (Page, error) {
 	switch q.Sort {
 	case SortRelevance:
 		if q.Manufacturer == "" {
-			return Page{}, errors.New("index: sort=relevance needs a manufacturer")
+			return Page{}, errRelevanceNeedsManufacturer
 		}
 		return ix.searchRelevance(ctx, q, cands)
 	case SortUpdatedAt:

@@ -104,8 +104,6 @@ func (r *record) encode(b []byte) []byte {
 	return appendString(b, r.shadowed)
 }
 
-var errCorrupt = errors.New("index: corrupt doc record")
-
 // decodeRecord decodes a record of the given index format.
 func decodeRecord(b []byte, format int) (record, error) {
 	var r record

@@ -48,8 +48,8 @@ func levelTerm(lvl int, shifted uint64) string {
 }
 
 // levelTerms lists the terms of a key for levels 1 and up, as substrings of one string: every
-// doc carries them, and one allocation for all five costs less than one each (they were made
-// with fmt.Sprintf, 0.5% of a 200,000-product build's CPU).
+// doc carries them, and one allocation for all five costs less than one each (fmt.Sprintf for
+// each would be 0.5% of a 200,000-product build's CPU).
 func levelTerms(k uint64) []string {
 	var b [levelTermLen * 5]byte // levels 1 to 5; more would grow buf
 	buf := b[:0]

@@ -8,8 +8,8 @@ import (
 	"testing"
 )
 
-// TestTermsMatchSprintf holds the time terms to the format they have always had, fmt's
-// "%016x" and "%c%016x": an index built before keeps answering time filters the same.
+// TestTermsMatchSprintf holds the time terms to fmt's "%016x" and "%c%016x", the format the
+// indexes on disk hold: an index built by an earlier pds keeps answering time filters the same.
 func TestTermsMatchSprintf(t *testing.T) {
 	keys := []uint64{0, 1, 0xf, 0x10, 1 << 63, math.MaxUint64, math.MaxUint64 - 1, 0x0123456789abcdef}
 	r := rand.New(rand.NewPCG(1, 2))

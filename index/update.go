@@ -53,9 +53,6 @@ const (
 	insertStep = 1 << 12
 )
 
-// errRebuild says the update cannot keep the base's order: the index is built whole.
-var errRebuild = errors.New("index: update needs a whole build")
-
 // giveUp makes the update build the index whole at Close, for the reason why.
 func (u *updater) giveUp(why string) {
 	if !u.rebuild {
@@ -192,7 +189,7 @@ func (u *updater) match(d *Doc) (ord int, r record, ok bool, err error) {
 // when its indexed fields are the same), or as a new doc placed between its neighbours.
 func (u *updater) add(b *Builder, d Doc) error {
 	if b.meta.Docs >= maxDocs {
-		return errors.New("index: too many docs")
+		return errTooManyDocs
 	}
 	ord, base, ok, err := u.match(&d)
 	if err != nil {
@@ -580,7 +577,7 @@ func writeRoot(path string, segs []*boltSegment) error {
 func onlySnapshot(tx *bolt.Tx) (*bolt.Bucket, error) {
 	snaps := tx.Bucket(util.BoltSnapshotsBucket)
 	if snaps == nil {
-		return nil, errors.New("no snapshots bucket")
+		return nil, errNoSnapshotsBucket
 	}
 	var keys [][]byte
 	snaps.ForEachBucket(func(k []byte) error {

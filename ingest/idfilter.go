@@ -9,13 +9,13 @@ import (
 // idFilter is the id filter of the duplicate checks: a split block Bloom
 // filter. Each key sets one bit in each of the eight 32-bit words of one
 // 32-byte block, chosen by the key's hash, so asking and adding touch one
-// cache line. A classic Bloom filter of the same size (bits-and-blooms/bloom,
-// used before) touches a line of its own for each of its seven bits, most of
-// them cache misses in a filter of 32 MiB: it was 2.6% of a 1,000,000-product
-// build's CPU, on the goroutine that applies lines in order (round thirteen,
-// BENCHMARKS.md). It is written here because the module proxy here serves no
-// maintained library of this layout: greatroar/blobloom is refused, and
-// bits-and-blooms has no blocked filter.
+// cache line. A classic Bloom filter of the same size (bits-and-blooms/bloom)
+// touches a line of its own for each of its seven bits, most of them cache
+// misses in a filter of 32 MiB: 2.6% of a 1,000,000-product build's CPU, on
+// the goroutine that applies lines in order (BENCHMARKS.md). It is written
+// here because the module proxy here serves no maintained library of this
+// layout: greatroar/blobloom is refused, and bits-and-blooms has no blocked
+// filter.
 //
 // Like any Bloom filter it never forgets a key: "not seen" is certain, "seen"
 // is a maybe that the caller settles by reading the store.

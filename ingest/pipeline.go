@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+
+	"github.com/productdata/pds/domain"
 )
 
 // parsed is one line after parsing: the record, and its scratch record
@@ -46,8 +48,8 @@ type applyFunc func(p parsed, line int) *reject
 const batchLines = 512
 
 // recordBufs are the buffers a batch's scratch records are encoded into, one
-// after the other (a *[]byte each). The records were 12% of the bytes a
-// build allocated when each began in a buffer of its own. A buffer that
+// after the other (a *[]byte each): a buffer of its own for each record
+// would make the records 12% of the bytes a build allocates. A buffer that
 // fills up grows by append, so records already cut from it keep its old
 // array; once the batch is applied (the scratch store copies what it is
 // given), the buffer goes back to the pool.
@@ -285,4 +287,32 @@ func trimSpace(b []byte) []byte {
 		b = b[:len(b)-1]
 	}
 	return b
+}
+
+// phase is one input file: how its lines are parsed, how their references
+// to earlier files are resolved (nil for none), and how they are applied.
+type phase struct {
+	file    string
+	parse   parseFunc
+	resolve resolveFunc
+	apply   applyFunc
+}
+
+// phases lists the input files in the order they are read: each may refer
+// to the ones before it.
+func (b *builder) phases() []phase {
+	strict := b.opts.Strict
+	var deletions []phase
+	if b.up != nil {
+		deletions = []phase{{FileDeletions, parseRecord(strict, checkDeletion), nil, b.applyDeletion}}
+	}
+	return append(deletions, []phase{
+		{FileParties, parseRecord(strict, checkParty), nil, b.applyParty},
+		{FileSources, parseRecord(strict, func(s *domain.Source) *reject { return checkSource(s, b.parties) }), nil, b.applySource},
+		{FileProducts, parseRecord(strict, checkProduct), nil, b.applyProduct},
+		{FileClaims, parseRecord(strict, func(c *domain.Claim) *reject { return checkClaim(c, b.cat.sources) }), b.resolveClaims, b.applyClaim},
+		{FileDocuments, parseRecord(strict, func(d *domain.Document) *reject { return checkDocument(d, b.cat.sources) }), nil, b.applyDocument},
+		{FileEvidence, parseRecord(strict, checkEvidence), b.resolveEvidence, b.applyEvidence},
+		{FileVerdicts, parseRecord(strict, checkVerdict), b.resolveVerdicts, b.applyVerdict},
+	}...)
 }

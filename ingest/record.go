@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"math"
 
 	"github.com/productdata/pds/domain"
@@ -23,9 +22,6 @@ import (
 // length, then its items; an integer as a varint; a float as its 8 IEEE 754
 // bytes. The format lives only for the length of one build, so it carries
 // no version.
-
-// errCorruptRecord is returned when a scratch record cannot be decoded.
-var errCorruptRecord = errors.New("corrupt scratch record")
 
 // recordEncoder appends the binary form of records to b.
 type recordEncoder struct{ b []byte }

@@ -13,8 +13,8 @@ import (
 )
 
 // roundTrip decodes line into a new T, then returns what the scratch store
-// gives back for it and what a JSON round trip (the scratch format before the
-// binary one) gave back: the views are built from these, so they must agree.
+// gives back for it and what a JSON round trip gives back (what the binary format
+// must match): the views are built from these, so they must agree.
 func roundTrip[T any](t *testing.T, line string) (binary, viaJSON *T, raw []byte) {
 	t.Helper()
 	v := new(T)

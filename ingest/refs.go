@@ -11,7 +11,7 @@ import (
 
 // The references of claims, evidence and verdicts name records of files read
 // before (products, claims, documents), which are committed to the scratch
-// store by then and no longer change: the workers look them up, for a whole
+// store by then and do not change after: the workers look them up, for a whole
 // batch of lines at once, so that these point reads run on every core
 // instead of in the line-order goroutine. A batch looks up each distinct name
 // once, in key order: ascending seeks let Pebble step forward from where the

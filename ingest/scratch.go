@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"encoding/binary"
 
 	"github.com/productdata/pds/kv"
 )
@@ -90,4 +91,20 @@ func subjectOf(key []byte) []byte {
 		return rest[:i]
 	}
 	return rest
+}
+
+// appendOwned appends the scratch value of an alias or a claim id: the
+// canonical subject, a zero byte, the owner tenant, a zero byte, then the
+// line number as a uvarint.
+func appendOwned(dst []byte, canonical, owner string, line int) []byte {
+	dst = append(append(append(append(dst, canonical...), 0), owner...), 0)
+	return binary.AppendUvarint(dst, uint64(line))
+}
+
+// splitOwned reads a value that appendOwned wrote.
+func splitOwned(v []byte) (canonical, owner []byte, line int) {
+	canonical, rest, _ := bytes.Cut(v, []byte{0})
+	owner, rest, _ = bytes.Cut(rest, []byte{0})
+	n, _ := binary.Uvarint(rest)
+	return canonical, owner, int(n)
 }

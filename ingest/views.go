@@ -353,7 +353,7 @@ func (n *newest) add(s string) {
 const claimJSONSize = 384
 
 // claimJSON returns each claim's JSON as served, encoding those whose
-// stored JSON no longer holds.
+// scratch record carries none (cr.raw is nil).
 func claimJSON(sd *subjectData) (map[*domain.Claim][]byte, error) {
 	rawOf := make(map[*domain.Claim][]byte, len(sd.claims))
 	// The claims are encoded one after the other into one buffer; a slice

@@ -32,4 +32,7 @@
 // on html/template, encoding/json and the gs1 package's parser. Content
 // negotiation uses github.com/munnerz/goautoneg. FuzzResolve holds that no
 // request path makes it panic or answer 5xx.
+//
+// It owns the resolver's rules and pages; it knows no storage and no build,
+// and reads only through service.
 package resolver

@@ -15,7 +15,7 @@ import (
 	"github.com/productdata/pds/service"
 )
 
-// BenchmarkViewGet is #14's regression guard for the product read path: one
+// BenchmarkViewGet is the regression guard for the product read path: one
 // identity, passport or evidence answer read from a real snapshot (5,000
 // products, a warm block cache), as REST and MCP both run it, and released
 // as they release it. Run it with -benchmem (make bench-go does): a change

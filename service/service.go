@@ -1,8 +1,3 @@
-// Package service implements every operation of pds once: validate, parse a
-// Digital Link, resolve, identity, passport, evidence, search, source and
-// whoami. The REST and MCP transports both call these functions, so they
-// cannot disagree. Operations return a *Result (the envelope members) or a
-// *domain.Error; transports only put them on the wire.
 package service
 
 import (

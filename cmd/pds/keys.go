@@ -61,7 +61,7 @@ func runKeysAdd(args []string, stdout, stderr io.Writer) error {
 	}
 	n := keys.New{Tenant: *tenant, Scopes: list, Quota: *quota, QuotaPeriod: *period, Rate: *rate, Burst: *burst}
 	if err := n.Check(); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return fmt.Errorf("%w: %w", errUsage, err)
 	}
 	secret, k, err := keys.Add(*file, n, time.Now())
 	if err != nil {

@@ -1,6 +1,3 @@
-// Command pds builds and serves product data snapshots.
-//
-// Subcommands: ingest, serve, keys, gen, snapshot, resolve. Each has its own flags and -h.
 package main
 
 import (

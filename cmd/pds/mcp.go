@@ -54,7 +54,7 @@ func serveMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
-		return fmt.Errorf("%w: --log-level: %v", errUsage, err)
+		return fmt.Errorf("%w: --log-level: %w", errUsage, err)
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
 

@@ -103,7 +103,7 @@ func (s *serve) parse(args []string, stderr io.Writer) error {
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(s.logLevel)); err != nil {
-		return fmt.Errorf("%w: --log-level: %v", errUsage, err)
+		return fmt.Errorf("%w: --log-level: %w", errUsage, err)
 	}
 	if s.usagePath == "" {
 		s.usagePath = s.keysFile + ".usage"

@@ -324,7 +324,7 @@ func runSnapshotFollow(ctx context.Context, args []string, stdout, stderr io.Wri
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
-		return fmt.Errorf("%w: --log-level: %v", errUsage, err)
+		return fmt.Errorf("%w: --log-level: %w", errUsage, err)
 	}
 	if *every <= 0 {
 		return fmt.Errorf("%w: --every must be positive", errUsage)

@@ -21,6 +21,9 @@
 // this folder with the dictionary in ../../../shared/gs1 to refresh it.
 //
 // See docs/gs1.md for the rules as users see them.
+//
+// It owns the GS1 syntax rules only: it knows nothing of pds's products,
+// storage or transports, which call it.
 package gs1
 
 //go:generate go run ./internal/aigen -dict ../../../shared/gs1/gs1-syntax-dictionary-2026-01-27.txt -out aitable.go

@@ -148,11 +148,13 @@ func lintKnown(name, s string) (msg string, known bool) {
 	return msg, known
 }
 
-// num reads up to 9 ASCII digits; callers have checked the character set.
+// importerIndexChar reports whether c may be an importer index: '-', '_',
+// an ASCII digit or an ASCII letter.
 func importerIndexChar(c byte) bool {
 	return c == '-' || c == '_' || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z'
 }
 
+// num reads up to 9 ASCII digits; callers have checked the character set.
 func num(s string) int {
 	n := 0
 	for i := 0; i < len(s); i++ {

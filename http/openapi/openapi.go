@@ -1,8 +1,3 @@
-// Package openapi holds the hand-written OpenAPI 3.1 description of the pds
-// REST API (openapi.yaml), embedded in the binary and served by the REST
-// transport at /v1/openapi.yaml and, converted once, /v1/openapi.json. Tests
-// keep it true: every response the REST and MCP tests receive is validated
-// against it (internal/fixture).
 package openapi
 
 import (

@@ -32,4 +32,7 @@
 // be wrong, but every bad byte is still found and replaced. Paths are kept to
 // a depth of maxDepth; deeper members are named by their first maxDepth
 // steps.
+//
+// It owns only the walk over a line's bytes: it knows nothing of ingest's
+// records or its rejects, which say what to do with what it finds.
 package jsonutf8

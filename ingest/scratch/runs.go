@@ -17,7 +17,7 @@ import (
 )
 
 // runStore is the scratch store's ordered store: an external sort written
-// for the job, where Pebble's memtable and flushes were the sort before.
+// for the job.
 //
 // Writers stage entries in chunks of their own (runChunk). A committed chunk
 // joins the run being gathered; when that holds runBytes, a goroutine sorts
@@ -26,13 +26,12 @@ import (
 // winning, as it would in Pebble. Nothing is compacted: each entry is
 // written once and read once by each pass over its table.
 //
-// Why not Pebble, which the scratch store used for this until round
-// fifteen: at 200,000 products, inserting into its memtable's skiplist,
-// flushing the memtables to tables and merging them back took about 12% of
-// a build's CPU, for entries that are written once, read once in order and
+// Why not Pebble's memtable and flushes: at 200,000 products, inserting
+// into its memtable's skiplist, flushing the memtables to tables and merging
+// them back takes about 12% of a build's CPU, for entries that are written once, read once in order and
 // never looked up by key. Sorting an array of entries by a 32-byte prefix
 // of their keys, writing them out as they are and merging the files does
-// the same job with less work (BENCHMARKS.md, round fifteen).
+// the same job with less work (BENCHMARKS.md).
 type runStore struct {
 	dir      string
 	runBytes int

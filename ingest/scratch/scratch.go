@@ -45,8 +45,8 @@ const batchBytes = 4 << 20
 // compactions that kept the id tables fit for point reads also rewrote the
 // records of claims, evidence and verdicts two to three times over (write
 // amplification 3.1), and the records outweigh the ids many times. Without
-// compactions at all, every point read looked into dozens of L0 tables
-// (round six, BENCHMARKS.md). Split, each table gets what its reads need.
+// compactions at all, every point read looks into dozens of L0 tables
+// (BENCHMARKS.md). Split, each table gets what its reads need.
 func Open(dir string, ordered ...byte) (*Store, error) {
 	// Lookup store. Reads are point lookups, mostly of absent keys
 	// (duplicate checks): bloom filters answer those without reading a

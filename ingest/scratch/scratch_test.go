@@ -84,8 +84,8 @@ func TestScratchSortsAcrossBatches(t *testing.T) {
 // TestScratchOrderedStore writes a table of the ordered store in rounds, each
 // written as a sorted run of its own, with keys that come again in later
 // rounds, and a lookup table beside it: the ordered pass merges the runs in
-// key order with the last write of a key winning, and the lookup table is
-// read by key as before.
+// key order with the last write of a key winning, and the lookup table
+// stays readable by key.
 func TestScratchOrderedStore(t *testing.T) {
 	s, err := Open(filepath.Join(t.TempDir(), "scratch"), 'o')
 	if err != nil {

@@ -1,8 +1,3 @@
-// Package flood floods an HTTP server with connections from one address
-// and, while the flood goes on, sends requests as a new client from
-// another: whether and how soon the new client is served, and how many of
-// its requests are refused. httpfront's tests and make load (bench/flood)
-// run it.
 package flood
 
 import (

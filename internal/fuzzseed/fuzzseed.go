@@ -1,5 +1,3 @@
-// Package fuzzseed keeps fuzz seeds in one place: the test's code adds them, and
-// PDS_WRITE_SEEDS=1 writes them to the package's testdata/fuzz corpus.
 package fuzzseed
 
 import (

@@ -1,6 +1,3 @@
-// Package pebbleutil holds the few helpers that both Pebble stores of pds
-// need: the served store (kv) and the offline builds' scratch store
-// (scratch).
 package pebbleutil
 
 import (

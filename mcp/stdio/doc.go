@@ -4,18 +4,18 @@
 //
 // # Why it is written here
 //
-// The SDK has a stdio transport (mcp.StdioTransport, mcp.IOTransport), and
-// pds used it, but it does not follow JSON-RPC 2.0 where a client errs:
+// The SDK has a stdio transport (mcp.StdioTransport, mcp.IOTransport), but
+// it does not follow JSON-RPC 2.0 where a client errs:
 //
 //   - A line that is not JSON, or not a valid Request, is a read error to
 //     it, and a read error ends the session: no -32700 or -32600 answer, the
 //     requests already read never answered, exit status 1. (A byte order
 //     mark, trailing data, null, [], "jsonrpc":"1.0", an id that is an
-//     object or a boolean, nesting deeper than encoding/json reads: all
-//     ended the process.)
+//     object or a boolean, nesting deeper than encoding/json reads: each
+//     ends the process.)
 //   - Its request ids hold a string or an int64, so a number id such as 1.5,
 //     1e2, 1e999 or one of 400 digits is answered under another id (1.5 as
-//     1) or refused, and two such ids can collide, which left a request
+//     1) or refused, and two such ids can collide, which leaves a request
 //     unanswered and the process waiting at the end of input.
 //   - It reads a JSON array as a batch, which MCP removed in 2025-06-18.
 //   - It ends the session at the end of input at once, leaving requests
@@ -24,7 +24,8 @@
 // None of it can be configured, and the reader is not replaceable inside
 // the SDK, so this package is a Transport of its own (the SDK's Transport
 // and Connection interfaces, about 400 lines), and the SDK's server runs on
-// it unchanged.
+// it unchanged. It owns the framing and the ids only: it knows nothing of
+// pds's tools, the service or the HTTP transport.
 //
 // # Basics
 //

@@ -1,12 +1,3 @@
-// Package keys holds API keys: the keys file (hashes only, never a key), key
-// creation, listing, revocation and rotation, the in-memory set the server
-// authenticates against, and a watcher that notices when the file changes.
-//
-// Every change to the keys file is made under an exclusive lock on a side
-// file (FILE.lock), so that parallel 'pds keys' commands never lose one
-// another's changes, and is written to a temporary file, synced and renamed
-// into place, so that a reader (the server) sees the old file or the new one,
-// never a part.
 package keys
 
 import (
@@ -396,8 +387,7 @@ func Load(path string) (*Set, error) {
 }
 
 // add files e under its hash, 64 hex digits of either case. A hash that is
-// not hex matches no secret (as when the map was keyed by the hex text), so
-// it is left out.
+// not hex can match no secret's hash, so it is left out.
 func (s *Set) add(hexHash string, e entry) {
 	var sum [sha256.Size]byte
 	if n, err := hex.Decode(sum[:], []byte(hexHash)); err == nil && n == len(sum) {

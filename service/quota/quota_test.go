@@ -254,7 +254,7 @@ func TestRateHeaders(t *testing.T) {
 
 // Buckets of callers that come and go (the resolver's client addresses)
 // are dropped once refilled, so the map does not grow without bound, and
-// the limits hold as before: a bucket still spending is kept.
+// the limits still hold: a bucket still spending is kept.
 func TestRefilledBucketsAreDropped(t *testing.T) {
 	clk := &clock{t: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}
 	m, err := Open(filepath.Join(t.TempDir(), "usage"), clk.now)

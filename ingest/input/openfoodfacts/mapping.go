@@ -430,7 +430,7 @@ func (mp *mapper) tags(predicate, field string, v flexStrings, fields []string) 
 	mp.assertion(predicate, []string(v), nil, Pointer(field), fields)
 }
 
-// nutrientUnits gives the unit of a nutrient's per-100 g value. OFF stores
+// nutrientUnit gives the unit of a nutrient's per-100 g value. OFF stores
 // every *_100g value in one unit whatever unit it was entered in: kJ for
 // energy, kcal for energy-kcal, % vol for alcohol, grams for the rest.
 func nutrientUnit(n string) string {

@@ -1,11 +1,3 @@
-// Package synthetic writes synthetic input directories for pds ingest: a
-// fixed set of parties and sources, and as many products as asked for, each
-// with its claims, documents, evidence links and verdicts, in realistic
-// shape (Zipf-distributed manufacturers with name variants, valid GTINs in
-// GS1 company prefixes, supersessions, licence-restricted and tenant-private
-// data). The same Options give the same bytes.
-//
-// See docs/gen.md for the shape of the data and the showcase products.
 package synthetic
 
 import (

@@ -84,8 +84,9 @@ func (ms *makerSet) add() *maker {
 	return m
 }
 
-// core is a maker name without its legal form; the two are kept apart so
-// that variants can drop or respell the form.
+// fresh makes a maker of a picked country and industry. Its name's core
+// (the name without its legal form) and its form are kept apart so that
+// variants can drop or respell the form.
 func (ms *makerSet) fresh() *maker {
 	r := ms.r
 	ci := ms.pickCountry()

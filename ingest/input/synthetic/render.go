@@ -708,8 +708,9 @@ func (g *renderer) locate(doc int, kind string, pred int) evRec {
 	return e
 }
 
-// Identifiers of a product's records: "doc_<n>_<i>", "clm_<n>_<i>",
-// "ev_<n>_<i>" with n the product number and i counted from 1.
+// appendID appends the identifier of one of a product's records:
+// "doc_<n>_<i>", "clm_<n>_<i>", "ev_<n>_<i>" with n the product number
+// and i counted from 1.
 func appendID(b []byte, prefix string, n int64, i int) []byte {
 	b = append(b, prefix...)
 	b = strconv.AppendInt(b, n, 10)

@@ -181,7 +181,8 @@ func cat(lists ...[]string) []string {
 	return out
 }
 
-// industry indexes used by trades.
+// ind returns the index of the industry named word, for the trades and
+// predicate tables to name industries by word.
 func ind(word string) int {
 	for i, in := range industries {
 		if in.word == word {
