@@ -16,7 +16,7 @@ import (
 	"testing"
 
 	"github.com/productdata/pds/domain"
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/service"
 	"github.com/productdata/pds/snapshots"
 )
@@ -30,10 +30,10 @@ import (
 // licence. The file's metadata lists the sources with their licences and
 // the attribution texts.
 func TestExportMatchesTheAPI(t *testing.T) {
-	snapDir := fixture.Build(t, filepath.Join(fixture.Root(), "sample-input"))
+	snapDir := ingesttest.Build(t, filepath.Join(ingesttest.Root(), "sample-input"))
 	file := filepath.Join(t.TempDir(), "products.parquet")
 	exportSnapshot(t, snapDir, file)
-	svc, _ := fixture.Service(t, snapDir)
+	svc, _ := ingesttest.Service(t, snapDir)
 
 	rows := duckdb(t, "SELECT * FROM read_parquet('"+file+"') ORDER BY subject")
 	bySubject := map[string]map[string]any{}
@@ -358,7 +358,7 @@ func mapsKeys[V any](m map[string]V) []string {
 // sampleProducts reads sample-input/products.ndjson.
 func sampleProducts(t *testing.T) []domain.Product {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(fixture.Root(), "sample-input", "products.ndjson"))
+	b, err := os.ReadFile(filepath.Join(ingesttest.Root(), "sample-input", "products.ndjson"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -377,7 +377,7 @@ func sampleProducts(t *testing.T) []domain.Product {
 // as make tools does) and returns its rows.
 func duckdb(t *testing.T, sql string) []map[string]any {
 	t.Helper()
-	out, err := exec.Command("bash", filepath.Join(fixture.Root(), "scripts", "duckdb.sh")).Output()
+	out, err := exec.Command("bash", filepath.Join(ingesttest.Root(), "scripts", "duckdb.sh")).Output()
 	if err != nil {
 		t.Fatalf("scripts/duckdb.sh could not install node and DuckDB's @duckdb/node-api (%v); run 'make tools' (make test does it first): %s", err, exitStderr(err))
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/snapshots"
 )
 
@@ -20,7 +20,7 @@ import (
 // covers is served nowhere.
 func TestEvidenceLinksCarryAShortSource(t *testing.T) {
 	e := newEnv(t)
-	r := e.do(t, "GET", "/v1/products/"+demo+"/evidence", fixture.KeyFull, "")
+	r := e.do(t, "GET", "/v1/products/"+demo+"/evidence", ingesttest.KeyFull, "")
 	if r.status != 200 || r.json["status"] != "found" {
 		t.Fatalf("evidence: %d %s", r.status, r.body)
 	}
@@ -35,7 +35,7 @@ func TestEvidenceLinksCarryAShortSource(t *testing.T) {
 	}
 	want := []string{"attribution_required", "id", "kind", "licence_name", "may_redistribute_derived", "may_redistribute_verbatim"}
 	links := 0
-	for _, c := range fixture.Get(r.json, "data.chains").([]any) {
+	for _, c := range ingesttest.Get(r.json, "data.chains").([]any) {
 		for _, l := range c.(map[string]any)["links"].([]any) {
 			links++
 			src := l.(map[string]any)["source"].(map[string]any)
@@ -62,7 +62,7 @@ func TestEvidenceLinksCarryAShortSource(t *testing.T) {
 		t.Fatal("the fixture's evidence has no links")
 	}
 	for _, path := range []string{"/v1/products/" + demo + "/evidence", "/v1/products/" + demo + "/dpp", "/v1/sources/" + srcReg} {
-		if r := e.do(t, "GET", path, fixture.KeyFull, ""); bytes.Contains(r.body, []byte(`"covers"`)) || bytes.Contains(r.body, []byte(`gtin_prefixes`)) {
+		if r := e.do(t, "GET", path, ingesttest.KeyFull, ""); bytes.Contains(r.body, []byte(`"covers"`)) || bytes.Contains(r.body, []byte(`gtin_prefixes`)) {
 			t.Errorf("%s serves covers: %s", path, r.body)
 		}
 	}
@@ -107,8 +107,8 @@ func TestLargeAnswersCompressedWhenAsked(t *testing.T) {
 			if got, want := blankAll(body), blankAll(plain.body); got != want {
 				t.Errorf("decoded answer differs from the plain one:\n%s\n%s", got, want)
 			}
-			req := fixture.NewRequest(t, "GET", e.url+evidence, e.keys[fixture.KeyFull], "")
-			fixture.CheckResponse(t, req, r.status, r.header, body)
+			req := ingesttest.NewRequest(t, "GET", e.url+evidence, e.keys[ingesttest.KeyFull], "")
+			ingesttest.CheckResponse(t, req, r.status, r.header, body)
 		})
 	}
 	// A small answer is sent as it is, even to a client that asks.
@@ -132,47 +132,47 @@ func TestAnswersNameTheirSnapshotAndETag(t *testing.T) {
 	}
 	for _, path := range []string{"/v1/products/" + demo, "/v1/products/" + demo + "/dpp", "/v1/products/" + demo + "/evidence",
 		"/v1/products/gtin:09520000000028", "/v1/sources/" + srcReg, "/v1/products/search?manufacturer=demo"} {
-		r := e.do(t, "GET", path, fixture.KeyFull, "")
-		if got := fixture.Get(r.json, "meta.snapshot.build_id"); got != m.BuildID {
+		r := e.do(t, "GET", path, ingesttest.KeyFull, "")
+		if got := ingesttest.Get(r.json, "meta.snapshot.build_id"); got != m.BuildID {
 			t.Errorf("%s: meta.snapshot.build_id %v, want %s", path, got, m.BuildID)
 		}
-		if got := fixture.Get(r.json, "meta.snapshot.created_at"); got != m.CreatedAt {
+		if got := ingesttest.Get(r.json, "meta.snapshot.created_at"); got != m.CreatedAt {
 			t.Errorf("%s: meta.snapshot.created_at %v, want %s", path, got, m.CreatedAt)
 		}
 		if r.header.Get("Pds-Build-Id") != m.BuildID || r.header.Get("Pds-Snapshot-Created-At") != m.CreatedAt {
 			t.Errorf("%s: headers %q %q", path, r.header.Get("Pds-Build-Id"), r.header.Get("Pds-Snapshot-Created-At"))
 		}
 	}
-	r := e.do(t, "POST", "/v1/products/resolve", fixture.KeyFull, `{"identifiers":["`+demo+`"]}`)
-	if got := fixture.Get(r.json, "meta.snapshot.build_id"); got != m.BuildID {
+	r := e.do(t, "POST", "/v1/products/resolve", ingesttest.KeyFull, `{"identifiers":["`+demo+`"]}`)
+	if got := ingesttest.Get(r.json, "meta.snapshot.build_id"); got != m.BuildID {
 		t.Errorf("resolve: meta.snapshot.build_id %v", got)
 	}
-	if r := e.do(t, "GET", "/v1/whoami", fixture.KeyFull, ""); fixture.Get(r.json, "meta.snapshot") != nil {
+	if r := e.do(t, "GET", "/v1/whoami", ingesttest.KeyFull, ""); ingesttest.Get(r.json, "meta.snapshot") != nil {
 		t.Errorf("whoami reads no snapshot but names one: %s", r.body)
 	}
 
 	etags := map[string]string{}
 	for _, path := range []string{"/v1/products/" + demo, "/v1/products/" + demoSub, "/v1/products/" + demo + "/dpp", "/v1/products/" + demo + "/evidence", "/v1/products/" + bare} {
-		r := e.do(t, "GET", path, fixture.KeyFull, "")
+		r := e.do(t, "GET", path, ingesttest.KeyFull, "")
 		etag := r.header.Get("ETag")
 		if !strings.HasPrefix(etag, `W/"`+m.BuildID+"-") || !strings.HasSuffix(etag, `"`) {
 			t.Fatalf("%s: ETag %q", path, etag)
 		}
 		etags[path] = etag
 		for _, inm := range []string{etag, `"other", ` + etag, strings.TrimPrefix(etag, "W/"), "*"} {
-			nm := e.do(t, "GET", path, fixture.KeyFull, "", "If-None-Match", inm)
+			nm := e.do(t, "GET", path, ingesttest.KeyFull, "", "If-None-Match", inm)
 			if nm.status != http.StatusNotModified || len(nm.body) != 0 || nm.header.Get("ETag") != etag {
 				t.Errorf("%s If-None-Match %s: %d %q ETag %q", path, inm, nm.status, nm.body, nm.header.Get("ETag"))
 			}
 		}
-		if stale := e.do(t, "GET", path, fixture.KeyFull, "", "If-None-Match", `W/"`+m.BuildID+`-0"`); stale.status != 200 {
+		if stale := e.do(t, "GET", path, ingesttest.KeyFull, "", "If-None-Match", `W/"`+m.BuildID+`-0"`); stale.status != 200 {
 			t.Errorf("%s with a stale ETag: %d", path, stale.status)
 		}
 	}
 	// The same answer keeps its tag from call to call (request_id and
 	// duration_ms differ). The bare form's answer echoes interpreted_as, so
 	// it is another answer than the subject form's, with another tag.
-	if again := e.do(t, "GET", "/v1/products/"+demoSub, fixture.KeyFull, ""); again.header.Get("ETag") != etags["/v1/products/"+demoSub] {
+	if again := e.do(t, "GET", "/v1/products/"+demoSub, ingesttest.KeyFull, ""); again.header.Get("ETag") != etags["/v1/products/"+demoSub] {
 		t.Errorf("one answer, two ETags: %s then %s", etags["/v1/products/"+demoSub], again.header.Get("ETag"))
 	}
 	if etags["/v1/products/"+demo] == etags["/v1/products/"+demoSub] {
@@ -182,7 +182,7 @@ func TestAnswersNameTheirSnapshotAndETag(t *testing.T) {
 		t.Errorf("different answers share an ETag: %v", etags)
 	}
 	// Another tenant's view is another answer.
-	if r := e.do(t, "GET", "/v1/products/"+demo+"/dpp", fixture.KeyAcme, ""); r.header.Get("ETag") == etags["/v1/products/"+demo+"/dpp"] {
+	if r := e.do(t, "GET", "/v1/products/"+demo+"/dpp", ingesttest.KeyAcme, ""); r.header.Get("ETag") == etags["/v1/products/"+demo+"/dpp"] {
 		t.Errorf("acme's passport has the public one's ETag")
 	}
 }
@@ -197,7 +197,7 @@ type rawResponse struct {
 // returns the body as it came over the wire.
 func rawGet(t *testing.T, e *env, path, acceptEncoding string) rawResponse {
 	t.Helper()
-	req := fixture.NewRequest(t, "GET", e.url+path, e.keys[fixture.KeyFull], "")
+	req := ingesttest.NewRequest(t, "GET", e.url+path, e.keys[ingesttest.KeyFull], "")
 	if acceptEncoding != "" {
 		req.Header.Set("Accept-Encoding", acceptEncoding)
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	pdshttp "github.com/productdata/pds/http"
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 )
 
 // BenchmarkGET is the whole REST handler of an identity, passport and
@@ -18,10 +18,10 @@ import (
 // regression guard for allocations on the GET path.
 func BenchmarkGET(b *testing.B) {
 	const n = 5000
-	snap := fixture.Build(b, fixture.SearchInput(b, n))
-	svc, secrets := fixture.Service(b, snap)
+	snap := ingesttest.Build(b, ingesttest.SearchInput(b, n))
+	svc, secrets := ingesttest.Service(b, snap)
 	srv := pdshttp.New(svc, slog.New(slog.NewJSONHandler(io.Discard, nil)), nil)
-	auth := "Bearer " + secrets[fixture.KeyFull]
+	auth := "Bearer " + secrets[ingesttest.KeyFull]
 	for _, v := range []struct{ name, suffix string }{{"identity", ""}, {"passport", "/dpp"}, {"evidence", "/evidence"}} {
 		reqs := make([]*http.Request, 0, n/3)
 		for i := 0; i < n; i += 3 {

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	pdshttp "github.com/productdata/pds/http"
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 )
 
 // consistencyInput is a small input whose values test how answers are written:
@@ -41,9 +41,9 @@ func newConsistencyEnv(t *testing.T) *env {
 			t.Fatal(err)
 		}
 	}
-	snap := fixture.Build(t, in)
-	svc, secrets := fixture.Service(t, snap)
-	srv := httptest.NewServer(pdshttp.New(svc, fixture.Logger(t), nil))
+	snap := ingesttest.Build(t, in)
+	svc, secrets := ingesttest.Service(t, snap)
+	srv := httptest.NewServer(pdshttp.New(svc, ingesttest.Logger(t), nil))
 	t.Cleanup(srv.Close)
 	return &env{url: srv.URL, keys: secrets, snap: snap, svc: svc}
 }
@@ -55,17 +55,17 @@ func newConsistencyEnv(t *testing.T) *env {
 // enabled is always said.
 func TestNullOrOmittedOneRule(t *testing.T) {
 	e := newConsistencyEnv(t)
-	plain := e.do(t, "GET", "/v1/products/04006381333931", fixture.KeyFull, "")
+	plain := e.do(t, "GET", "/v1/products/04006381333931", ingesttest.KeyFull, "")
 	for _, m := range []string{`"brand":null`, `"manufacturer_gln":null`} {
 		if !strings.Contains(string(plain.body), m) {
 			t.Errorf("identity without brand and GLN lacks %s: %s", m, plain.body)
 		}
 	}
-	full := e.do(t, "GET", "/v1/products/09520123456788", fixture.KeyFull, "")
-	if got := fixture.Get(full.json, "data.manufacturer_gln"); got != "9520123400002" {
+	full := e.do(t, "GET", "/v1/products/09520123456788", ingesttest.KeyFull, "")
+	if got := ingesttest.Get(full.json, "data.manufacturer_gln"); got != "9520123400002" {
 		t.Errorf("manufacturer_gln %v", got)
 	}
-	ev := e.do(t, "GET", "/v1/products/09520123456788/evidence", fixture.KeyFull, "")
+	ev := e.do(t, "GET", "/v1/products/09520123456788/evidence", ingesttest.KeyFull, "")
 	body := string(ev.body)
 	for _, m := range []string{`"url":null`, `"method":null`, `"enabled":true`} {
 		if !strings.Contains(body, m) {
@@ -75,8 +75,8 @@ func TestNullOrOmittedOneRule(t *testing.T) {
 	if strings.Contains(body, `"confidence"`) {
 		t.Errorf("a claim without confidence shows the member (it is a number, never null): %s", body)
 	}
-	src := e.do(t, "GET", "/v1/sources/11111111-0000-4000-8000-000000000001", fixture.KeyFull, "")
-	if got := fixture.Get(src.json, "data.enabled"); got != true {
+	src := e.do(t, "GET", "/v1/sources/11111111-0000-4000-8000-000000000001", ingesttest.KeyFull, "")
+	if got := ingesttest.Get(src.json, "data.enabled"); got != true {
 		t.Errorf("source enabled %v, want true when the input does not say: %s", got, src.body)
 	}
 }
@@ -86,14 +86,14 @@ func TestNullOrOmittedOneRule(t *testing.T) {
 // "l"; a value without unit has no entry in units.
 func TestPassportAttributesKeepUnits(t *testing.T) {
 	e := newConsistencyEnv(t)
-	r := e.do(t, "GET", "/v1/products/09520123456788/dpp", fixture.KeyFull, "")
-	if got := fixture.Get(r.json, "data.attributes.net_content"); got != float64(1) {
+	r := e.do(t, "GET", "/v1/products/09520123456788/dpp", ingesttest.KeyFull, "")
+	if got := ingesttest.Get(r.json, "data.attributes.net_content"); got != float64(1) {
 		t.Errorf("net_content attribute %v, want 1: %s", got, r.body)
 	}
-	if got := fixture.Get(r.json, "data.units"); !reflect.DeepEqual(got, map[string]any{"net_content": "l"}) {
+	if got := ingesttest.Get(r.json, "data.units"); !reflect.DeepEqual(got, map[string]any{"net_content": "l"}) {
 		t.Errorf("data.units %v, want net_content l only: %s", got, r.body)
 	}
-	if got := fixture.Get(r.json, "data.attributes.name"); got != "Oats & More <1 l>" {
+	if got := ingesttest.Get(r.json, "data.attributes.name"); got != "Oats & More <1 l>" {
 		t.Errorf("name attribute %v", got)
 	}
 }
@@ -109,7 +109,7 @@ func TestUnknownMembersRefused(t *testing.T) {
 		{"/v1/digital-links/resolve", `{"uri":"https://id.gs1.org/01/09520123456788","strict":true}`, "'strict'"},
 	}
 	for _, c := range cases {
-		r := e.do(t, "POST", c.path, fixture.KeyFull, c.body)
+		r := e.do(t, "POST", c.path, ingesttest.KeyFull, c.body)
 		checkEnvelope(t, r)
 		detail, _ := r.json["detail"].(string)
 		if r.status != 400 || r.json["code"] != "INVALID_REQUEST" || !strings.Contains(detail, c.member) {
@@ -119,7 +119,7 @@ func TestUnknownMembersRefused(t *testing.T) {
 			t.Errorf("detail shows Go decoder text: %s", detail)
 		}
 	}
-	r := e.do(t, "GET", "/v1/products/search?manufacturer=demo&colour=red", fixture.KeyFull, "")
+	r := e.do(t, "GET", "/v1/products/search?manufacturer=demo&colour=red", ingesttest.KeyFull, "")
 	if r.status != 400 || r.json["code"] != "INVALID_FILTER" || !strings.Contains(string(r.body), "colour") {
 		t.Errorf("search with an unknown parameter: %d %s", r.status, r.body)
 	}
@@ -134,17 +134,17 @@ func TestOptionsAndHeadOnEveryPath(t *testing.T) {
 		"/v1/products/search", "/v1/products/resolve", "/v1/identifiers/validate", "/v1/digital-links/resolve", "/v1/sources/" + srcReg,
 		"/v1/openapi.json", "/livez", "/readyz"}
 	for _, p := range paths {
-		r := e.do(t, "OPTIONS", p, fixture.KeyFull, "")
+		r := e.do(t, "OPTIONS", p, ingesttest.KeyFull, "")
 		allow := r.header.Get("Allow")
 		if r.status != 204 || !strings.Contains(allow, "OPTIONS") {
 			t.Errorf("OPTIONS %s: %d, Allow %q", p, r.status, allow)
 		}
 		if strings.Contains(allow, "HEAD") {
-			h := e.do(t, "HEAD", p, fixture.KeyFull, "")
+			h := e.do(t, "HEAD", p, ingesttest.KeyFull, "")
 			if h.status != 200 || len(h.body) != 0 {
 				t.Errorf("HEAD %s: %d with %d body bytes", p, h.status, len(h.body))
 			}
-			g := e.do(t, "GET", p, fixture.KeyFull, "")
+			g := e.do(t, "GET", p, ingesttest.KeyFull, "")
 			if g.header.Get("Content-Type") != h.header.Get("Content-Type") {
 				t.Errorf("HEAD %s: content type %q, GET %q", p, h.header.Get("Content-Type"), g.header.Get("Content-Type"))
 			}
@@ -164,7 +164,7 @@ func TestForbiddenNamesTheRESTCall(t *testing.T) {
 		{"POST", "/v1/identifiers/validate", `{"value":"1"}`, "POST /v1/identifiers/validate"},
 	}
 	for _, c := range cases {
-		r := e.do(t, c.method, c.path, fixture.KeyReadOnly, c.body)
+		r := e.do(t, c.method, c.path, ingesttest.KeyReadOnly, c.body)
 		detail, _ := r.json["detail"].(string)
 		if r.status != 403 || !strings.Contains(detail, c.call) {
 			t.Errorf("%s %s: %d %s", c.method, c.path, r.status, r.body)
@@ -193,7 +193,7 @@ func TestNoHTMLEscaping(t *testing.T) {
 		{"POST", "/v1/identifiers/validate", `{"value":"1","a&b":1}`, `'a&b'`},
 	}
 	for _, c := range cases {
-		r := e.do(t, c.method, c.path, fixture.KeyFull, c.body)
+		r := e.do(t, c.method, c.path, ingesttest.KeyFull, c.body)
 		b := string(r.body)
 		if strings.Contains(b, `\u0026`) || strings.Contains(b, `\u003c`) || strings.Contains(b, `\u003e`) || !strings.Contains(b, c.want) {
 			t.Errorf("%s %s: want %s unescaped: %s", c.method, c.path, c.want, b)
@@ -206,7 +206,7 @@ func TestNoHTMLEscaping(t *testing.T) {
 // as a near match (above 0.9).
 func TestSearchScoresNullWithoutManufacturer(t *testing.T) {
 	e := newConsistencyEnv(t)
-	r := e.do(t, "GET", "/v1/products/search", fixture.KeyFull, "")
+	r := e.do(t, "GET", "/v1/products/search", ingesttest.KeyFull, "")
 	its := items(r)
 	if len(its) != 2 {
 		t.Fatalf("search without manufacturer: %s", r.body)
@@ -216,7 +216,7 @@ func TestSearchScoresNullWithoutManufacturer(t *testing.T) {
 			t.Errorf("item without a manufacturer query: score %v (present %v), want null", v, ok)
 		}
 	}
-	r = e.do(t, "GET", "/v1/products/search?manufacturer=scott%20kowalsky%20foods", fixture.KeyFull, "")
+	r = e.do(t, "GET", "/v1/products/search?manufacturer=scott%20kowalsky%20foods", ingesttest.KeyFull, "")
 	its = items(r)
 	if len(its) == 0 {
 		t.Fatalf("search: %s", r.body)

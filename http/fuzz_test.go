@@ -10,7 +10,7 @@ import (
 
 	"github.com/productdata/pds/domain"
 	pdshttp "github.com/productdata/pds/http"
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/internal/fuzzseed"
 )
 
@@ -20,9 +20,9 @@ import (
 //
 //	go test -run '^$' -fuzz '^FuzzREST$' -fuzztime 10m ./http/
 func FuzzREST(f *testing.F) {
-	snap := fixture.Build(f, fixture.SearchInput(f, 40))
-	svc, secrets := fixture.Service(f, snap)
-	h := pdshttp.New(svc, fixture.Logger(f), nil)
+	snap := ingesttest.Build(f, ingesttest.SearchInput(f, 40))
+	svc, secrets := ingesttest.Service(f, snap)
+	h := pdshttp.New(svc, ingesttest.Logger(f), nil)
 	known := map[string]bool{}
 	for _, c := range domain.Codes() {
 		known[c] = true
@@ -61,7 +61,7 @@ func FuzzREST(f *testing.F) {
 			req.ContentLength = int64(len(body))
 			req.Header.Set("Content-Type", "application/json")
 		}
-		req.Header.Set("Authorization", "Bearer "+secrets[fixture.KeyFull])
+		req.Header.Set("Authorization", "Bearer "+secrets[ingesttest.KeyFull])
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
 		if rec.Code >= 500 {

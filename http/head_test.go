@@ -17,7 +17,7 @@ import (
 	pdshttp "github.com/productdata/pds/http"
 	"github.com/productdata/pds/http/httpfront"
 	"github.com/productdata/pds/http/httpwire"
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 )
 
 // headOf is a GET of /livez whose head is exactly n bytes long, padded with
@@ -56,9 +56,9 @@ func roundTrip(t *testing.T, url string, head []byte) (*http.Response, []byte, e
 // connection closes; one far over it is answered or closed at once, never
 // left waiting.
 func TestRequestHeadLimit(t *testing.T) {
-	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
-	svc, _ := fixture.Service(t, snap)
-	log := fixture.Logger(t)
+	snap := ingesttest.Build(t, ingesttest.WriteCase(t, ingesttest.CaseFile("passport")))
+	svc, _ := ingesttest.Service(t, snap)
+	log := ingesttest.Logger(t)
 	l := &httpfront.Listener{Addr: "127.0.0.1:0", Handler: pdshttp.New(svc, log, nil), Limits: httpfront.DefaultLimits, Log: log}
 	if err := l.Open(); err != nil {
 		t.Fatal(err)

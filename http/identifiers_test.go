@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 )
 
 // identifierForms are identifiers as people hold them, each naming the
@@ -35,15 +35,15 @@ func TestIdentifierFormsFindTheProduct(t *testing.T) {
 	for _, f := range identifierForms {
 		for _, view := range []string{"", "/dpp", "/evidence"} {
 			t.Run(f.name+view, func(t *testing.T) {
-				r := e.do(t, "GET", "/v1/products/"+url.PathEscape(f.in)+view, fixture.KeyFull, "")
+				r := e.do(t, "GET", "/v1/products/"+url.PathEscape(f.in)+view, ingesttest.KeyFull, "")
 				checkEnvelope(t, r)
 				if r.status != 200 || r.json["status"] != "found" {
 					t.Fatalf("%d %.400s", r.status, r.body)
 				}
-				if got := fixture.Get(r.json, "data.interpreted_as"); got != demoSub {
+				if got := ingesttest.Get(r.json, "data.interpreted_as"); got != demoSub {
 					t.Errorf("data.interpreted_as = %v, want %s", got, demoSub)
 				}
-				if got := fixture.Get(r.json, "data.subject"); got != demoSub {
+				if got := ingesttest.Get(r.json, "data.subject"); got != demoSub {
 					t.Errorf("data.subject = %v", got)
 				}
 				if f.warning != "" && !hasWarning(r.json, f.warning) {
@@ -53,32 +53,32 @@ func TestIdentifierFormsFindTheProduct(t *testing.T) {
 		}
 	}
 	t.Run("a subject string is echoed by nothing", func(t *testing.T) {
-		r := e.do(t, "GET", "/v1/products/"+demoSub, fixture.KeyFull, "")
+		r := e.do(t, "GET", "/v1/products/"+demoSub, ingesttest.KeyFull, "")
 		if _, ok := r.json["data"].(map[string]any)["interpreted_as"]; ok || r.json["warnings"] != nil {
 			t.Errorf("a canonical subject is annotated: %.300s", r.body)
 		}
 	})
 	t.Run("a UPC-A that lost its leading zero", func(t *testing.T) {
-		r := e.do(t, "GET", "/v1/products/12345678905", fixture.KeyFull, "")
-		if fixture.Get(r.json, "data.interpreted_as") != "gtin:00012345678905" || !hasWarning(r.json, "LEADING_ZEROS_ASSUMED") {
+		r := e.do(t, "GET", "/v1/products/12345678905", ingesttest.KeyFull, "")
+		if ingesttest.Get(r.json, "data.interpreted_as") != "gtin:00012345678905" || !hasWarning(r.json, "LEADING_ZEROS_ASSUMED") {
 			t.Errorf("%.400s", r.body)
 		}
 	})
 	t.Run("13 digits with separators stay ambiguous where both are stored", func(t *testing.T) {
 		// gln:9520000000011 is linked to internal_sku:SITE-1, gtin:09520000000011 is a product.
-		r := e.do(t, "GET", "/v1/products/952-0000-000011", fixture.KeyFull, "")
-		if r.json["status"] != "ambiguous" || len(fixture.Get(r.json, "data.candidates").([]any)) != 2 {
+		r := e.do(t, "GET", "/v1/products/952-0000-000011", ingesttest.KeyFull, "")
+		if r.json["status"] != "ambiguous" || len(ingesttest.Get(r.json, "data.candidates").([]any)) != 2 {
 			t.Errorf("%.400s", r.body)
 		}
 	})
 	t.Run("a URI written into the path unescaped says how to send it", func(t *testing.T) {
-		r := e.do(t, "GET", "/v1/products/https://id.gs1.org/01/09520123456788", fixture.KeyFull, "")
+		r := e.do(t, "GET", "/v1/products/https://id.gs1.org/01/09520123456788", ingesttest.KeyFull, "")
 		if r.status != 404 || !strings.Contains(r.json["detail"].(string), "percent-encode") {
 			t.Errorf("%d %s", r.status, r.body)
 		}
 	})
 	t.Run("a URI with a key pds has no namespace for", func(t *testing.T) {
-		r := e.do(t, "GET", "/v1/products/"+url.PathEscape("https://example.com/8004/9520ABC"), fixture.KeyFull, "")
+		r := e.do(t, "GET", "/v1/products/"+url.PathEscape("https://example.com/8004/9520ABC"), ingesttest.KeyFull, "")
 		if r.status != 400 || r.json["code"] != "INVALID_IDENTIFIER" {
 			t.Errorf("%d %s", r.status, r.body)
 		}
@@ -88,11 +88,11 @@ func TestIdentifierFormsFindTheProduct(t *testing.T) {
 		for _, f := range identifierForms {
 			ids = append(ids, f.in)
 		}
-		r := e.do(t, "POST", "/v1/products/resolve", fixture.KeyFull, resolveBody(ids...))
+		r := e.do(t, "POST", "/v1/products/resolve", ingesttest.KeyFull, resolveBody(ids...))
 		if r.status != 200 || r.json["status"] != "found" {
 			t.Fatalf("%d %.600s", r.status, r.body)
 		}
-		items := fixture.Get(r.json, "data.items").([]any)
+		items := ingesttest.Get(r.json, "data.items").([]any)
 		for i, f := range identifierForms {
 			it := items[i].(map[string]any)
 			if it["status"] != "found" || it["subject"] != demoSub || it["interpreted_as"] != demoSub {
@@ -127,7 +127,7 @@ func TestAbsenceEchoesSubject(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := e.do(t, "GET", c.path, fixture.KeyFull, "")
+			r := e.do(t, "GET", c.path, ingesttest.KeyFull, "")
 			checkEnvelope(t, r)
 			if r.status != 200 || r.json["status"] != c.status {
 				t.Fatalf("%d %.400s", r.status, r.body)
@@ -142,15 +142,15 @@ func TestAbsenceEchoesSubject(t *testing.T) {
 			if c.subject != "" && d["subject"] != c.subject {
 				t.Errorf("data.subject %v, want %s", d["subject"], c.subject)
 			}
-			if fixture.Get(r.json, "meta.coverage") == nil {
+			if ingesttest.Get(r.json, "meta.coverage") == nil {
 				t.Error("no meta.coverage")
 			}
 		})
 	}
 	t.Run("resolve items", func(t *testing.T) {
-		r := e.do(t, "POST", "/v1/products/resolve", fixture.KeyFull, resolveBody("gtin:09520000000028", "ABC-1", "12345678905"))
+		r := e.do(t, "POST", "/v1/products/resolve", ingesttest.KeyFull, resolveBody("gtin:09520000000028", "ABC-1", "12345678905"))
 		want := []string{"gtin:09520000000028", "internal_sku:ABC-1", "gtin:00012345678905"}
-		for i, it := range fixture.Get(r.json, "data.items").([]any) {
+		for i, it := range ingesttest.Get(r.json, "data.items").([]any) {
 			if it.(map[string]any)["interpreted_as"] != want[i] {
 				t.Errorf("item %d: %v", i, it)
 			}
@@ -163,20 +163,20 @@ func TestAbsenceEchoesSubject(t *testing.T) {
 // the likely one and why.
 func TestValidateCandidatesCarryTheirOwnVerdicts(t *testing.T) {
 	e := newEnv(t)
-	r := e.do(t, "POST", "/v1/identifiers/validate", fixture.KeyFull, `{"value":"4006381333931"}`)
+	r := e.do(t, "POST", "/v1/identifiers/validate", ingesttest.KeyFull, `{"value":"4006381333931"}`)
 	checkEnvelope(t, r)
 	if r.json["status"] != "ambiguous" {
 		t.Fatalf("%.400s", r.body)
 	}
 	want := map[string]string{"gtin": "GTIN-13", "gln": "GLN"}
-	for _, c := range fixture.Get(r.json, "data.candidates").([]any) {
+	for _, c := range ingesttest.Get(r.json, "data.candidates").([]any) {
 		c := c.(map[string]any)
-		if c["format"] != want[c["namespace"].(string)] || fixture.Get(c, "validation.technical") != "pass" {
+		if c["format"] != want[c["namespace"].(string)] || ingesttest.Get(c, "validation.technical") != "pass" {
 			t.Errorf("candidate %v", c)
 		}
 	}
-	if fixture.Get(r.json, "data.likely.subject") != bare || fixture.Get(r.json, "data.likely.reason") == "" {
-		t.Errorf("data.likely = %v", fixture.Get(r.json, "data.likely"))
+	if ingesttest.Get(r.json, "data.likely.subject") != bare || ingesttest.Get(r.json, "data.likely.reason") == "" {
+		t.Errorf("data.likely = %v", ingesttest.Get(r.json, "data.likely"))
 	}
 }
 
@@ -198,28 +198,28 @@ func hasWarning(m map[string]any, code string) bool {
 func TestPlusInAPathIsAPlusSign(t *testing.T) {
 	e := newEnv(t)
 	for _, view := range []string{"", "/dpp", "/evidence"} {
-		r := e.do(t, "GET", "/v1/products/09520+12345+6788"+view, fixture.KeyFull, "")
+		r := e.do(t, "GET", "/v1/products/09520+12345+6788"+view, ingesttest.KeyFull, "")
 		detail, _ := r.json["detail"].(string)
 		if r.status != 400 || r.json["code"] != "INVALID_IDENTIFIER" || !strings.Contains(detail, `"09520+12345+6788"`) ||
 			!strings.Contains(detail, "write a space as %20") {
 			t.Errorf("GET 09520+12345+6788%s: %d %s", view, r.status, r.body)
 		}
-		r = e.do(t, "GET", "/v1/products/09520%2012345%206788"+view, fixture.KeyFull, "")
-		if r.json["status"] != "found" || fixture.Get(r.json, "data.interpreted_as") != demoSub {
+		r = e.do(t, "GET", "/v1/products/09520%2012345%206788"+view, ingesttest.KeyFull, "")
+		if r.json["status"] != "found" || ingesttest.Get(r.json, "data.interpreted_as") != demoSub {
 			t.Errorf("GET 09520%%2012345%%206788%s: %d %.300s", view, r.status, r.body)
 		}
 	}
-	r := e.do(t, "GET", "/v1/products/x+y", fixture.KeyFull, "")
+	r := e.do(t, "GET", "/v1/products/x+y", ingesttest.KeyFull, "")
 	if detail, _ := r.json["detail"].(string); r.status != 400 || !strings.Contains(detail, `found '+'`) {
 		t.Errorf("GET x+y: %d %s", r.status, r.body)
 	}
 	uri := url.PathEscape("https://id.gs1.org/01/09520123456788/10/AB") + "+12"
-	r = e.do(t, "GET", "/v1/products/"+uri, fixture.KeyFull, "")
+	r = e.do(t, "GET", "/v1/products/"+uri, ingesttest.KeyFull, "")
 	if r.json["status"] != "found" || !strings.Contains(string(r.body), "(10) AB+12 set aside") {
 		t.Errorf("GET %s: %d %.400s", uri, r.status, r.body)
 	}
-	plus := e.do(t, "GET", "/v1/products/search?manufacturer=demo+foods", fixture.KeyFull, "")
-	space := e.do(t, "GET", "/v1/products/search?manufacturer=demo%20foods", fixture.KeyFull, "")
+	plus := e.do(t, "GET", "/v1/products/search?manufacturer=demo+foods", ingesttest.KeyFull, "")
+	space := e.do(t, "GET", "/v1/products/search?manufacturer=demo%20foods", ingesttest.KeyFull, "")
 	if plus.status != 200 || len(items(plus)) == 0 || mustJSON(t, items(plus)) != mustJSON(t, items(space)) {
 		t.Errorf("search demo+foods %d %.300s, demo%%20foods %.300s", plus.status, plus.body, space.body)
 	}

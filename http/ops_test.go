@@ -13,15 +13,15 @@ import (
 	"github.com/productdata/pds/domain"
 	pdshttp "github.com/productdata/pds/http"
 	"github.com/productdata/pds/http/httpfront"
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/internal/metrics"
 )
 
 func opsServer(t *testing.T, o pdshttp.Options) (*pdshttp.Server, string, map[string]string) {
 	t.Helper()
-	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
-	svc, secrets := fixture.Service(t, snap)
-	h := pdshttp.NewWithOptions(svc, fixture.Logger(t), nil, o)
+	snap := ingesttest.Build(t, ingesttest.WriteCase(t, ingesttest.CaseFile("passport")))
+	svc, secrets := ingesttest.Service(t, snap)
+	h := pdshttp.NewWithOptions(svc, ingesttest.Logger(t), nil, o)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return h, srv.URL, secrets
@@ -39,16 +39,16 @@ func send(t *testing.T, method, url, key, ctype, body string) (int, http.Header,
 	if ctype != "" {
 		req.Header.Set("Content-Type", ctype)
 	}
-	status, header, _, decoded := fixture.Send(t, req)
+	status, header, _, decoded := ingesttest.Send(t, req)
 	return status, header, decoded
 }
 
 // Failure 8: HEAD is GET without a body, OPTIONS is 204 with Allow, a key
 // without the scope hears 403 before any complaint about its body, and Allow
-// lists only what works (fixture.Send checks Allow against the document).
+// lists only what works (ingesttest.Send checks Allow against the document).
 func TestMethodsAndScopeFirst(t *testing.T) {
 	_, url, keys := opsServer(t, pdshttp.Options{})
-	full, ro := keys[fixture.KeyFull], keys[fixture.KeyReadOnly]
+	full, ro := keys[ingesttest.KeyFull], keys[ingesttest.KeyReadOnly]
 	cases := []struct {
 		name, method, path, key, ctype, body string
 		status                               int
@@ -135,7 +135,7 @@ func TestOverloadSheds(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			status, header, body := send(t, "POST", url+"/v1/products/resolve", keys[fixture.KeyFull], "application/json",
+			status, header, body := send(t, "POST", url+"/v1/products/resolve", keys[ingesttest.KeyFull], "application/json",
 				`{"identifiers":["09520123456788","gtin:09520123456788","4006381333931"]}`)
 			if status == 503 && (header.Get("Retry-After") == "" || body["code"] != domain.CodeServiceUnavailable) {
 				t.Errorf("503 without Retry-After or code: %v %v", header, body)
@@ -155,7 +155,7 @@ func TestOverloadSheds(t *testing.T) {
 func TestMetricsAfterTraffic(t *testing.T) {
 	m := metrics.New(nil)
 	_, url, keys := opsServer(t, pdshttp.Options{Metrics: m})
-	send(t, "GET", url+"/v1/products/09520123456788", keys[fixture.KeyFull], "", "")
+	send(t, "GET", url+"/v1/products/09520123456788", keys[ingesttest.KeyFull], "", "")
 	send(t, "GET", url+"/v1/nope", "", "", "")
 	rec := httptest.NewRecorder()
 	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
@@ -176,7 +176,7 @@ func TestMetricsAfterTraffic(t *testing.T) {
 
 // The router's routes and the document's paths match both ways.
 func TestRoutesMatchDocument(t *testing.T) {
-	api, err := fixture.API()
+	api, err := ingesttest.API()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func TestRoutesMatchDocument(t *testing.T) {
 	}
 	sort.Strings(doc)
 	want := strings.Join(doc, "\n")
-	h := pdshttp.New(nil, fixture.Logger(t), http.NotFoundHandler())
+	h := pdshttp.New(nil, ingesttest.Logger(t), http.NotFoundHandler())
 	got := strings.Join(h.Routes(), "\n")
 	if got != want {
 		t.Fatalf("router:\n%s\n\ndocument:\n%s", got, want)
@@ -207,17 +207,17 @@ func (abortingWriter) Write(b []byte) (int, error) { panic(http.ErrAbortHandler)
 // room for one request, the next one is answered, and the gauge is back at
 // zero.
 func TestPanicOutsideRouterFreesItsSlot(t *testing.T) {
-	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
-	svc, _ := fixture.Service(t, snap)
+	snap := ingesttest.Build(t, ingesttest.WriteCase(t, ingesttest.CaseFile("passport")))
+	svc, _ := ingesttest.Service(t, snap)
 	m := metrics.New(nil)
-	rest := pdshttp.NewWithOptions(svc, fixture.Logger(t), nil, pdshttp.Options{MaxInFlight: 1, Metrics: m})
+	rest := pdshttp.NewWithOptions(svc, ingesttest.Logger(t), nil, pdshttp.Options{MaxInFlight: 1, Metrics: m})
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/v1/abort" {
 			w = abortingWriter{w}
 		}
 		rest.ServeHTTP(w, r)
 	})
-	l := &httpfront.Listener{Addr: "127.0.0.1:0", Handler: handler, Metrics: m, Limits: httpfront.DefaultLimits, Log: fixture.Logger(t)}
+	l := &httpfront.Listener{Addr: "127.0.0.1:0", Handler: handler, Metrics: m, Limits: httpfront.DefaultLimits, Log: ingesttest.Logger(t)}
 	if err := l.Open(); err != nil {
 		t.Fatal(err)
 	}
@@ -249,8 +249,8 @@ func TestProblemsAreNotSniffed(t *testing.T) {
 	}{
 		{"no route", "GET", "/v1/<script>alert(1)</script>", "", 404},
 		{"no key", "GET", "/v1/whoami", "", 401},
-		{"method", "DELETE", "/v1/products/09520123456788", keys[fixture.KeyFull], 405},
-		{"bad identifier", "GET", "/v1/products/gtin:1", keys[fixture.KeyFull], 400},
+		{"method", "DELETE", "/v1/products/09520123456788", keys[ingesttest.KeyFull], 405},
+		{"bad identifier", "GET", "/v1/products/gtin:1", keys[ingesttest.KeyFull], 400},
 	} {
 		status, header, body := send(t, c.method, url+c.path, c.key, "", "")
 		if status != c.status || header.Get("Content-Type") != "application/problem+json" {

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	pdshttp "github.com/productdata/pds/http"
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/service"
 	"github.com/productdata/pds/service/keys"
 	"github.com/productdata/pds/service/quota"
@@ -16,7 +16,7 @@ import (
 
 // Quotas and rate limits over loopback: headers, refusals, billing units.
 func TestQuotaAndRate(t *testing.T) {
-	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
+	snap := ingesttest.Build(t, ingesttest.WriteCase(t, ingesttest.CaseFile("passport")))
 	dir := t.TempDir()
 	keysPath := filepath.Join(dir, "keys.json")
 	add := func(n keys.New) string {
@@ -37,9 +37,9 @@ func TestQuotaAndRate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := service.New(s, ks, meter, fixture.Logger(t))
+	svc := service.New(s, ks, meter, ingesttest.Logger(t))
 	t.Cleanup(svc.Close)
-	srv := httptest.NewServer(pdshttp.New(svc, fixture.Logger(t), nil))
+	srv := httptest.NewServer(pdshttp.New(svc, ingesttest.Logger(t), nil))
 	t.Cleanup(srv.Close)
 	e := &env{url: srv.URL, keys: map[string]string{"metered": metered, "rated": rated}}
 

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/snapshots"
 )
 
@@ -52,14 +52,14 @@ func TestReadsNeverWrite(t *testing.T) {
 			for i := 0; i < 250; i++ {
 				id := fmt.Sprintf("internal_sku:ABSENT-%d-%d", w, i)
 				for _, p := range []string{"/v1/products/" + id, "/v1/products/" + id + "/dpp", "/v1/products/" + id + "/evidence"} {
-					r := e.do(t, "GET", p, fixture.KeyFull, "")
+					r := e.do(t, "GET", p, ingesttest.KeyFull, "")
 					if r.status != 200 || r.json["status"] == "found" {
 						t.Errorf("%s: %d %v", p, r.status, r.json["status"])
 						return
 					}
 				}
 			}
-			e.do(t, "GET", "/v1/products/"+demo+"/dpp", fixture.KeyFull, "")
+			e.do(t, "GET", "/v1/products/"+demo+"/dpp", ingesttest.KeyFull, "")
 		}(w)
 	}
 	wg.Wait()

@@ -8,22 +8,22 @@ import (
 	"time"
 
 	pdshttp "github.com/productdata/pds/http"
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 )
 
 const searchProducts = 120
 
 func newSearchEnv(t *testing.T) *env {
 	t.Helper()
-	snap := fixture.Build(t, fixture.SearchInput(t, searchProducts))
-	svc, secrets := fixture.Service(t, snap)
-	srv := httptest.NewServer(pdshttp.New(svc, fixture.Logger(t), nil))
+	snap := ingesttest.Build(t, ingesttest.SearchInput(t, searchProducts))
+	svc, secrets := ingesttest.Service(t, snap)
+	srv := httptest.NewServer(pdshttp.New(svc, ingesttest.Logger(t), nil))
 	t.Cleanup(srv.Close)
 	return &env{url: srv.URL, keys: secrets, snap: snap, svc: svc}
 }
 
 func items(r response) []map[string]any {
-	raw, _ := fixture.Get(r.json, "data.items").([]any)
+	raw, _ := ingesttest.Get(r.json, "data.items").([]any)
 	out := make([]map[string]any, 0, len(raw))
 	for _, x := range raw {
 		out = append(out, x.(map[string]any))
@@ -49,7 +49,7 @@ func walk(t *testing.T, e *env, key, query string) []string {
 		for _, it := range items(r) {
 			subjects = append(subjects, it["subject"].(string))
 		}
-		next, _ := fixture.Get(r.json, "meta.next_cursor").(string)
+		next, _ := ingesttest.Get(r.json, "meta.next_cursor").(string)
 		if next == "" {
 			return subjects
 		}
@@ -61,7 +61,7 @@ func walk(t *testing.T, e *env, key, query string) []string {
 
 func TestSearch(t *testing.T) {
 	e := newSearchEnv(t)
-	full := fixture.KeyFull
+	full := ingesttest.KeyFull
 
 	t.Run("errors", func(t *testing.T) {
 		for _, c := range []struct{ query, code string }{
@@ -91,7 +91,7 @@ func TestSearch(t *testing.T) {
 				t.Errorf("%s: %d %v, want 400 %s", c.query, r.status, r.json["code"], c.code)
 			}
 		}
-		if r := e.do(t, "GET", "/v1/products/search?manufacturer=acme", fixture.KeyReadOnly, ""); r.status != 403 {
+		if r := e.do(t, "GET", "/v1/products/search?manufacturer=acme", ingesttest.KeyReadOnly, ""); r.status != 403 {
 			t.Errorf("without products:search: %d", r.status)
 		}
 	})
@@ -122,10 +122,10 @@ func TestSearch(t *testing.T) {
 			}
 		}
 		r := e.do(t, "GET", "/v1/products/search?manufacturer=xylophone%20quartet", full, "")
-		if r.status != 200 || r.json["status"] != "not_found" || len(items(r)) != 0 || fixture.Get(r.json, "data.items") == nil {
+		if r.status != 200 || r.json["status"] != "not_found" || len(items(r)) != 0 || ingesttest.Get(r.json, "data.items") == nil {
 			t.Errorf("no match: %d %s", r.status, r.body)
 		}
-		if _, ok := fixture.Get(r.json, "meta.next_cursor").(string); ok {
+		if _, ok := ingesttest.Get(r.json, "meta.next_cursor").(string); ok {
 			t.Error("next_cursor on an empty result")
 		}
 	})
@@ -192,7 +192,7 @@ func TestSearch(t *testing.T) {
 
 	t.Run("cursor binding", func(t *testing.T) {
 		r := e.do(t, "GET", "/v1/products/search?manufacturer=acme&limit=2", full, "")
-		cur, _ := fixture.Get(r.json, "meta.next_cursor").(string)
+		cur, _ := ingesttest.Get(r.json, "meta.next_cursor").(string)
 		if cur == "" {
 			t.Fatal("no next_cursor")
 		}
@@ -206,7 +206,7 @@ func TestSearch(t *testing.T) {
 			{"tampered", "manufacturer=acme&cursor=" + url.QueryEscape(string(tampered)), full},
 			{"other query", "manufacturer=zeta&cursor=" + url.QueryEscape(cur), full},
 			{"other filter", "manufacturer=acme&has_passport=true&cursor=" + url.QueryEscape(cur), full},
-			{"other tenant", "manufacturer=acme&cursor=" + url.QueryEscape(cur), fixture.KeyAcme},
+			{"other tenant", "manufacturer=acme&cursor=" + url.QueryEscape(cur), ingesttest.KeyAcme},
 		} {
 			r := e.do(t, "GET", "/v1/products/search?"+c.query, c.key, "")
 			if r.status != 400 || r.json["code"] != "INVALID_CURSOR" {
@@ -228,7 +228,7 @@ func TestSearch(t *testing.T) {
 				t.Error("another tenant found a private product")
 			}
 		}
-		r = e.do(t, "GET", "/v1/products/search?manufacturer=acme%20secret%20labs", fixture.KeyAcme, "")
+		r = e.do(t, "GET", "/v1/products/search?manufacturer=acme%20secret%20labs", ingesttest.KeyAcme, "")
 		its := items(r)
 		if len(its) == 0 || its[0]["subject"] != "internal_sku:SECRET-1" {
 			t.Errorf("owner does not find its private product first: %s", r.body)

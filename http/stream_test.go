@@ -18,7 +18,7 @@ import (
 	"time"
 
 	pdshttp "github.com/productdata/pds/http"
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/service"
 	"github.com/productdata/pds/service/keys"
 	"github.com/productdata/pds/service/quota"
@@ -101,8 +101,8 @@ func batchItems(t *testing.T, base, secret string, ids []string) []json.RawMessa
 	var out []json.RawMessage
 	for len(ids) > 0 {
 		n := min(len(ids), 1000)
-		req := fixture.NewRequest(t, "POST", base+"/v1/products/resolve", secret, resolveBody(ids[:n]...))
-		status, _, body, _ := fixture.Send(t, req)
+		req := ingesttest.NewRequest(t, "POST", base+"/v1/products/resolve", secret, resolveBody(ids[:n]...))
+		status, _, body, _ := ingesttest.Send(t, req)
 		if status != 200 {
 			t.Fatalf("batch answered %d: %s", status, body)
 		}
@@ -151,7 +151,7 @@ func repeat(ids []string, n int) []string {
 func TestResolveStreamMatchesBatch(t *testing.T) {
 	e := newEnv(t)
 	ids := repeat(streamIDs, 2500) // three chunks, the last one short
-	for _, key := range []string{fixture.KeyFull, fixture.KeyAcme} {
+	for _, key := range []string{ingesttest.KeyFull, ingesttest.KeyAcme} {
 		res := postStream(t, context.Background(), e.url, e.keys[key], strings.NewReader(lines(ids)))
 		if res.Header.Get("Pds-Build-Id") == "" {
 			t.Errorf("%s: no Pds-Build-Id", key)
@@ -175,8 +175,8 @@ func TestResolveStreamMatchesBatch(t *testing.T) {
 		}
 	}
 	// The tenant's own product is found by its tenant only.
-	acme := batchItems(t, e.url, e.keys[fixture.KeyAcme], []string{"internal_sku:ACME-7"})
-	full := batchItems(t, e.url, e.keys[fixture.KeyFull], []string{"internal_sku:ACME-7"})
+	acme := batchItems(t, e.url, e.keys[ingesttest.KeyAcme], []string{"internal_sku:ACME-7"})
+	full := batchItems(t, e.url, e.keys[ingesttest.KeyFull], []string{"internal_sku:ACME-7"})
 	if !bytes.Contains(acme[0], []byte(`"status":"found"`)) || bytes.Contains(full[0], []byte(`"status":"found"`)) {
 		t.Errorf("tenant views: acme %s, public %s", acme[0], full[0])
 	}
@@ -199,8 +199,8 @@ func TestResolveStreamLineForms(t *testing.T) {
 		`"unterminated`,
 		demo, // no final newline
 	}, "\n")
-	items, sum := readStream(t, postStream(t, context.Background(), e.url, e.keys[fixture.KeyFull], strings.NewReader(body)))
-	want := batchItems(t, e.url, e.keys[fixture.KeyFull], []string{demo, "gtin:09520000000028", demo, demo})
+	items, sum := readStream(t, postStream(t, context.Background(), e.url, e.keys[ingesttest.KeyFull], strings.NewReader(body)))
+	want := batchItems(t, e.url, e.keys[ingesttest.KeyFull], []string{demo, "gtin:09520000000028", demo, demo})
 	if len(items) != 9 || sum.Summary.Counts["total"] != 9 || sum.Summary.Counts["invalid"] != 5 {
 		t.Fatalf("%d items, summary %+v", len(items), sum.Summary)
 	}
@@ -227,7 +227,7 @@ func TestResolveStreamLineForms(t *testing.T) {
 // clock the test moves.
 func meteredEnv(t *testing.T) (base string, secrets map[string]string, clock *atomic.Int64) {
 	t.Helper()
-	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
+	snap := ingesttest.Build(t, ingesttest.WriteCase(t, ingesttest.CaseFile("passport")))
 	dir := t.TempDir()
 	keysPath := filepath.Join(dir, "keys.json")
 	secrets = map[string]string{}
@@ -255,9 +255,9 @@ func meteredEnv(t *testing.T) (base string, secrets map[string]string, clock *at
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := service.New(s, ks, meter, fixture.Logger(t))
+	svc := service.New(s, ks, meter, ingesttest.Logger(t))
 	t.Cleanup(svc.Close)
-	srv := httptest.NewServer(pdshttp.New(svc, fixture.Logger(t), nil))
+	srv := httptest.NewServer(pdshttp.New(svc, ingesttest.Logger(t), nil))
 	t.Cleanup(srv.Close)
 	return srv.URL, secrets, clock
 }
@@ -281,7 +281,7 @@ func TestResolveStreamQuotaStopsAndResumes(t *testing.T) {
 	res := postStream(t, context.Background(), base, secrets["metered"], strings.NewReader(lines(ids[2000:])))
 	body, _ := io.ReadAll(res.Body)
 	res.Body.Close()
-	fixture.CheckResponse(t, res.Request, res.StatusCode, res.Header, body)
+	ingesttest.CheckResponse(t, res.Request, res.StatusCode, res.Header, body)
 	if res.StatusCode != 429 || !bytes.Contains(body, []byte("TENANT_QUOTA_EXCEEDED")) || res.Header.Get("Retry-After") == "" {
 		t.Fatalf("over the quota: %d %s", res.StatusCode, body)
 	}
@@ -336,9 +336,9 @@ func (r *endless) Read(p []byte) (int, error) {
 // A client that goes away stops the work on its stream: the handler returns
 // though the body never ends.
 func TestResolveStreamStopsWhenClientLeaves(t *testing.T) {
-	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
-	svc, secrets := fixture.Service(t, snap)
-	h := pdshttp.New(svc, fixture.Logger(t), nil)
+	snap := ingesttest.Build(t, ingesttest.WriteCase(t, ingesttest.CaseFile("passport")))
+	svc, secrets := ingesttest.Service(t, snap)
+	h := pdshttp.New(svc, ingesttest.Logger(t), nil)
 	var handling sync.WaitGroup
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		handling.Add(1)
@@ -348,7 +348,7 @@ func TestResolveStreamStopsWhenClientLeaves(t *testing.T) {
 	t.Cleanup(srv.Close)
 	ctx, cancel := context.WithCancel(context.Background())
 	body := &endless{ids: streamIDs}
-	res := postStream(t, ctx, srv.URL, secrets[fixture.KeyFull], body)
+	res := postStream(t, ctx, srv.URL, secrets[ingesttest.KeyFull], body)
 	if res.StatusCode != 200 {
 		t.Fatalf("status %d", res.StatusCode)
 	}
@@ -381,7 +381,7 @@ func TestResolveStreamHeapFlat(t *testing.T) {
 		w.Flush()
 		pw.Close()
 	}()
-	res := postStream(t, context.Background(), e.url, e.keys[fixture.KeyFull], pr)
+	res := postStream(t, context.Background(), e.url, e.keys[ingesttest.KeyFull], pr)
 	defer res.Body.Close()
 	heap := func() uint64 {
 		runtime.GC()

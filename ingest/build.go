@@ -202,7 +202,7 @@ func (b *builder) writeAliases() error {
 		if a.Owner == "" {
 			var found bool
 			var gerr error
-			if tv, found, gerr = tenants.Get(kv.Key(tagViewTenants, a.Subject), tv); gerr != nil {
+			if tv, found, gerr = tenants.Get(workKey(tagViewTenants, a.Subject), tv); gerr != nil {
 				return nil, gerr
 			}
 			if found {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/ingest/scratch"
-	"github.com/productdata/pds/kv"
 )
 
 // cursor walks one scratch table in subject order alongside the products.
@@ -113,7 +112,7 @@ func (b *builder) gather(ctx context.Context, subjects []string, emit func([]raw
 			return products.Next()
 		}
 		for ; next < len(subjects); next++ {
-			key = kv.AppendKey(key[:0], tagProduct, subjects[next])
+			key = appendWorkKey(key[:0], tagProduct, subjects[next])
 			if products.SeekGE(key) && bytes.Equal(products.Key(), key) {
 				next++
 				for _, c := range []*cursor{claims, evidence, verdicts, docs} {

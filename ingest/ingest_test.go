@@ -12,7 +12,7 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 	"github.com/productdata/pds/ingest"
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/kv"
 	"github.com/productdata/pds/snapshots"
 )
@@ -116,7 +116,7 @@ func TestStore(t *testing.T) {
 			case "build":
 				var name string
 				td.ScanArgs(t, "case", &name)
-				in := fixture.WriteCase(t, fixture.CaseFile(name))
+				in := ingesttest.WriteCase(t, ingesttest.CaseFile(name))
 				out := filepath.Join(t.TempDir(), "snap")
 				var rejects bytes.Buffer
 				sum, err := ingest.Run(context.Background(), ingest.Options{In: in, Out: out, Rejects: &rejects})

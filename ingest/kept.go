@@ -13,13 +13,12 @@ import (
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/index"
 	"github.com/productdata/pds/ingest/records"
-	"github.com/productdata/pds/kv"
 	"github.com/productdata/pds/snapshots"
 )
 
 // The records a build keeps for the next, incremental build (package
 // records), in NAME.records beside the snapshot NAME. Keys are a tag, a zero
-// byte and the parts (kv.AppendKey).
+// byte and the parts (appendWorkKey).
 const (
 	// keptSubject: canonical subject -> the product's accepted records as
 	// the scratch store held them (appendKept).
@@ -254,10 +253,10 @@ func (b *builder) keepSubject(o *subjectOut) error {
 	if b.kept == nil || o.kept == nil {
 		return nil
 	}
-	if err := b.kept.Set(kv.Key(keptSubject, o.subject), o.kept); err != nil {
+	if err := b.kept.Set(workKey(keptSubject, o.subject), o.kept); err != nil {
 		return err
 	}
-	return b.kept.Set(kv.Key(keptSummary, o.subject), o.summary)
+	return b.kept.Set(workKey(keptSummary, o.subject), o.summary)
 }
 
 // keepDocuments writes every document of the scratch store to the kept
@@ -297,7 +296,7 @@ func (b *builder) keepMeta(counts map[string]int64) error {
 		if err != nil {
 			return err
 		}
-		if err := b.kept.Set(kv.Key(keptMeta, name), j); err != nil {
+		if err := b.kept.Set(workKey(keptMeta, name), j); err != nil {
 			return err
 		}
 	}
@@ -306,7 +305,7 @@ func (b *builder) keepMeta(counts map[string]int64) error {
 
 // readMeta reads one of keptMeta's values into v.
 func readMeta(r *records.Store, name string, v any) error {
-	j, ok, err := r.Get(kv.Key(keptMeta, name), nil)
+	j, ok, err := r.Get(workKey(keptMeta, name), nil)
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/ingest/scratch"
-	"github.com/productdata/pds/kv"
 )
 
 // The references of claims, evidence and verdicts name records of files read
@@ -74,7 +73,7 @@ func (l *refLookup) lookupAll(tag byte, names []string, value func(v []byte) lin
 	names = slices.Compact(names)
 	found := make(map[string]refFound, len(names))
 	for _, name := range names {
-		l.key = kv.AppendKey(l.key[:0], tag, name)
+		l.key = appendWorkKey(l.key[:0], tag, name)
 		v, ok, err := l.get(l.key)
 		if err != nil {
 			return nil, fmt.Errorf("scratch store: read key %q: %w", l.key, err)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 )
 
 // Every reference a worker checks (resolveClaims, resolveEvidence,
@@ -46,7 +46,7 @@ func TestReferenceRejects(t *testing.T) {
 		{"verdict of a known product", "verdicts.ndjson", verdict("internal_sku:BETA-1"), ""},
 		{"verdict of no product", "verdicts.ndjson", verdict("gtin:09520000000028"), "subject gtin:09520000000028 names no product in products.ndjson"},
 	}
-	in := fixture.WriteCase(t, fixture.CaseFile("passport"))
+	in := ingesttest.WriteCase(t, ingesttest.CaseFile("passport"))
 	lineOf := map[string]int{} // test name -> its line in its file
 	add := func(file, line string) int {
 		path := filepath.Join(in, file)

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/productdata/pds/ingest"
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/snapshots"
 )
 
@@ -27,7 +27,7 @@ func build(t *testing.T, in string, strict bool) (string, ingest.Summary, string
 // --strict fails on the first reject and publishes nothing, not even a
 // temporary directory.
 func TestStrict(t *testing.T) {
-	in := fixture.WriteCase(t, fixture.CaseFile("passport"))
+	in := ingesttest.WriteCase(t, ingesttest.CaseFile("passport"))
 	out, _, rejects, err := build(t, in, true)
 	if !errors.Is(err, ingest.ErrStrict) {
 		t.Fatalf("err = %v, want ErrStrict", err)
@@ -44,7 +44,7 @@ func TestStrict(t *testing.T) {
 // The same input gives the same digest and the same answers; gzip input is
 // read like plain input (the digest covers the bytes as stored, so it differs).
 func TestDeterministicAndGzip(t *testing.T) {
-	in := fixture.WriteCase(t, fixture.CaseFile("passport"))
+	in := ingesttest.WriteCase(t, ingesttest.CaseFile("passport"))
 	a, sa, _, err := build(t, in, false)
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +103,7 @@ func TestInputErrors(t *testing.T) {
 	if _, _, _, err := build(t, both, false); err == nil || !strings.Contains(err.Error(), "keep one") {
 		t.Errorf("plain and gzip: %v", err)
 	}
-	in := fixture.WriteCase(t, fixture.CaseFile("passport"))
+	in := ingesttest.WriteCase(t, ingesttest.CaseFile("passport"))
 	out, _, _, err := build(t, in, false)
 	if err != nil {
 		t.Fatal(err)
@@ -226,7 +226,7 @@ func testDuplicates(t *testing.T) {
 // The summary says how long each stage took: every input file read, in the
 // order read, then views, finishing, manifest and publish.
 func TestSummaryStages(t *testing.T) {
-	in := fixture.WriteCase(t, fixture.CaseFile("passport"))
+	in := ingesttest.WriteCase(t, ingesttest.CaseFile("passport"))
 	_, sum, _, err := build(t, in, false)
 	if err != nil {
 		t.Fatal(err)

@@ -3,12 +3,10 @@ package ingest
 import (
 	"bytes"
 	"encoding/binary"
-
-	"github.com/productdata/pds/kv"
 )
 
 // The tables of the scratch store, ingest's external sort. A key is the tag, a
-// zero byte, then its parts joined by zero bytes (kv.AppendKey). A "record" is
+// zero byte, then its parts joined by zero bytes (appendWorkKey). A "record" is
 // uvarint(input line number) followed by the binary form of what ingest
 // parsed from that line, and for documents their JSON as served (see put,
 // and appendScratchRecord and decodeRecord in record.go). The lower-case tables are
@@ -66,7 +64,7 @@ var orderedTables = []byte{tagProduct, tagClaim, tagEvidence, tagVerdict, tagDoc
 // skey returns the scratch key of table tag with parts, in a buffer reused
 // by the next call.
 func (b *builder) skey(tag byte, parts ...string) []byte {
-	b.key = kv.AppendKey(b.key[:0], tag, parts...)
+	b.key = appendWorkKey(b.key[:0], tag, parts...)
 	return b.key
 }
 
@@ -108,3 +106,21 @@ func splitOwned(v []byte) (canonical, owner []byte, line int) {
 	n, _ := binary.Uvarint(rest)
 	return canonical, owner, int(n)
 }
+
+// appendWorkKey appends to dst the key of a table of ingest's working
+// stores, the scratch store and the kept records: tag, a zero byte, then
+// parts joined by zero bytes. The kept records persist from one build to
+// the next, so this layout is part of their format.
+func appendWorkKey(dst []byte, tag byte, parts ...string) []byte {
+	dst = append(dst, tag, 0)
+	for i, p := range parts {
+		if i > 0 {
+			dst = append(dst, 0)
+		}
+		dst = append(dst, p...)
+	}
+	return dst
+}
+
+// workKey returns the key appendWorkKey appends.
+func workKey(tag byte, parts ...string) []byte { return appendWorkKey(nil, tag, parts...) }

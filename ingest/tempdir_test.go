@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/productdata/pds/ingest"
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 )
 
 // TestMain lets the test binary act as a 'pds ingest' process that stalls
@@ -57,10 +57,10 @@ func temporaries(t *testing.T, dir string) []string {
 // A killed ingest leaves its temporary folder; the next build beside it
 // removes it, but never the folder of a build that is still running.
 func TestKilledBuildLeftoversRemoved(t *testing.T) {
-	in := fixture.WriteCase(t, fixture.CaseFile("passport")) // it has rejected lines
+	in := ingesttest.WriteCase(t, ingesttest.CaseFile("passport")) // it has rejected lines
 	snaps := t.TempDir()
 
-	child := fixture.SelfCommand("-test.run=^$")
+	child := ingesttest.SelfCommand("-test.run=^$")
 	child.Env = append(os.Environ(), "PDS_INGEST_TEST_STALL="+in+"|"+filepath.Join(snaps, "killed"))
 	stdout, _ := child.StdoutPipe()
 	child.Stderr = os.Stderr
@@ -116,8 +116,8 @@ func TestKilledBuildLeftoversRemoved(t *testing.T) {
 // still 0755 and every file 0644 (Bleve's own folder and files included), so
 // a server running as another user (a container's uid 65532) can open it.
 func TestPublishedSnapshotIsReadableByEveryUser(t *testing.T) {
-	fixture.Umask(t, 0o077)
-	in := fixture.WriteCase(t, fixture.CaseFile("passport"))
+	ingesttest.Umask(t, 0o077)
+	in := ingesttest.WriteCase(t, ingesttest.CaseFile("passport"))
 	out := filepath.Join(t.TempDir(), "snap")
 	if _, err := ingest.Run(context.Background(), ingest.Options{In: in, Out: out}); err != nil {
 		t.Fatal(err)
@@ -154,7 +154,7 @@ func TestPublishedSnapshotIsReadableByEveryUser(t *testing.T) {
 // exist yet; they are made, as for a folder of nightly builds.
 func TestOutInFoldersNotYetMade(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "builds", "2026", "11-28")
-	in := filepath.Join(fixture.Root(), "sample-input")
+	in := filepath.Join(ingesttest.Root(), "sample-input")
 	if _, err := ingest.Run(context.Background(), ingest.Options{In: in, Out: out, Rejects: io.Discard}); err != nil {
 		t.Fatal(err)
 	}

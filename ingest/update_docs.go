@@ -9,20 +9,19 @@ import (
 	"sync/atomic"
 
 	"github.com/productdata/pds/domain"
-	"github.com/productdata/pds/kv"
 )
 
 // baseDocument reads a document of the base; its record and its source's
 // tenant. Only a document the base does not keep is absent: a read that
 // fails, or a record that does not decode, is the error.
 func (b *builder) baseDocument(id string) ([]byte, string, bool, error) {
-	rec, ok, err := b.up.baseRec.Get(kv.Key(keptDoc, id), nil)
+	rec, ok, err := b.up.baseRec.Get(workKey(keptDoc, id), nil)
 	if err != nil || !ok {
 		return nil, "", false, err
 	}
 	var d domain.Document
 	if _, _, err := decodeRecord(rec, &d); err != nil {
-		return nil, "", false, fmt.Errorf("--base: the kept record of document %s (key %q): %w", id, kv.Key(keptDoc, id), err)
+		return nil, "", false, fmt.Errorf("--base: the kept record of document %s (key %q): %w", id, workKey(keptDoc, id), err)
 	}
 	tenant := ""
 	if s := b.cat.sources[d.SourceID]; s != nil {
@@ -95,10 +94,10 @@ func (b *builder) importDocument(id string, rec []byte) error {
 		}
 	}
 	v := binary.AppendUvarint(append([]byte(tenant), 0), line)
-	if err := b.scratch.Set(kv.Key(tagDocument, id), v); err != nil {
+	if err := b.scratch.Set(workKey(tagDocument, id), v); err != nil {
 		return err
 	}
-	return b.scratch.Set(kv.Key(tagDocRecord, id), rec)
+	return b.scratch.Set(workKey(tagDocRecord, id), rec)
 }
 
 // noteDocument records a document of the change set: new, or replacing
@@ -107,7 +106,7 @@ func (b *builder) importDocument(id string, rec []byte) error {
 // the products citing the old one would keep their stale views.
 func (b *builder) noteDocument(id string, rec []byte) error {
 	b.up.changeDocs[id] = true
-	old, ok, err := b.up.baseRec.Get(kv.Key(keptDoc, id), nil)
+	old, ok, err := b.up.baseRec.Get(workKey(keptDoc, id), nil)
 	if err != nil {
 		return fmt.Errorf("--base: %w", err)
 	}

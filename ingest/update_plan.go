@@ -9,7 +9,6 @@ import (
 	"slices"
 
 	"github.com/productdata/pds/domain"
-	"github.com/productdata/pds/kv"
 )
 
 // coverageChanged reports whether a source's change (old is nil for a new
@@ -112,7 +111,7 @@ func (b *builder) plan() error {
 // drop counts what the base had of subject, and removes its records from
 // the build's kept records (a product computed again writes them anew).
 func (u *update) drop(b *builder, subject string) error {
-	v, ok, err := u.baseRec.Get(kv.Key(keptSummary, subject), nil)
+	v, ok, err := u.baseRec.Get(workKey(keptSummary, subject), nil)
 	if err != nil {
 		return err
 	}
@@ -124,16 +123,16 @@ func (u *update) drop(b *builder, subject string) error {
 		return err
 	}
 	u.dropped.add(&s)
-	if err := b.kept.Delete(kv.Key(keptSubject, subject)); err != nil {
+	if err := b.kept.Delete(workKey(keptSubject, subject)); err != nil {
 		return err
 	}
-	return b.kept.Delete(kv.Key(keptSummary, subject))
+	return b.kept.Delete(workKey(keptSummary, subject))
 }
 
 // replay copies a kept product's records into the scratch store, as the
 // input phases would have written them.
 func (b *builder) replay(subject string) error {
-	blob, ok, err := b.up.baseRec.Get(kv.Key(keptSubject, subject), nil)
+	blob, ok, err := b.up.baseRec.Get(workKey(keptSubject, subject), nil)
 	if err != nil {
 		return err
 	}
@@ -150,11 +149,11 @@ func (b *builder) replay(subject string) error {
 		return err
 	}
 	for _, id := range prod.Identifiers {
-		if err := b.scratch.Set(kv.Key(tagAlias, id), appendOwned(nil, subject, prod.Tenant, line)); err != nil {
+		if err := b.scratch.Set(workKey(tagAlias, id), appendOwned(nil, subject, prod.Tenant, line)); err != nil {
 			return err
 		}
 	}
-	if err := b.scratch.Set(kv.Key(tagProduct, subject), rs.product); err != nil {
+	if err := b.scratch.Set(workKey(tagProduct, subject), rs.product); err != nil {
 		return err
 	}
 	for _, v := range rs.claims {
@@ -162,7 +161,7 @@ func (b *builder) replay(subject string) error {
 		if _, _, err := decodeRecord(v, &c); err != nil {
 			return err
 		}
-		if err := b.scratch.Set(kv.Key(tagClaim, subject, c.ID), v); err != nil {
+		if err := b.scratch.Set(workKey(tagClaim, subject, c.ID), v); err != nil {
 			return err
 		}
 	}
@@ -171,10 +170,10 @@ func (b *builder) replay(subject string) error {
 		if _, _, err := decodeRecord(v, &e); err != nil {
 			return err
 		}
-		if err := b.scratch.Set(kv.Key(tagEvidence, subject, e.ClaimID, e.ID), v); err != nil {
+		if err := b.scratch.Set(workKey(tagEvidence, subject, e.ClaimID, e.ID), v); err != nil {
 			return err
 		}
-		if err := b.scratch.Set(kv.Key(tagDocUse, e.DocumentID, subject), nil); err != nil {
+		if err := b.scratch.Set(workKey(tagDocUse, e.DocumentID, subject), nil); err != nil {
 			return err
 		}
 		if !b.up.changeDocs[e.DocumentID] && !b.up.imported[e.DocumentID] {
@@ -197,7 +196,7 @@ func (b *builder) replay(subject string) error {
 		}
 		var seq [8]byte
 		binary.BigEndian.PutUint64(seq[:], n)
-		if err := b.scratch.Set(kv.Key(tagVerdict, subject, string(seq[:])), v); err != nil {
+		if err := b.scratch.Set(workKey(tagVerdict, subject, string(seq[:])), v); err != nil {
 			return err
 		}
 	}

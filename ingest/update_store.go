@@ -14,7 +14,7 @@ import (
 // scratch store, for writeNightViews and feedIndex.
 func (u *update) stage(b *builder, o *subjectOut) error {
 	for _, e := range o.entries {
-		if err := b.scratch.Set(append([]byte{tagStaged, 0}, e.key...), e.value); err != nil {
+		if err := b.scratch.Set(append([]byte{tagStaged, 0}, e.Key...), e.Value); err != nil {
 			return err
 		}
 	}
@@ -23,7 +23,7 @@ func (u *update) stage(b *builder, o *subjectOut) error {
 		return err
 	}
 	u.computed.add(&s)
-	return b.scratch.Set(kv.Key(tagStagedDocs, o.subject), appendSummary(nil, &summary{index: o.docs}))
+	return b.scratch.Set(workKey(tagStagedDocs, o.subject), appendSummary(nil, &summary{index: o.docs}))
 }
 
 // staged walks a scratch table in key order beside a sorted walk of the

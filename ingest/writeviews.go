@@ -90,7 +90,7 @@ type subjectOut struct {
 	// views are the product's views, one set per visibility, until encode
 	// turns them into entries.
 	views   []visibleViews
-	entries []kvEntry
+	entries []kv.KeyValue
 	docs    []index.Doc
 	// kept and summary are what the kept records hold of the product
 	// (appendKept, appendSummary), when records are kept.
@@ -102,11 +102,6 @@ type subjectOut struct {
 type visibleViews struct {
 	tenant string
 	views
-}
-
-// kvEntry is one value to write to the store, as the store holds it.
-type kvEntry struct {
-	key, value []byte
 }
 
 // computeAll decodes a batch of products' records and computes their views.
@@ -137,11 +132,11 @@ func (o *subjectOut) encode(enc *kv.Encoder, buf []byte) []byte {
 	for i := range o.views {
 		v := &o.views[i]
 		buf = kv.AppendView(buf[:0], v.identity)
-		o.entries = append(o.entries, kvEntry{kv.AppendViewKey(nil, kv.TagIdentity, o.subject, v.tenant), enc.Identity(buf)})
+		o.entries = append(o.entries, enc.IdentityEntry(o.subject, v.tenant, buf))
 		buf = kv.AppendView(buf[:0], v.passport)
 		plen := len(buf)
 		buf = kv.AppendView(buf, v.evidence)
-		o.entries = append(o.entries, kvEntry{kv.AppendViewKey(nil, kv.TagViews, o.subject, v.tenant), enc.Views(buf, plen)})
+		o.entries = append(o.entries, enc.ViewsEntry(o.subject, v.tenant, buf, plen))
 		releaseBodies(&v.views)
 	}
 	o.views = nil
@@ -238,7 +233,7 @@ func (b *builder) write(o *subjectOut) error {
 		}
 	}
 	if len(o.tenants) > 0 {
-		if err := b.scratch.Set(kv.Key(tagViewTenants, o.subject), []byte(strings.Join(o.tenants, "\x00"))); err != nil {
+		if err := b.scratch.Set(workKey(tagViewTenants, o.subject), []byte(strings.Join(o.tenants, "\x00"))); err != nil {
 			return err
 		}
 	}
@@ -253,7 +248,7 @@ func (b *builder) write(o *subjectOut) error {
 	// identity and then passport with evidence; tables are separate, so
 	// interleaving is fine.
 	for _, e := range o.entries {
-		if err := b.out.Set(e.key, e.value); err != nil {
+		if err := b.out.Set(e.Key, e.Value); err != nil {
 			return err
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/kv"
 	"github.com/productdata/pds/snapshots"
 )
@@ -18,7 +18,7 @@ import (
 // checks that the answer at i is what Store.Alias and Store.View give for
 // the input at i.
 func TestBatchedReadsAnswerInCallersOrder(t *testing.T) {
-	snap := fixture.Build(t, fixture.SearchInput(t, 300))
+	snap := ingesttest.Build(t, ingesttest.SearchInput(t, 300))
 	m, _ := snapshots.ReadManifest(snap)
 	for _, mapped := range []bool{false, true} {
 		t.Run(fmt.Sprint("mapped=", mapped), func(t *testing.T) {

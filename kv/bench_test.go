@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/kv"
 	"github.com/productdata/pds/snapshots"
 )
@@ -17,7 +17,7 @@ import (
 // allocs/op must stay 0.
 func BenchmarkIdentityRead(b *testing.B) {
 	const n = 20000
-	snap := fixture.Build(b, fixture.SearchInput(b, n))
+	snap := ingesttest.Build(b, ingesttest.SearchInput(b, n))
 	m, err := snapshots.ReadManifest(snap)
 	if err != nil {
 		b.Fatal(err)

@@ -443,6 +443,12 @@ func (r *Reader) Get(key, dst []byte) ([]byte, bool, error) {
 	return r.seek(key, dst)
 }
 
+// View reads one view of subject for one visibility (tenant "" is public),
+// as Get reads its key: tag is TagIdentity, TagPassport or TagEvidence.
+func (r *Reader) View(tag byte, subject, tenant string, dst []byte) ([]byte, bool, error) {
+	return r.Get(AppendViewKey(nil, tag, subject, tenant), dst)
+}
+
 // part appends to dst the view tag of the TagViews value under r.key.
 func (r *Reader) part(views *viewsDecoder, tag byte, dst []byte) ([]byte, bool, error) {
 	frame, ok, err := r.seek(r.key, r.frame[:0])

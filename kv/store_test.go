@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/kv"
 	"github.com/productdata/pds/snapshots"
 )
@@ -38,14 +38,14 @@ func TestMain(m *testing.M) {
 // TestTwoProcessesServeOneSnapshot opens one snapshot's store in another
 // process and, while that one holds it, twice more in this one: all answer.
 func TestTwoProcessesServeOneSnapshot(t *testing.T) {
-	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
+	snap := ingesttest.Build(t, ingesttest.WriteCase(t, ingesttest.CaseFile("passport")))
 	m, err := snapshots.ReadManifest(snap)
 	if err != nil {
 		t.Fatal(err)
 	}
 	store := filepath.Join(snap, "store")
 
-	child := fixture.SelfCommand("-test.run=^$")
+	child := ingesttest.SelfCommand("-test.run=^$")
 	child.Env = append(os.Environ(), "PDS_KV_TEST_HOLD="+store)
 	stdin, _ := child.StdinPipe()
 	stdout, _ := child.StdoutPipe()
@@ -84,7 +84,7 @@ func TestTwoProcessesServeOneSnapshot(t *testing.T) {
 // store (a WAL that Pebble would replay, a table) and opens it with the
 // manifest's list: they are never read, and reads answer as before.
 func TestOpenIgnoresUnlistedFiles(t *testing.T) {
-	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
+	snap := ingesttest.Build(t, ingesttest.WriteCase(t, ingesttest.CaseFile("passport")))
 	m, _ := snapshots.ReadManifest(snap)
 	store := filepath.Join(snap, "store")
 	for _, name := range []string{"999999.sst", "999998.log", "MANIFEST-999997", "marker.manifest.000002.MANIFEST-999997"} {
@@ -123,7 +123,7 @@ func TestOpenErrorSaysWhy(t *testing.T) {
 // snapshot's point index mapped and read with pread, and Scan lists the same
 // identity views.
 func TestReadsInAnyOrder(t *testing.T) {
-	snap := fixture.Build(t, fixture.SearchInput(t, 300))
+	snap := ingesttest.Build(t, ingesttest.SearchInput(t, 300))
 	m, _ := snapshots.ReadManifest(snap)
 	if !slices.ContainsFunc(m.Files, func(f snapshots.File) bool { return f.Path == snapshots.PointsPath }) {
 		t.Fatalf("the manifest does not list the point index %s", snapshots.PointsPath)

@@ -136,6 +136,24 @@ func (e *Encoder) Identity(view []byte) []byte {
 	return e.identity.EncodeBetter(buf, view)
 }
 
+// A KeyValue is one entry of the store as it holds it: the key and the
+// stored value, for Builder.Set.
+type KeyValue struct {
+	Key, Value []byte
+}
+
+// IdentityEntry returns the entry of a subject's encoded identity view for
+// one visibility (tenant "" is public).
+func (e *Encoder) IdentityEntry(subject, tenant string, view []byte) KeyValue {
+	return KeyValue{AppendViewKey(nil, TagIdentity, subject, tenant), e.Identity(view)}
+}
+
+// ViewsEntry returns the entry of a subject's passport and evidence views
+// for one visibility, pe as for Views.
+func (e *Encoder) ViewsEntry(subject, tenant string, pe []byte, passportLen int) KeyValue {
+	return KeyValue{AppendViewKey(nil, TagViews, subject, tenant), e.Views(pe, passportLen)}
+}
+
 // viewsDecoder reads the values of table TagViews.
 type viewsDecoder struct {
 	dec *zstd.Decoder

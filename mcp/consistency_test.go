@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 )
 
 // A failed tool call speaks pds's words, never the Go decoder's: an unknown
@@ -25,10 +25,10 @@ func TestToolErrorsWithoutDecoderText(t *testing.T) {
 	}
 	for _, c := range cases {
 		r := e.post(t, "1", "tools/call", callParams(c.tool, c.args))
-		if r.status != 200 || fixture.Get(r.json, "result.isError") != true {
+		if r.status != 200 || ingesttest.Get(r.json, "result.isError") != true {
 			t.Fatalf("%s %v: %d %s", c.tool, c.args, r.status, r.body)
 		}
-		text, _ := fixture.Get(r.json, "result.content.0.text").(string)
+		text, _ := ingesttest.Get(r.json, "result.content.0.text").(string)
 		if !strings.Contains(text, c.want) || strings.Contains(text, "json:") || strings.Contains(text, "unknown field") {
 			t.Errorf("%s %v: text %q, want %q and no decoder text", c.tool, c.args, text, c.want)
 		}

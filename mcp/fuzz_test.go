@@ -7,7 +7,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/internal/fuzzseed"
 	"github.com/productdata/pds/mcp"
 )
@@ -18,9 +18,9 @@ import (
 //
 //	go test -run '^$' -fuzz '^FuzzMCP$' -fuzztime 10m ./mcp/
 func FuzzMCP(f *testing.F) {
-	snap := fixture.Build(f, fixture.WriteCase(f, fixture.CaseFile("passport")))
-	svc, secrets := fixture.Service(f, snap)
-	h := mcp.New(svc, fixture.Logger(f), nil)
+	snap := ingesttest.Build(f, ingesttest.WriteCase(f, ingesttest.CaseFile("passport")))
+	svc, secrets := ingesttest.Service(f, snap)
+	h := mcp.New(svc, ingesttest.Logger(f), nil)
 	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
 	seeds := []struct{ body, version, method, name string }{
 		{`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + meta + `}}`, "2026-07-28", "tools/list", ""},
@@ -40,7 +40,7 @@ func FuzzMCP(f *testing.F) {
 	fuzzseed.Seed(f, all...)
 	f.Fuzz(func(t *testing.T, body, version, method, name string) {
 		req := httptest.NewRequest(http.MethodPost, "/v1/mcp", bytes.NewReader([]byte(body)))
-		req.Header.Set("Authorization", "Bearer "+secrets[fixture.KeyFull])
+		req.Header.Set("Authorization", "Bearer "+secrets[ingesttest.KeyFull])
 		req.Header.Set("Content-Type", "application/json")
 		for k, v := range map[string]string{"MCP-Protocol-Version": version, "Mcp-Method": method, "Mcp-Name": name} {
 			if v != "" && validHeader(v) {

@@ -7,14 +7,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 )
 
 // callTool calls a tool with the full key and returns its structuredContent.
 func callTool(t *testing.T, e *env, tool string, args map[string]any) map[string]any {
 	t.Helper()
 	r := e.post(t, 1, "tools/call", callParams(tool, args))
-	sc, ok := fixture.Get(r.json, "result.structuredContent").(map[string]any)
+	sc, ok := ingesttest.Get(r.json, "result.structuredContent").(map[string]any)
 	if r.status != 200 || !ok {
 		t.Fatalf("%s: %d %.400s", tool, r.status, r.body)
 	}
@@ -48,20 +48,20 @@ func TestIdentifierFormsFindTheProduct(t *testing.T) {
 		ids = append(ids, f.in)
 		for _, tool := range []string{"get_product", "get_passport", "get_evidence"} {
 			sc := callTool(t, e, tool, map[string]any{"identifier": f.in})
-			if sc["status"] != "found" || fixture.Get(sc, "data.interpreted_as") != demoSub || !warned(sc, f.warning) {
-				t.Errorf("%s %q: %v %v %v", tool, f.in, sc["status"], fixture.Get(sc, "data.interpreted_as"), sc["warnings"])
+			if sc["status"] != "found" || ingesttest.Get(sc, "data.interpreted_as") != demoSub || !warned(sc, f.warning) {
+				t.Errorf("%s %q: %v %v %v", tool, f.in, sc["status"], ingesttest.Get(sc, "data.interpreted_as"), sc["warnings"])
 			}
 		}
 	}
 	sc := callTool(t, e, "resolve_identifiers", map[string]any{"identifiers": ids})
-	for i, it := range fixture.Get(sc, "data.items").([]any) {
+	for i, it := range ingesttest.Get(sc, "data.items").([]any) {
 		it := it.(map[string]any)
 		if it["status"] != "found" || it["interpreted_as"] != demoSub || !warned(it, forms[i].warning) {
 			t.Errorf("item %q: %v", forms[i].in, it)
 		}
 	}
 	sc = callTool(t, e, "get_product", map[string]any{"identifier": "12345678905"})
-	if fixture.Get(sc, "data.interpreted_as") != "gtin:00012345678905" || !warned(sc, "LEADING_ZEROS_ASSUMED") {
+	if ingesttest.Get(sc, "data.interpreted_as") != "gtin:00012345678905" || !warned(sc, "LEADING_ZEROS_ASSUMED") {
 		t.Errorf("UPC-A without its leading zero: %v", sc)
 	}
 }
@@ -83,13 +83,13 @@ func TestAbsenceEchoesSubject(t *testing.T) {
 	}
 	for _, c := range cases {
 		sc := callTool(t, e, c.tool, map[string]any{"identifier": c.in})
-		if fixture.Get(sc, "data.interpreted_as") != c.interpreted || fixture.Get(sc, "data.has_product") != c.hasProduct || fixture.Get(sc, "data.input") != c.in {
+		if ingesttest.Get(sc, "data.interpreted_as") != c.interpreted || ingesttest.Get(sc, "data.has_product") != c.hasProduct || ingesttest.Get(sc, "data.input") != c.in {
 			t.Errorf("%s %q: %v", c.tool, c.in, sc["data"])
 		}
 	}
 	sc := callTool(t, e, "resolve_identifiers", map[string]any{"identifiers": []any{absent, "ABC-1"}})
 	for i, want := range []string{absent, "internal_sku:ABC-1"} {
-		if got := fixture.Get(sc, "data.items."+string(rune('0'+i))+".interpreted_as"); got != want {
+		if got := ingesttest.Get(sc, "data.items."+string(rune('0'+i))+".interpreted_as"); got != want {
 			t.Errorf("item %d: interpreted_as %v, want %s", i, got, want)
 		}
 	}
@@ -100,12 +100,12 @@ func TestAbsenceEchoesSubject(t *testing.T) {
 func TestValidateCandidatesCarryTheirOwnVerdicts(t *testing.T) {
 	e := newEnv(t)
 	sc := callTool(t, e, "validate_identifier", map[string]any{"value": "4006381333931"})
-	if sc["status"] != "ambiguous" || fixture.Get(sc, "data.likely.subject") != "gtin:04006381333931" {
+	if sc["status"] != "ambiguous" || ingesttest.Get(sc, "data.likely.subject") != "gtin:04006381333931" {
 		t.Fatalf("%v", sc)
 	}
-	for _, c := range fixture.Get(sc, "data.candidates").([]any) {
+	for _, c := range ingesttest.Get(sc, "data.candidates").([]any) {
 		c := c.(map[string]any)
-		if c["format"] == nil || fixture.Get(c, "validation.technical") != "pass" {
+		if c["format"] == nil || ingesttest.Get(c, "validation.technical") != "pass" {
 			t.Errorf("candidate %v", c)
 		}
 	}
@@ -133,17 +133,17 @@ func TestInvalidCodeNamesItsStoredSKU(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	svc, secrets := fixture.Service(t, fixture.Build(t, in))
+	svc, secrets := ingesttest.Service(t, ingesttest.Build(t, in))
 	e := serve(t, svc, secrets)
 	const hint = "stored under this code as "
 	cases := []struct {
 		in, key, sku string // sku: the subject the error names, "" for none
 	}{
-		{"2000000001273", fixture.KeyFull, "internal_sku:off-2000000001273"},
-		{" gtin:2000000001273 ", fixture.KeyFull, "internal_sku:off-2000000001273"},
-		{"2000000001280", fixture.KeyAcme, "internal_sku:off-2000000001280"},
-		{"2000000001280", fixture.KeyFull, ""}, // acme's product: another tenant hears nothing of it
-		{"2000000001297", fixture.KeyFull, ""}, // nothing stored
+		{"2000000001273", ingesttest.KeyFull, "internal_sku:off-2000000001273"},
+		{" gtin:2000000001273 ", ingesttest.KeyFull, "internal_sku:off-2000000001273"},
+		{"2000000001280", ingesttest.KeyAcme, "internal_sku:off-2000000001280"},
+		{"2000000001280", ingesttest.KeyFull, ""}, // acme's product: another tenant hears nothing of it
+		{"2000000001297", ingesttest.KeyFull, ""}, // nothing stored
 	}
 	for _, c := range cases {
 		check := func(transport, detail string) {
@@ -159,23 +159,23 @@ func TestInvalidCodeNamesItsStoredSKU(t *testing.T) {
 			check("REST"+suffix, detail)
 		}
 		r := e.do(t, "POST", "/v1/products/resolve", c.key, `{"identifiers":["`+c.in+`"]}`, nil)
-		if got := fixture.Get(r.json, "data.items.0.status"); got != "invalid" {
+		if got := ingesttest.Get(r.json, "data.items.0.status"); got != "invalid" {
 			t.Fatalf("resolve %q: %d %s", c.in, r.status, r.body)
 		}
-		detail, _ := fixture.Get(r.json, "data.items.0.error.detail").(string)
+		detail, _ := ingesttest.Get(r.json, "data.items.0.error.detail").(string)
 		check("REST resolve", detail)
 		for _, tool := range []string{"get_product", "get_passport", "get_evidence"} {
 			params := callParams(tool, map[string]any{"identifier": c.in})
 			m := e.do(t, "POST", "/v1/mcp", c.key, rpc(1, "tools/call", params), headers("tools/call", tool, nil))
-			text, _ := fixture.Get(m.json, "result.content.0.text").(string)
-			if fixture.Get(m.json, "result.isError") != true || !strings.Contains(text, "INVALID_IDENTIFIER") {
+			text, _ := ingesttest.Get(m.json, "result.content.0.text").(string)
+			if ingesttest.Get(m.json, "result.isError") != true || !strings.Contains(text, "INVALID_IDENTIFIER") {
 				t.Fatalf("MCP %s %q: %s", tool, c.in, m.body)
 			}
 			check("MCP "+tool, text)
 		}
 		if c.sku != "" {
 			r := e.do(t, "GET", "/v1/products/"+c.sku, c.key, "", nil)
-			if r.json["status"] != "found" || fixture.Get(r.json, "data.subject") != c.sku {
+			if r.json["status"] != "found" || ingesttest.Get(r.json, "data.subject") != c.sku {
 				t.Errorf("GET %s: %d %s", c.sku, r.status, r.body)
 			}
 		}

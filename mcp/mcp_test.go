@@ -15,7 +15,7 @@ import (
 	"testing"
 
 	pdshttp "github.com/productdata/pds/http"
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/mcp"
 	"github.com/productdata/pds/service"
 )
@@ -40,14 +40,14 @@ type env struct {
 // the MCP handler mounted at /v1/mcp, both on one service.
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
-	svc, secrets := fixture.Service(t, snap)
+	snap := ingesttest.Build(t, ingesttest.WriteCase(t, ingesttest.CaseFile("passport")))
+	svc, secrets := ingesttest.Service(t, snap)
 	return serve(t, svc, secrets)
 }
 
 func serve(t *testing.T, svc *service.Service, secrets map[string]string) *env {
 	t.Helper()
-	log := fixture.Logger(t)
+	log := ingesttest.Logger(t)
 	srv := httptest.NewServer(pdshttp.New(svc, log, mcp.New(svc, log, []string{origin})))
 	t.Cleanup(srv.Close)
 	return &env{url: srv.URL, keys: secrets}
@@ -64,7 +64,7 @@ type response struct {
 // holds header name/value pairs set as given (a value of "-" deletes).
 func (e *env) do(t *testing.T, method, path, key, body string, hdr map[string]string) response {
 	t.Helper()
-	req := fixture.NewRequest(t, method, e.url+path, e.keys[key], body)
+	req := ingesttest.NewRequest(t, method, e.url+path, e.keys[key], body)
 	for k, v := range hdr {
 		if v == "-" {
 			req.Header.Del(k)
@@ -73,7 +73,7 @@ func (e *env) do(t *testing.T, method, path, key, body string, hdr map[string]st
 		req.Header[k] = []string{v} // as given, so that name case reaches the server
 	}
 	var r response
-	r.status, r.header, r.body, r.json = fixture.Send(t, req)
+	r.status, r.header, r.body, r.json = ingesttest.Send(t, req)
 	return r
 }
 
@@ -128,7 +128,7 @@ func headers(method, name string, over map[string]string) map[string]string {
 func (e *env) post(t *testing.T, id any, method string, params map[string]any) response {
 	t.Helper()
 	name, _ := params["name"].(string)
-	return e.do(t, "POST", "/v1/mcp", fixture.KeyFull, rpc(id, method, params), headers(method, name, nil))
+	return e.do(t, "POST", "/v1/mcp", ingesttest.KeyFull, rpc(id, method, params), headers(method, name, nil))
 }
 
 // checkProblem holds a problem+json answer to spec 2.7.
@@ -160,10 +160,10 @@ func checkProblem(t *testing.T, r response, code string) {
 // (wantID is the id's JSON, or "" when none could be read).
 func checkRPCError(t *testing.T, r response, code int, wantID string) {
 	t.Helper()
-	if got, _ := fixture.Get(r.json, "error.code").(float64); int(got) != code {
-		t.Errorf("error.code %v, want %d: %s", fixture.Get(r.json, "error.code"), code, r.body)
+	if got, _ := ingesttest.Get(r.json, "error.code").(float64); int(got) != code {
+		t.Errorf("error.code %v, want %d: %s", ingesttest.Get(r.json, "error.code"), code, r.body)
 	}
-	if msg, _ := fixture.Get(r.json, "error.message").(string); msg == "" {
+	if msg, _ := ingesttest.Get(r.json, "error.message").(string); msg == "" {
 		t.Errorf("error without message: %s", r.body)
 	}
 	if r.json["jsonrpc"] != "2.0" {
@@ -221,7 +221,7 @@ func TestErrorOrder(t *testing.T) {
 		{name: "no key, body not JSON", key: "none", body: "{", status: 401, problem: "UNAUTHENTICATED"},
 		{name: "bad key", key: "none", body: list, hdr: headers("tools/list", "", map[string]string{"Authorization": "Bearer pds_nope"}), status: 401, problem: "UNAUTHENTICATED"},
 		{name: "not bearer", key: "none", body: list, hdr: headers("tools/list", "", map[string]string{"Authorization": "Basic eDp5"}), status: 401, problem: "UNAUTHENTICATED"},
-		{name: "key without mcp scope", key: fixture.KeyReadOnly, body: "{", status: 403, problem: "FORBIDDEN"},
+		{name: "key without mcp scope", key: ingesttest.KeyReadOnly, body: "{", status: 403, problem: "FORBIDDEN"},
 		{name: "body too large", body: `{"x":"` + strings.Repeat("a", 1<<20) + `"}`, status: 413, problem: "PAYLOAD_TOO_LARGE"},
 		// 4. Body not JSON: -32700, before the envelope and the headers.
 		{name: "not JSON", body: `{"jsonrpc":"2.0","id":1,`, status: 400, rpcCode: -32700},
@@ -291,7 +291,7 @@ func TestErrorOrder(t *testing.T) {
 			key := c.key
 			switch key {
 			case "":
-				key = fixture.KeyFull
+				key = ingesttest.KeyFull
 			case "none":
 				key = ""
 			}
@@ -311,10 +311,10 @@ func TestErrorOrder(t *testing.T) {
 				if r.json["retryable"] != false || r.json["status"] != 400.0 {
 					t.Errorf("retryable %v, status %v", r.json["retryable"], r.json["status"])
 				}
-				if got := fixture.Get(r.json, "error.data.supported"); !reflect.DeepEqual(got, []any{mcp.ProtocolVersion}) {
+				if got := ingesttest.Get(r.json, "error.data.supported"); !reflect.DeepEqual(got, []any{mcp.ProtocolVersion}) {
 					t.Errorf("error.data.supported %v", got)
 				}
-				if got := fixture.Get(r.json, "error.data.requested"); got != c.hdr["Mcp-Protocol-Version"] {
+				if got := ingesttest.Get(r.json, "error.data.requested"); got != c.hdr["Mcp-Protocol-Version"] {
 					t.Errorf("error.data.requested %v", got)
 				}
 			case c.rpcCode != 0:
@@ -322,7 +322,7 @@ func TestErrorOrder(t *testing.T) {
 					t.Errorf("content-type %q", ct)
 				}
 				checkRPCError(t, r, c.rpcCode, c.id)
-				if c.rpcCode == -32601 && !reflect.DeepEqual(fixture.Get(r.json, "error.data.supported"), []any{mcp.ProtocolVersion}) {
+				if c.rpcCode == -32601 && !reflect.DeepEqual(ingesttest.Get(r.json, "error.data.supported"), []any{mcp.ProtocolVersion}) {
 					t.Errorf("method not found does not name the supported version: %s", r.body)
 				}
 			case c.status == 202:
@@ -374,12 +374,12 @@ func TestDiscover(t *testing.T) {
 		"result.cacheScope":          "public",
 	}
 	for path, v := range want {
-		if got := fixture.Get(r.json, path); got != v {
+		if got := ingesttest.Get(r.json, path); got != v {
 			t.Errorf("%s = %v, want %v", path, got, v)
 		}
 	}
 	res := r.json["result"].(map[string]any)
-	if _, ok := fixture.Get(res, "capabilities.tools").(map[string]any); !ok {
+	if _, ok := ingesttest.Get(res, "capabilities.tools").(map[string]any); !ok {
 		t.Errorf("capabilities.tools missing: %s", r.body)
 	}
 	if ttl, ok := res["ttlMs"].(float64); !ok || ttl < 0 || ttl != float64(int64(ttl)) {
@@ -402,7 +402,7 @@ func listTools(t *testing.T, e *env) (map[string]map[string]any, []byte) {
 		t.Fatalf("tools/list: %d %s", r.status, r.body)
 	}
 	out := map[string]map[string]any{}
-	for _, tl := range fixture.Get(r.json, "result.tools").([]any) {
+	for _, tl := range ingesttest.Get(r.json, "result.tools").([]any) {
 		m := tl.(map[string]any)
 		out[m["name"].(string)] = m
 	}

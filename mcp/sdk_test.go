@@ -13,7 +13,7 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/mcp"
 )
 
@@ -60,7 +60,7 @@ func (b *bearer) exchanges() []exchange {
 
 func connect(t *testing.T, e *env, version string) (*sdk.ClientSession, *bearer) {
 	t.Helper()
-	rt := &bearer{key: e.keys[fixture.KeyFull]}
+	rt := &bearer{key: e.keys[ingesttest.KeyFull]}
 	client := sdk.NewClient(&sdk.Implementation{Name: "pds-test", Version: "1.0.0"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	t.Cleanup(cancel)
@@ -177,7 +177,7 @@ func TestSDKClientRenegotiates(t *testing.T) {
 	}
 	var combined map[string]any
 	json.Unmarshal(first.body, &combined)
-	if combined["code"] != "UNSUPPORTED_PROTOCOL_VERSION" || fixture.Get(combined, "error.code") != -32022.0 {
+	if combined["code"] != "UNSUPPORTED_PROTOCOL_VERSION" || ingesttest.Get(combined, "error.code") != -32022.0 {
 		t.Errorf("first answer %s", first.body)
 	}
 	if second.method != "server/discover" || second.version != mcp.ProtocolVersion || second.status != 200 {

@@ -14,7 +14,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	pdshttp "github.com/productdata/pds/http"
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/mcp"
 	"github.com/productdata/pds/mcp/stdio"
 	"github.com/productdata/pds/service"
@@ -31,8 +31,8 @@ type sdkEnv struct {
 
 func newSDKEnv(t *testing.T) *sdkEnv {
 	t.Helper()
-	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
-	svc, secrets := fixture.Service(t, snap)
+	snap := ingesttest.Build(t, ingesttest.WriteCase(t, ingesttest.CaseFile("passport")))
+	svc, secrets := ingesttest.Service(t, snap)
 	return &sdkEnv{env: serve(t, svc, secrets), svc: svc}
 }
 
@@ -63,12 +63,12 @@ func (e *sdkEnv) localServer(t *testing.T, key string) *sdk.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return mcp.NewLocalServer(e.svc, c, fixture.Logger(t))
+	return mcp.NewLocalServer(e.svc, c, ingesttest.Logger(t))
 }
 
 // remoteServer is pds mcp --url's server, forwarding to e's /v1/mcp.
 func (e *sdkEnv) remoteServer(t *testing.T, key string) *sdk.Server {
-	srv, closeRemote, err := mcp.NewRemoteServer(context.Background(), e.url, e.keys[key], fixture.Logger(t))
+	srv, closeRemote, err := mcp.NewRemoteServer(context.Background(), e.url, e.keys[key], ingesttest.Logger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,9 +83,9 @@ func TestSDKServerNegotiates(t *testing.T) {
 	for _, backend := range []string{"local", "remote"} {
 		for _, v := range sdkVersions {
 			t.Run(backend+"/"+v, func(t *testing.T) {
-				srv := e.localServer(t, fixture.KeyFull)
+				srv := e.localServer(t, ingesttest.KeyFull)
 				if backend == "remote" {
-					srv = e.remoteServer(t, fixture.KeyFull)
+					srv = e.remoteServer(t, ingesttest.KeyFull)
 				}
 				cs := connectSDK(t, srv, v)
 				init := cs.InitializeResult()
@@ -96,7 +96,7 @@ func TestSDKServerNegotiates(t *testing.T) {
 					t.Errorf("initialize result %+v", init)
 				}
 				res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "get_product", Arguments: map[string]any{"identifier": demo}})
-				if err != nil || res.IsError || fixture.Get(res.StructuredContent, "data.subject") != demoSub {
+				if err != nil || res.IsError || ingesttest.Get(res.StructuredContent, "data.subject") != demoSub {
 					t.Fatalf("get_product: %v %+v", err, res)
 				}
 			})
@@ -124,7 +124,7 @@ func TestSDKServerTools(t *testing.T) {
 				}
 				return sessions[key]
 			}
-			list, err := session(fixture.KeyFull).ListTools(context.Background(), nil)
+			list, err := session(ingesttest.KeyFull).ListTools(context.Background(), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -152,7 +152,7 @@ func TestSDKServerTools(t *testing.T) {
 			for _, c := range toolCases() {
 				key := c.key
 				if key == "" {
-					key = fixture.KeyFull
+					key = ingesttest.KeyFull
 				}
 				t.Run(c.tool+"/"+c.name, func(t *testing.T) {
 					res, err := session(key).CallTool(context.Background(), &sdk.CallToolParams{Name: c.tool, Arguments: c.args})
@@ -164,7 +164,7 @@ func TestSDKServerTools(t *testing.T) {
 					if res.IsError != (ref["isError"] == true) {
 						t.Fatalf("isError %v, /v1/mcp %v: %s", res.IsError, ref["isError"], text(res))
 					}
-					refText := fixture.Get(ref, "content.0.text").(string)
+					refText := ingesttest.Get(ref, "content.0.text").(string)
 					if res.IsError {
 						gotProblem, gotAdvice, _ := strings.Cut(text(res), "\n\n")
 						refProblem, refAdvice, _ := strings.Cut(refText, "\n\n")
@@ -198,7 +198,7 @@ func TestSDKServerTools(t *testing.T) {
 				})
 			}
 			// An unknown tool is a protocol error.
-			if _, err := session(fixture.KeyFull).CallTool(context.Background(), &sdk.CallToolParams{Name: "get_weather"}); err == nil {
+			if _, err := session(ingesttest.KeyFull).CallTool(context.Background(), &sdk.CallToolParams{Name: "get_weather"}); err == nil {
 				t.Error("unknown tool answered")
 			}
 		})
@@ -224,25 +224,25 @@ func resolveSchema(t *testing.T, schema any) *jsonschema.Resolved {
 // start; a remote that goes away later makes each call a tool failure that
 // says so, not a protocol error.
 func TestRemoteServerFailures(t *testing.T) {
-	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
-	svc, secrets := fixture.Service(t, snap)
-	log := fixture.Logger(t)
+	snap := ingesttest.Build(t, ingesttest.WriteCase(t, ingesttest.CaseFile("passport")))
+	svc, secrets := ingesttest.Service(t, snap)
+	log := ingesttest.Logger(t)
 	ts := httptest.NewServer(pdshttp.New(svc, log, mcp.New(svc, log, nil)))
 	defer ts.Close()
 
 	ctx := context.Background()
 	for _, c := range []struct{ url, key, want string }{
 		{ts.URL, "not-a-key", "refused the key: UNAUTHENTICATED"},
-		{ts.URL, secrets[fixture.KeyReadOnly], "lacks the mcp scope"},
-		{ts.URL + "/v1/products", secrets[fixture.KeyFull], "is " + ts.URL + "/v1/products the base URL of a pds?"},
-		{"http://127.0.0.1:1", secrets[fixture.KeyFull], "did not answer"},
+		{ts.URL, secrets[ingesttest.KeyReadOnly], "lacks the mcp scope"},
+		{ts.URL + "/v1/products", secrets[ingesttest.KeyFull], "is " + ts.URL + "/v1/products the base URL of a pds?"},
+		{"http://127.0.0.1:1", secrets[ingesttest.KeyFull], "did not answer"},
 	} {
 		_, _, err := mcp.NewRemoteServer(ctx, c.url, c.key, log)
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), c.key) {
 			t.Errorf("%s with key %q: %v, want an error saying %q without the key", c.url, c.key, err, c.want)
 		}
 	}
-	srv, closeRemote, err := mcp.NewRemoteServer(ctx, ts.URL+"/", secrets[fixture.KeyFull], log)
+	srv, closeRemote, err := mcp.NewRemoteServer(ctx, ts.URL+"/", secrets[ingesttest.KeyFull], log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,7 +270,7 @@ func TestStdioEndOfInput(t *testing.T) {
 	var out bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if err := e.localServer(t, fixture.KeyFull).Run(ctx, stdio.New(strings.NewReader(in), &out, nil)); err != nil && ctx.Err() != nil {
+	if err := e.localServer(t, ingesttest.KeyFull).Run(ctx, stdio.New(strings.NewReader(in), &out, nil)); err != nil && ctx.Err() != nil {
 		t.Fatalf("run: %v", err)
 	}
 	answers := map[string]map[string]any{}
@@ -284,9 +284,9 @@ func TestStdioEndOfInput(t *testing.T) {
 	if len(answers) != 4 {
 		t.Fatalf("%d answers, want 4:\n%s", len(answers), out.String())
 	}
-	if fixture.Get(answers["2"], "result.structuredContent.status") != "found" ||
-		fixture.Get(answers["three"], "result.structuredContent.status") != "partial" ||
-		len(fixture.Get(answers["4"], "result.tools").([]any)) != len(toolNames) {
+	if ingesttest.Get(answers["2"], "result.structuredContent.status") != "found" ||
+		ingesttest.Get(answers["three"], "result.structuredContent.status") != "partial" ||
+		len(ingesttest.Get(answers["4"], "result.tools").([]any)) != len(toolNames) {
 		t.Errorf("answers:\n%s", out.String())
 	}
 }

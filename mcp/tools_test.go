@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/productdata/pds/domain"
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/service"
 	"github.com/productdata/pds/service/keys"
 	"github.com/productdata/pds/snapshots"
@@ -123,22 +123,22 @@ func toolCases() []toolCase {
 		{name: "absent and uncovered", tool: "get_product", args: map[string]any{"identifier": "00012345678905"}, want: "unknown"},
 		{name: "GLN is out of scope", tool: "get_product", args: map[string]any{"identifier": "gln:9520000000028"}, want: "unknown"},
 		{name: "another tenant's product is hidden", tool: "get_product", args: map[string]any{"identifier": "internal_sku:ACME-7"}, want: "unknown"},
-		{name: "own tenant's product", tool: "get_product", key: fixture.KeyAcme, args: map[string]any{"identifier": "internal_sku:ACME-7"}, want: "found"},
+		{name: "own tenant's product", tool: "get_product", key: ingesttest.KeyAcme, args: map[string]any{"identifier": "internal_sku:ACME-7"}, want: "found"},
 		{name: "invalid identifier", tool: "get_product", args: map[string]any{"identifier": "09520123456789"}, want: "INVALID_IDENTIFIER"},
 		{name: "unknown namespace", tool: "get_product", args: map[string]any{"identifier": "isbn:123"}, want: "INVALID_IDENTIFIER"},
 		{name: "identifier missing", tool: "get_product", args: map[string]any{}, want: "INVALID_REQUEST", mcpOnly: true},
 		{name: "identifier a number", tool: "get_product", args: map[string]any{"identifier": 9520123456788}, want: "INVALID_REQUEST", mcpOnly: true},
 
 		{name: "passport", tool: "get_passport", args: map[string]any{"identifier": demo}, want: "found"},
-		{name: "tenant's passport", tool: "get_passport", key: fixture.KeyAcme, args: map[string]any{"identifier": demo}, want: "found"},
+		{name: "tenant's passport", tool: "get_passport", key: ingesttest.KeyAcme, args: map[string]any{"identifier": demo}, want: "found"},
 		{name: "licence restricted", tool: "get_passport", args: map[string]any{"identifier": shop}, want: "unknown"},
 		{name: "no passport", tool: "get_passport", args: map[string]any{"identifier": "gtin:04006381333931"}, want: "not_found"},
 		{name: "passport absent", tool: "get_passport", args: map[string]any{"identifier": absent}, want: "not_found"},
 		{name: "passport invalid", tool: "get_passport", args: map[string]any{"identifier": "abc def"}, want: "INVALID_IDENTIFIER"},
-		{name: "passport without the scope", tool: "get_passport", key: fixture.KeyNoScope, args: map[string]any{"identifier": demo}, want: "FORBIDDEN"},
+		{name: "passport without the scope", tool: "get_passport", key: ingesttest.KeyNoScope, args: map[string]any{"identifier": demo}, want: "FORBIDDEN"},
 
 		{name: "evidence", tool: "get_evidence", args: map[string]any{"identifier": demo}, want: "found"},
-		{name: "tenant's evidence", tool: "get_evidence", key: fixture.KeyAcme, args: map[string]any{"identifier": demo}, want: "found"},
+		{name: "tenant's evidence", tool: "get_evidence", key: ingesttest.KeyAcme, args: map[string]any{"identifier": demo}, want: "found"},
 		{name: "evidence absent", tool: "get_evidence", args: map[string]any{"identifier": absent}, want: "not_found"},
 		{name: "evidence uncovered", tool: "get_evidence", args: map[string]any{"identifier": "00012345678905"}, want: "unknown"},
 		{name: "evidence invalid", tool: "get_evidence", args: map[string]any{"identifier": "09520123456789"}, want: "INVALID_IDENTIFIER"},
@@ -162,7 +162,7 @@ func toolCases() []toolCase {
 		{name: "limit not an integer", tool: "search_products", args: map[string]any{"limit": 2.5}, want: "INVALID_REQUEST", mcpOnly: true},
 		{name: "limit a string", tool: "search_products", args: map[string]any{"limit": "20"}, want: "INVALID_REQUEST", mcpOnly: true},
 		{name: "has_passport a string", tool: "search_products", args: map[string]any{"has_passport": "yes"}, want: "INVALID_REQUEST", mcpOnly: true},
-		{name: "search without the scope", tool: "search_products", key: fixture.KeyNoScope, args: map[string]any{"manufacturer": "Demo"}, want: "FORBIDDEN"},
+		{name: "search without the scope", tool: "search_products", key: ingesttest.KeyNoScope, args: map[string]any{"manufacturer": "Demo"}, want: "FORBIDDEN"},
 
 		{name: "digital link", tool: "parse_digital_link", args: map[string]any{"uri": "https://id.gs1.org/01/09520123456788/10/ABC123"}, want: "found"},
 		{name: "malformed", tool: "parse_digital_link", args: map[string]any{"uri": "not a uri"}, want: "MALFORMED_URI"},
@@ -174,13 +174,13 @@ func toolCases() []toolCase {
 		{name: "source", tool: "get_source", args: map[string]any{"source_id": srcReg}, want: "found"},
 		{name: "unknown source", tool: "get_source", args: map[string]any{"source_id": "22222222-0000-4000-8000-000000000001"}, want: "not_found"},
 		{name: "another tenant's source", tool: "get_source", args: map[string]any{"source_id": "11111111-0000-4000-8000-000000000004"}, want: "not_found"},
-		{name: "own tenant's source", tool: "get_source", key: fixture.KeyAcme, args: map[string]any{"source_id": "11111111-0000-4000-8000-000000000004"}, want: "found"},
+		{name: "own tenant's source", tool: "get_source", key: ingesttest.KeyAcme, args: map[string]any{"source_id": "11111111-0000-4000-8000-000000000004"}, want: "found"},
 		{name: "source id not a UUID", tool: "get_source", args: map[string]any{"source_id": "registry"}, want: "INVALID_IDENTIFIER"},
-		{name: "source without the scope", tool: "get_source", key: fixture.KeyNoScope, args: map[string]any{"source_id": srcReg}, want: "FORBIDDEN"},
+		{name: "source without the scope", tool: "get_source", key: ingesttest.KeyNoScope, args: map[string]any{"source_id": srcReg}, want: "FORBIDDEN"},
 		{name: "source_id missing", tool: "get_source", args: map[string]any{}, want: "INVALID_REQUEST", mcpOnly: true},
 
 		{name: "whoami", tool: "whoami", args: map[string]any{}, want: "found"},
-		{name: "whoami needs only mcp", tool: "whoami", key: fixture.KeyNoScope, args: map[string]any{}, want: "found"},
+		{name: "whoami needs only mcp", tool: "whoami", key: ingesttest.KeyNoScope, args: map[string]any{}, want: "found"},
 		{name: "whoami takes no arguments", tool: "whoami", args: map[string]any{"tenant": "x"}, want: "INVALID_REQUEST", mcpOnly: true},
 	}
 }
@@ -196,7 +196,7 @@ func TestTools(t *testing.T) {
 		t.Run(c.tool+"/"+c.name, func(t *testing.T) {
 			key := c.key
 			if key == "" {
-				key = fixture.KeyFull
+				key = ingesttest.KeyFull
 			}
 			schema := tools[c.tool]
 			r := e.do(t, "POST", "/v1/mcp", key, rpc(1, "tools/call", callParams(c.tool, c.args)), headers("tools/call", c.tool, nil))
@@ -208,10 +208,10 @@ func TestTools(t *testing.T) {
 				t.Errorf("resultType %v", res["resultType"])
 			}
 			content, _ := res["content"].([]any)
-			if len(content) != 1 || fixture.Get(content, "0.type") != "text" {
+			if len(content) != 1 || ingesttest.Get(content, "0.type") != "text" {
 				t.Fatalf("content %v", res["content"])
 			}
-			text := fixture.Get(content, "0.text").(string)
+			text := ingesttest.Get(content, "0.text").(string)
 			rid := r.header.Get("X-Request-Id")
 			failed := res["isError"] == true
 
@@ -411,18 +411,18 @@ func (m *meter) take() []string {
 // tools/list, whoami and refused calls bill nothing; a refusal of the meter
 // is a tool failure with the REST code.
 func TestBilling(t *testing.T) {
-	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
+	snap := ingesttest.Build(t, ingesttest.WriteCase(t, ingesttest.CaseFile("passport")))
 	s, err := service.OpenSnapshot(snap, snapshots.OpenOptions{CacheBytes: 8 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
-	path, secrets := fixture.Keys(t)
+	path, secrets := ingesttest.Keys(t)
 	ks, err := keys.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := &meter{}
-	svc := service.New(s, ks, m, fixture.Logger(t))
+	svc := service.New(s, ks, m, ingesttest.Logger(t))
 	t.Cleanup(svc.Close)
 	e := serve(t, svc, secrets)
 
@@ -450,7 +450,7 @@ func TestBilling(t *testing.T) {
 		e.post(t, 1, "tools/call", callParams(c.tool, c.args))
 		mcpCharges := m.take()
 		method, p, b := restFor(c.tool, c.args)
-		e.do(t, method, p, fixture.KeyFull, b, nil)
+		e.do(t, method, p, ingesttest.KeyFull, b, nil)
 		restCharges := m.take()
 		if !reflect.DeepEqual(mcpCharges, c.want) || !reflect.DeepEqual(restCharges, c.want) {
 			t.Errorf("%s: MCP billed %v, REST %v, want %v", c.tool, mcpCharges, restCharges, c.want)
@@ -459,12 +459,12 @@ func TestBilling(t *testing.T) {
 
 	m.refuse = &domain.Error{Code: domain.CodeRateLimited, Detail: "slow down", RetryAfter: 7}
 	r := e.post(t, 1, "tools/call", callParams("get_product", map[string]any{"identifier": demo}))
-	text, _ := fixture.Get(r.json, "result.content.0.text").(string)
-	if fixture.Get(r.json, "result.isError") != true || !strings.Contains(text, `"code":"RATE_LIMITED"`) || !strings.Contains(text, "wait 7 seconds") {
+	text, _ := ingesttest.Get(r.json, "result.content.0.text").(string)
+	if ingesttest.Get(r.json, "result.isError") != true || !strings.Contains(text, `"code":"RATE_LIMITED"`) || !strings.Contains(text, "wait 7 seconds") {
 		t.Errorf("refused call: %s", r.body)
 	}
 	r = e.post(t, 1, "tools/call", callParams("whoami", map[string]any{}))
-	if fixture.Get(r.json, "result.isError") != false {
+	if ingesttest.Get(r.json, "result.isError") != false {
 		t.Errorf("whoami is never quota- or rate-checked: %s", r.body)
 	}
 }

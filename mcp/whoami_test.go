@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/service"
 	"github.com/productdata/pds/service/keys"
 	"github.com/productdata/pds/service/quota"
@@ -17,7 +17,7 @@ import (
 // whoami shows the caller's quota and rate limit, used and remaining, the
 // same over REST and MCP, within the tool's outputSchema; it spends neither.
 func TestWhoamiLimits(t *testing.T) {
-	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
+	snap := ingesttest.Build(t, ingesttest.WriteCase(t, ingesttest.CaseFile("passport")))
 	dir := t.TempDir()
 	keysPath := filepath.Join(dir, "keys.json")
 	secrets := map[string]string{}
@@ -32,7 +32,7 @@ func TestWhoamiLimits(t *testing.T) {
 		}
 		secrets[name] = s
 	}
-	secrets[fixture.KeyFull] = secrets["free"] // what listTools sends
+	secrets[ingesttest.KeyFull] = secrets["free"] // what listTools sends
 	ks, _ := keys.Load(keysPath)
 	now := time.Date(2026, 11, 23, 18, 0, 0, 0, time.UTC) // a frozen clock: nothing refills
 	meter, err := quota.Open(filepath.Join(dir, "usage"), func() time.Time { return now })
@@ -43,7 +43,7 @@ func TestWhoamiLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := service.New(s, ks, meter, fixture.Logger(t))
+	svc := service.New(s, ks, meter, ingesttest.Logger(t))
 	t.Cleanup(svc.Close)
 	e := serve(t, svc, secrets)
 	tools, _ := listTools(t, e)
@@ -74,13 +74,13 @@ func TestWhoamiLimits(t *testing.T) {
 			// Twice each way: whoami bills nothing and takes no token.
 			for range 2 {
 				rest := e.do(t, "GET", "/v1/whoami", c.key, "", nil)
-				if got := fixture.Get(rest.json, "data.limits"); !reflect.DeepEqual(got, any(c.want)) {
+				if got := ingesttest.Get(rest.json, "data.limits"); !reflect.DeepEqual(got, any(c.want)) {
 					g, _ := json.Marshal(got)
 					t.Fatalf("REST data.limits %s, want %v", g, c.want)
 				}
 				r := e.do(t, "POST", "/v1/mcp", c.key, rpc(1, "tools/call", callParams("whoami", map[string]any{})), headers("tools/call", "whoami", nil))
-				sc, _ := fixture.Get(r.json, "result.structuredContent").(map[string]any)
-				if got := fixture.Get(sc, "data.limits"); !reflect.DeepEqual(got, any(c.want)) {
+				sc, _ := ingesttest.Get(r.json, "result.structuredContent").(map[string]any)
+				if got := ingesttest.Get(sc, "data.limits"); !reflect.DeepEqual(got, any(c.want)) {
 					t.Fatalf("MCP data.limits %v, want %v (%s)", got, c.want, r.body)
 				}
 				for _, bad := range validate(tools["whoami"]["outputSchema"], jsonValue(sc), "structuredContent") {

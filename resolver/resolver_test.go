@@ -17,7 +17,7 @@ import (
 	pdshttp "github.com/productdata/pds/http"
 	"github.com/productdata/pds/http/httpfront"
 	"github.com/productdata/pds/ingest"
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/resolver"
 	"github.com/productdata/pds/service"
 	"github.com/productdata/pds/service/keys"
@@ -51,7 +51,7 @@ func TestMain(m *testing.M) {
 	code := func() int {
 		defer os.RemoveAll(dir)
 		snapDir = filepath.Join(dir, "snap")
-		if _, err := ingest.Run(context.Background(), ingest.Options{In: filepath.Join(fixture.Root(), "sample-input"), Out: snapDir, Rejects: io.Discard}); err != nil {
+		if _, err := ingest.Run(context.Background(), ingest.Options{In: filepath.Join(ingesttest.Root(), "sample-input"), Out: snapDir, Rejects: io.Discard}); err != nil {
 			fmt.Fprintln(os.Stderr, "ingest:", err)
 			return 1
 		}

@@ -41,7 +41,7 @@ gobin() {
 }
 
 # versitygw_path: the versitygw the tests and scripts run, found the way
-# internal/fixture.Tool finds it ($PDS_VERSITYGW, PATH, then gobin); empty
+# ingest/ingesttest.Tool finds it ($PDS_VERSITYGW, PATH, then gobin); empty
 # when there is none.
 versitygw_path() {
   if [ -n "${PDS_VERSITYGW:-}" ]; then echo "$PDS_VERSITYGW"; return; fi

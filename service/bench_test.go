@@ -11,7 +11,7 @@ import (
 
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/ingest/input/synthetic"
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/service"
 )
 
@@ -22,9 +22,9 @@ import (
 // that adds allocations to this hot path shows in allocs/op.
 func BenchmarkViewGet(b *testing.B) {
 	const n = 5000
-	snap := fixture.Build(b, fixture.SearchInput(b, n))
-	svc, secrets := fixture.Service(b, snap)
-	c, err := svc.Authenticate("Bearer " + secrets[fixture.KeyFull])
+	snap := ingesttest.Build(b, ingesttest.SearchInput(b, n))
+	svc, secrets := ingesttest.Service(b, snap)
+	c, err := svc.Authenticate("Bearer " + secrets[ingesttest.KeyFull])
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -64,9 +64,9 @@ func BenchmarkViewGetGenerated(b *testing.B) {
 	if err := synthetic.Generate(synthetic.Options{Products: n, Seed: 1, Out: in}); err != nil {
 		b.Fatal(err)
 	}
-	snap := fixture.Build(b, in)
-	svc, secrets := fixture.Service(b, snap)
-	c, err := svc.Authenticate("Bearer " + secrets[fixture.KeyFull])
+	snap := ingesttest.Build(b, in)
+	svc, secrets := ingesttest.Service(b, snap)
+	c, err := svc.Authenticate("Bearer " + secrets[ingesttest.KeyFull])
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -90,8 +90,8 @@ func BenchmarkViewGetGenerated(b *testing.B) {
 				}
 			}
 			b.ReportAllocs()
-			cpu := fixture.CPUTime()
-			defer fixture.ReportCPU(b, cpu)
+			cpu := ingesttest.CPUTime()
+			defer ingesttest.ReportCPU(b, cpu)
 			i := 0
 			for b.Loop() {
 				id := ids[i%len(ids)]

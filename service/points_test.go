@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/productdata/pds/domain"
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/service"
 	"github.com/productdata/pds/service/keys"
 	"github.com/productdata/pds/snapshots"
@@ -23,8 +23,8 @@ import (
 // alike, for a public caller and for a tenant with views of its own, for
 // products found directly, through an alias, privately, or not at all.
 func TestEveryReadPathAnswersAlike(t *testing.T) {
-	in := fixture.WriteCase(t, fixture.CaseFile("passport"))
-	snap := fixture.Build(t, in)
+	in := ingesttest.WriteCase(t, ingesttest.CaseFile("passport"))
+	snap := ingesttest.Build(t, in)
 	older := filepath.Join("testdata", "format2-passport")
 	format3 := filepath.Join("testdata", "format3-passport")
 	for dir, format := range map[string]int{snap: snapshots.FormatVersion, format3: snapshots.FormatChunks, older: snapshots.FormatBLAKE3} {
@@ -32,7 +32,7 @@ func TestEveryReadPathAnswersAlike(t *testing.T) {
 			t.Fatalf("%s: format %d (%v), want %d", dir, m.FormatVersion, err, format)
 		}
 	}
-	path, secrets := fixture.Keys(t)
+	path, secrets := ingesttest.Keys(t)
 	ks, err := keys.Load(path)
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +59,7 @@ func TestEveryReadPathAnswersAlike(t *testing.T) {
 		if s.Points != o.wantPoints {
 			t.Fatalf("%s: the snapshot's Points is %v, want %v", o.what, s.Points, o.wantPoints)
 		}
-		svcs[i] = service.New(s, ks, nil, fixture.Logger(t))
+		svcs[i] = service.New(s, ks, nil, ingesttest.Logger(t))
 		t.Cleanup(svcs[i].Close)
 	}
 	ids := []string{
@@ -69,7 +69,7 @@ func TestEveryReadPathAnswersAlike(t *testing.T) {
 		"gtin:09520123456795", "internal_sku:NOPE", "not an identifier", "12345",
 	}
 	ctx := context.Background()
-	for _, key := range []string{fixture.KeyFull, fixture.KeyAcme} {
+	for _, key := range []string{ingesttest.KeyFull, ingesttest.KeyAcme} {
 		callers := make([]domain.Caller, len(svcs))
 		for i, svc := range svcs {
 			if callers[i], err = svc.Authenticate("Bearer " + secrets[key]); err != nil {
@@ -118,7 +118,7 @@ func TestEveryReadPathAnswersAlike(t *testing.T) {
 // manifest vouches for a file pds then cannot use, and a format 4 store
 // keeps its identity views there alone.
 func TestUnreadablePointIndexRefused(t *testing.T) {
-	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
+	snap := ingesttest.Build(t, ingesttest.WriteCase(t, ingesttest.CaseFile("passport")))
 	m, err := snapshots.ReadManifest(snap)
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/productdata/pds/domain"
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/service"
 )
 
@@ -17,15 +17,15 @@ import (
 // product, an edited answer, an absence), are the bytes they are when read
 // alone.
 func TestReleasedAnswersDoNotShare(t *testing.T) {
-	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
-	svc, secrets := fixture.Service(t, snap)
+	snap := ingesttest.Build(t, ingesttest.WriteCase(t, ingesttest.CaseFile("passport")))
+	svc, secrets := ingesttest.Service(t, snap)
 	ctx := context.Background()
 	type call struct {
 		key, id string
 		op      func(context.Context, domain.Caller, service.ProductArgs) (*service.Result, error)
 	}
 	var calls []call
-	for _, key := range []string{fixture.KeyFull, fixture.KeyAcme} {
+	for _, key := range []string{ingesttest.KeyFull, ingesttest.KeyAcme} {
 		for _, id := range []string{"gtin:09520123456788", "internal_sku:SKU-1", "9520123456788", "internal_sku:ACME-7",
 			"gtin:09520000000011", "gtin:04006381333931", "gtin:09520123456795"} {
 			for _, op := range []func(context.Context, domain.Caller, service.ProductArgs) (*service.Result, error){svc.Identity, svc.Passport, svc.Evidence} {
@@ -34,7 +34,7 @@ func TestReleasedAnswersDoNotShare(t *testing.T) {
 		}
 	}
 	callers := map[string]domain.Caller{}
-	for _, key := range []string{fixture.KeyFull, fixture.KeyAcme} {
+	for _, key := range []string{ingesttest.KeyFull, ingesttest.KeyAcme} {
 		c, err := svc.Authenticate("Bearer " + secrets[key])
 		if err != nil {
 			t.Fatal(err)

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/productdata/pds/ingest/input/synthetic"
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/service"
 	"github.com/productdata/pds/service/keys"
 	"github.com/productdata/pds/snapshots"
@@ -49,7 +49,7 @@ func generated(tb testing.TB, n int) (snap string, identifiers, private []string
 			private = append(private, p.Identifiers...)
 		}
 	}
-	return fixture.Build(tb, in), identifiers, private
+	return ingesttest.Build(tb, in), identifiers, private
 }
 
 var interpretedAs = regexp.MustCompile(`^\{"interpreted_as":"[^"]*",`)
@@ -101,7 +101,7 @@ func TestResolveItemsMatchSingleLookups(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := service.New(st, ks, nil, fixture.Logger(t))
+	svc := service.New(st, ks, nil, ingesttest.Logger(t))
 	t.Cleanup(svc.Close)
 	rng := rand.New(rand.NewPCG(1, 2))
 	if len(private) == 0 {
@@ -190,8 +190,8 @@ func TestResolveItemsMatchSingleLookups(t *testing.T) {
 // path (go test -run '^$' -bench Resolve1000 -benchmem ./service/).
 func BenchmarkResolve1000(b *testing.B) {
 	snap, ids, _ := generated(b, 20000)
-	svc, secrets := fixture.Service(b, snap)
-	c, err := svc.Authenticate("Bearer " + secrets[fixture.KeyFull])
+	svc, secrets := ingesttest.Service(b, snap)
+	c, err := svc.Authenticate("Bearer " + secrets[ingesttest.KeyFull])
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -211,7 +211,7 @@ func BenchmarkResolve1000(b *testing.B) {
 	ctx := context.Background()
 	i := 0
 	b.ReportAllocs()
-	defer fixture.ReportCPU(b, fixture.CPUTime())
+	defer ingesttest.ReportCPU(b, ingesttest.CPUTime())
 	for b.Loop() {
 		res, err := svc.Resolve(ctx, c, service.ResolveArgs{Identifiers: &batches[i%len(batches)]})
 		if err != nil {

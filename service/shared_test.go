@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/service"
 	"github.com/productdata/pds/snapshots"
 )
@@ -16,10 +16,10 @@ import (
 // Two services open one snapshot at once (as two processes of a blue/green
 // restart do; kv tests the second process) and both answer.
 func TestOneSnapshotOpenedTwice(t *testing.T) {
-	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
+	snap := ingesttest.Build(t, ingesttest.WriteCase(t, ingesttest.CaseFile("passport")))
 	for i := range 2 {
-		svc, secrets := fixture.Service(t, snap)
-		c, err := svc.Authenticate("Bearer " + secrets[fixture.KeyFull])
+		svc, secrets := ingesttest.Service(t, snap)
+		c, err := svc.Authenticate("Bearer " + secrets[ingesttest.KeyFull])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -34,7 +34,7 @@ func TestOneSnapshotOpenedTwice(t *testing.T) {
 // The manifest is not trusted beyond the snapshot: paths leaving it and
 // files it does not list are refused before anything is opened.
 func TestOpenSnapshotRefusesUntrustedFiles(t *testing.T) {
-	in := fixture.WriteCase(t, fixture.CaseFile("passport"))
+	in := ingesttest.WriteCase(t, ingesttest.CaseFile("passport"))
 	cases := []struct {
 		name   string
 		damage func(dir string)
@@ -55,7 +55,7 @@ func TestOpenSnapshotRefusesUntrustedFiles(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			snap := fixture.Build(t, in)
+			snap := ingesttest.Build(t, in)
 			c.damage(snap)
 			_, err := service.OpenSnapshot(snap, snapshots.OpenOptions{CacheBytes: 1 << 20})
 			if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/service"
 	"github.com/productdata/pds/snapshots"
 )
@@ -17,7 +17,7 @@ import (
 // A damaged, truncated, incomplete or foreign snapshot is refused with a
 // message that says what is wrong.
 func TestOpenSnapshotRefuses(t *testing.T) {
-	in := fixture.WriteCase(t, fixture.CaseFile("passport"))
+	in := ingesttest.WriteCase(t, ingesttest.CaseFile("passport"))
 	largest := func(dir string) string {
 		m, err := snapshots.ReadManifest(dir)
 		if err != nil {
@@ -66,7 +66,7 @@ func TestOpenSnapshotRefuses(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			dir := fixture.Build(t, in)
+			dir := ingesttest.Build(t, in)
 			c.damage(dir)
 			// HashAll: a changed byte is found at opening only when every
 			// file is hashed whole (else at its first read: see

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/productdata/pds/domain"
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/service"
 	"github.com/productdata/pds/service/keys"
 )
@@ -54,7 +54,7 @@ func (s *lineSource) Next() ([]byte, string, error) {
 // workers finish first, after one Begin, each write whole lines and
 // flushed, then the summary.
 func TestResolveStreamWritesChunksInOrder(t *testing.T) {
-	svc, _ := fixture.Service(t, fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport"))))
+	svc, _ := ingesttest.Service(t, ingesttest.Build(t, ingesttest.WriteCase(t, ingesttest.CaseFile("passport"))))
 	var ids []string
 	for i := 0; i < 2500; i++ {
 		ids = append(ids, []string{"09520123456788", "gtin:09520000000028", "x y", "9520000000011"}[i%4])
@@ -88,7 +88,7 @@ func TestResolveStreamWritesChunksInOrder(t *testing.T) {
 
 // A stream whose context ends stops, though its input does not.
 func TestResolveStreamStopsWithItsContext(t *testing.T) {
-	svc, _ := fixture.Service(t, fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport"))))
+	svc, _ := ingesttest.Service(t, ingesttest.Build(t, ingesttest.WriteCase(t, ingesttest.CaseFile("passport"))))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	in := &lineSource{ids: []string{"09520123456788"}, endless: true, at: func(i int) {

@@ -14,14 +14,14 @@ import (
 
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/index"
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/kv"
 	"github.com/productdata/pds/snapshots"
 )
 
 // passportSnapshot builds the passport test case into a new snapshot.
 func passportSnapshot(t *testing.T) string {
-	return fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
+	return ingesttest.Build(t, ingesttest.WriteCase(t, ingesttest.CaseFile("passport")))
 }
 
 // largestIn is the largest listed file under prefix.
@@ -53,7 +53,7 @@ func TestChangedByteRefusedAtItsFirstRead(t *testing.T) {
 	}{{snapshots.StoreDir + "/", false}, {snapshots.PointsPath, false}, {snapshots.PointsPath, true}} {
 		t.Run(fmt.Sprintf("%s, NoPoints %v", c.prefix, c.noPoints), func(t *testing.T) {
 			dir := passportSnapshot(t)
-			fixture.FlipByte(t, filepath.Join(dir, filepath.FromSlash(largestIn(t, dir, c.prefix))))
+			ingesttest.FlipByte(t, filepath.Join(dir, filepath.FromSlash(largestIn(t, dir, c.prefix))))
 			s, err := snapshots.Open(dir, snapshots.OpenOptions{CacheBytes: 1 << 20, NoPoints: c.noPoints})
 			if err != nil {
 				// Opening reads the chunks of a table's footer and index, and
@@ -68,7 +68,7 @@ func TestChangedByteRefusedAtItsFirstRead(t *testing.T) {
 			if s.Damaged() != nil {
 				t.Fatal("damaged before any read")
 			}
-			err = fixture.ReadAll(s)
+			err = ingesttest.ReadAll(s)
 			if !errors.Is(err, domain.ErrDamaged) || !strings.Contains(err.Error(), "do not match their checksum") {
 				t.Fatalf("reading every view: %v, want a checksum refusal", err)
 			}
@@ -89,7 +89,7 @@ func TestChangedByteRefusedAtItsFirstRead(t *testing.T) {
 // in it fails every search, and marks the snapshot damaged.
 func TestChangedIndexRefusedBeforeTheFirstSearch(t *testing.T) {
 	dir := passportSnapshot(t)
-	fixture.FlipByte(t, filepath.Join(dir, filepath.FromSlash(largestIn(t, dir, snapshots.IndexDir+"/"))))
+	ingesttest.FlipByte(t, filepath.Join(dir, filepath.FromSlash(largestIn(t, dir, snapshots.IndexDir+"/"))))
 	s, err := snapshots.Open(dir, snapshots.OpenOptions{CacheBytes: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +107,7 @@ func TestChangedIndexRefusedBeforeTheFirstSearch(t *testing.T) {
 // snapshot before anything is read.
 func TestChangedChunkListRefusedAtOpening(t *testing.T) {
 	dir := passportSnapshot(t)
-	fixture.FlipByte(t, filepath.Join(dir, filepath.FromSlash(snapshots.ChunksName)))
+	ingesttest.FlipByte(t, filepath.Join(dir, filepath.FromSlash(snapshots.ChunksName)))
 	_, err := snapshots.Open(dir, snapshots.OpenOptions{CacheBytes: 1 << 20})
 	if !errors.Is(err, snapshots.ErrInvalid) || !strings.Contains(err.Error(), "chunks does not match its checksum") {
 		t.Fatalf("got %v", err)
@@ -189,7 +189,7 @@ func TestLinkedStoreTablesServeOn(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if err := fixture.ReadAll(s); err != nil {
+	if err := ingesttest.ReadAll(s); err != nil {
 		t.Fatal(err)
 	}
 	tables, err := filepath.Glob(filepath.Join(dir, snapshots.StoreDir, "*.sst"))
@@ -202,7 +202,7 @@ func TestLinkedStoreTablesServeOn(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := fixture.ReadAll(s); err != nil {
+	if err := ingesttest.ReadAll(s); err != nil {
 		t.Fatalf("after links were made: %v", err)
 	}
 	if err := os.RemoveAll(other); err != nil {
@@ -211,7 +211,7 @@ func TestLinkedStoreTablesServeOn(t *testing.T) {
 	if err := s.Check(); err != nil {
 		t.Fatalf("after the links were removed: %v", err)
 	}
-	if err := fixture.ReadAll(s); err != nil {
+	if err := ingesttest.ReadAll(s); err != nil {
 		t.Fatalf("after the links were removed: %v", err)
 	}
 
@@ -242,12 +242,12 @@ func TestLinkedStoreTablesServeOn(t *testing.T) {
 	fresh, err := snapshots.Open(dir, snapshots.OpenOptions{CacheBytes: 1 << 20})
 	if err == nil {
 		defer fresh.Close()
-		err = fixture.ReadAll(fresh)
+		err = ingesttest.ReadAll(fresh)
 	}
 	if !errors.Is(err, domain.ErrDamaged) && !errors.Is(err, snapshots.ErrInvalid) {
 		t.Fatalf("a fresh open of the written table: %v", err)
 	}
-	if err := fixture.ReadAll(s); !errors.Is(err, domain.ErrDamaged) || !strings.Contains(err.Error(), "checksum") {
+	if err := ingesttest.ReadAll(s); !errors.Is(err, domain.ErrDamaged) || !strings.Contains(err.Error(), "checksum") {
 		t.Fatalf("a read after the write: %v, want the chunk's checksum refused", err)
 	}
 }
@@ -319,7 +319,7 @@ func TestFormat2SnapshotServes(t *testing.T) {
 		}
 	}
 	// Damage in a format 2 snapshot is found at opening.
-	fixture.FlipByte(t, filepath.Join(old, filepath.FromSlash(largestIn(t, old, snapshots.StoreDir+"/"))))
+	ingesttest.FlipByte(t, filepath.Join(old, filepath.FromSlash(largestIn(t, old, snapshots.StoreDir+"/"))))
 	if _, err := snapshots.Open(old, snapshots.OpenOptions{CacheBytes: 1 << 20}); !errors.Is(err, snapshots.ErrInvalid) {
 		t.Fatalf("damaged format 2: %v", err)
 	}
@@ -330,7 +330,7 @@ func TestFormat2SnapshotServes(t *testing.T) {
 // without any search.
 func TestIndexHashedInTheBackgroundWhenAsked(t *testing.T) {
 	dir := passportSnapshot(t)
-	fixture.FlipByte(t, filepath.Join(dir, filepath.FromSlash(largestIn(t, dir, snapshots.IndexDir+"/"))))
+	ingesttest.FlipByte(t, filepath.Join(dir, filepath.FromSlash(largestIn(t, dir, snapshots.IndexDir+"/"))))
 	s, err := snapshots.Open(dir, snapshots.OpenOptions{CacheBytes: 1 << 20})
 	if err != nil {
 		t.Fatal(err)

@@ -459,7 +459,7 @@ func (s *Snapshot) SelfTest(ctx context.Context) error {
 		return fmt.Errorf("self-test reader on %s: %w", s.Dir, err)
 	}
 	for _, tag := range []byte{kv.TagIdentity, kv.TagPassport, kv.TagEvidence} {
-		if _, _, err := r.Get(kv.AppendViewKey(nil, tag, probe, ""), nil); err != nil {
+		if _, _, err := r.View(tag, probe, "", nil); err != nil {
 			r.Close()
 			return fmt.Errorf("self-test view read on %s: %w", s.Dir, err)
 		}

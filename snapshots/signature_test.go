@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/snapshots"
 )
 
@@ -88,7 +88,7 @@ func TestSignature(t *testing.T) {
 // the public key and the signature are still 0644 (a server running as
 // another user reads them), the secret key 0600.
 func TestSignatureFileModes(t *testing.T) {
-	fixture.Umask(t, 0o077)
+	ingesttest.Umask(t, 0o077)
 	keys, dir := t.TempDir(), t.TempDir()
 	pubPath, secPath := filepath.Join(keys, "a.pub"), filepath.Join(keys, "a.key")
 	if _, err := snapshots.GenerateKey(pubPath, secPath); err != nil {

@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/productdata/pds/ingest"
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/snapshots"
 )
 
@@ -34,8 +34,8 @@ import (
 // SERVICE_UNAVAILABLE), say "damaged" on /readyz, and serve again without a
 // restart once the file is put back.
 func TestChangedFilesNeverServeWrongAnswers(t *testing.T) {
-	original := fixture.Build(t, filepath.Join(fixture.Root(), "sample-input"))
-	keysPath, secrets := fixture.Keys(t)
+	original := ingesttest.Build(t, filepath.Join(ingesttest.Root(), "sample-input"))
+	keysPath, secrets := ingesttest.Keys(t)
 	key := secrets["acme"]
 	m, err := snapshots.ReadManifest(original)
 	if err != nil {
@@ -262,8 +262,8 @@ func waitReady(base, want string) string {
 // first three rounds, every time, when Bleve mapped the files themselves.
 func TestCutSearchSegmentUnderConcurrentSearches(t *testing.T) {
 	original := twoSegmentSnapshot(t)
-	keysPath, secrets := fixture.Keys(t)
-	key := secrets[fixture.KeyFull]
+	keysPath, secrets := ingesttest.Keys(t)
+	key := secrets[ingesttest.KeyFull]
 	var paths []string
 	for _, q := range []string{"nordic", "acme foods", "muller", "zeta pharma", "omega", "mueler dairy"} {
 		paths = append(paths, "/v1/products/search?manufacturer="+url.QueryEscape(q), "/v1/products/search?limit=50&manufacturer="+url.QueryEscape(q))
@@ -317,7 +317,7 @@ func TestCutSearchSegmentUnderConcurrentSearches(t *testing.T) {
 // segments, the base's and the night's.
 func twoSegmentSnapshot(t *testing.T) string {
 	t.Helper()
-	in := fixture.SearchInput(t, 3600)
+	in := ingesttest.SearchInput(t, 3600)
 	lines := strings.SplitAfter(readText(t, filepath.Join(in, "products.ndjson")), "\n")
 	baseIn, night := t.TempDir(), t.TempDir()
 	for name, text := range map[string]string{

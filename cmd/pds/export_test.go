@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 )
 
 // pds export writes the file whole or not at all: a finished export leaves
@@ -14,7 +14,7 @@ import (
 // wrote and whom the rows must credit; a snapshot it cannot open leaves an
 // earlier file as it was; a missing flag is a usage error.
 func TestExportWritesTheFileWholeOrNotAtAll(t *testing.T) {
-	snap := fixture.Build(t, filepath.Join(fixture.Root(), "sample-input"))
+	snap := ingesttest.Build(t, filepath.Join(ingesttest.Root(), "sample-input"))
 	dir := t.TempDir()
 	out := filepath.Join(dir, "products.parquet")
 

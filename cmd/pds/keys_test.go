@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/service/keys"
 )
 
@@ -71,12 +71,12 @@ func TestKeysListRevokeRotate(t *testing.T) {
 // keys file, a revoked key is refused and a rotated key answers to its new
 // secret (and to the old one during the grace period).
 func TestKeysUnderServer(t *testing.T) {
-	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
-	keysPath, secrets := fixture.Keys(t)
+	snap := ingesttest.Build(t, ingesttest.WriteCase(t, ingesttest.CaseFile("passport")))
+	keysPath, secrets := ingesttest.Keys(t)
 	base, stderr := startServe(t, "--snapshot", snap, "--keys", keysPath, "--watch", "0")
 	ks, _ := keys.Load(keysPath)
-	full, _ := ks.Lookup(secrets[fixture.KeyFull])
-	acme, _ := ks.Lookup(secrets[fixture.KeyAcme])
+	full, _ := ks.Lookup(secrets[ingesttest.KeyFull])
+	acme, _ := ks.Lookup(secrets[ingesttest.KeyAcme])
 
 	if code, _, errOut := runCmd("keys", "revoke", "--keys", keysPath, full.ID); code != 0 {
 		t.Fatal(errOut)
@@ -87,7 +87,7 @@ func TestKeysUnderServer(t *testing.T) {
 	}
 	rotated := strings.TrimSpace(out)
 	sighup(t)
-	want := map[string]int{secrets[fixture.KeyFull]: 401, secrets[fixture.KeyAcme]: 200, rotated: 200}
+	want := map[string]int{secrets[ingesttest.KeyFull]: 401, secrets[ingesttest.KeyAcme]: 200, rotated: 200}
 	var got map[string]int
 	for i := 0; i < 400; i++ {
 		got = map[string]int{}

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/service/keys"
 )
 
@@ -173,8 +173,8 @@ func getJSON(t *testing.T, url, key string) (int, map[string]any) {
 // Serving end to end: the real binary's serve command on a symlinked
 // snapshot; changing the link swaps the snapshot; SIGHUP rereads the keys.
 func TestServeSwapAndReload(t *testing.T) {
-	in := fixture.WriteCase(t, fixture.CaseFile("passport"))
-	a := fixture.Build(t, in)
+	in := ingesttest.WriteCase(t, ingesttest.CaseFile("passport"))
+	a := ingesttest.Build(t, in)
 	// b: the same input with another manufacturer for the demo product.
 	in2 := t.TempDir()
 	files, _ := os.ReadDir(in)
@@ -183,15 +183,15 @@ func TestServeSwapAndReload(t *testing.T) {
 		raw = bytes.ReplaceAll(raw, []byte("Demo Foods GmbH"), []byte("Swapped Foods GmbH"))
 		os.WriteFile(filepath.Join(in2, f.Name()), raw, 0o644)
 	}
-	b := fixture.Build(t, in2)
+	b := ingesttest.Build(t, in2)
 	dir := t.TempDir()
 	current := filepath.Join(dir, "current")
 	if err := os.Symlink(a, current); err != nil {
 		t.Fatal(err)
 	}
-	keysPath, secrets := fixture.Keys(t)
+	keysPath, secrets := ingesttest.Keys(t)
 	base, stderr := startServe(t, "--snapshot", current, "--keys", keysPath, "--watch", "50ms")
-	key := secrets[fixture.KeyFull]
+	key := secrets[ingesttest.KeyFull]
 
 	_, m := getJSON(t, base+"/v1/products/09520123456788", key)
 	if fmt.Sprint(m["data"].(map[string]any)["manufacturer"]) != "Demo Foods GmbH" {
@@ -238,9 +238,9 @@ func TestServeSwapAndReload(t *testing.T) {
 }
 
 func TestServeRefusesDamagedSnapshot(t *testing.T) {
-	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
+	snap := ingesttest.Build(t, ingesttest.WriteCase(t, ingesttest.CaseFile("passport")))
 	os.WriteFile(filepath.Join(snap, "manifest.json"), []byte(`{"format_version":7}`), 0o644)
-	keysPath, _ := fixture.Keys(t)
+	keysPath, _ := ingesttest.Keys(t)
 	code, _, errOut := runCmd("serve", "--snapshot", snap, "--keys", keysPath, "--addr", "127.0.0.1:0")
 	if code == 0 || !strings.Contains(errOut, "invalid snapshot") || !strings.Contains(errOut, "format 7") {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
@@ -250,8 +250,8 @@ func TestServeRefusesDamagedSnapshot(t *testing.T) {
 // With the watcher off (--watch 0) a key added to the keys file is refused
 // until SIGHUP, and accepted after it.
 func TestServeKeysReloadOnSIGHUP(t *testing.T) {
-	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
-	keysPath, _ := fixture.Keys(t)
+	snap := ingesttest.Build(t, ingesttest.WriteCase(t, ingesttest.CaseFile("passport")))
+	keysPath, _ := ingesttest.Keys(t)
 	base, stderr := startServe(t, "--snapshot", snap, "--keys", keysPath, "--watch", "0")
 	code, out, _ := runCmd("keys", "add", "--keys", keysPath, "--tenant", "late", "--scopes", "products:read")
 	if code != 0 {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 )
 
 // rpcAnswer is what a case expects for its line: an answer under id (as
@@ -80,7 +80,7 @@ var stdioCases = []struct {
 // read after it are answered too, nothing else is written, and the session
 // ends without error at the end of input.
 func TestStdioMCPFollowsJSONRPC2(t *testing.T) {
-	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
+	snap := ingesttest.Build(t, ingesttest.WriteCase(t, ingesttest.CaseFile("passport")))
 	for _, c := range stdioCases {
 		t.Run(c.name, func(t *testing.T) {
 			in := stdioInit + "\n" + c.line + "\n" + stdioAfter + "\n"
@@ -103,7 +103,7 @@ func TestStdioMCPFollowsJSONRPC2(t *testing.T) {
 // every line is answered as above, in one session, and the process exits 0
 // at the end of input.
 func TestStdioMCPSurvivesEveryBadLine(t *testing.T) {
-	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
+	snap := ingesttest.Build(t, ingesttest.WriteCase(t, ingesttest.CaseFile("passport")))
 	var in strings.Builder
 	in.WriteString(stdioInit + "\n")
 	want := []rpcAnswer{{`"init"`, 0}}

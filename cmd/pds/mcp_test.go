@@ -16,7 +16,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	pdshttp "github.com/productdata/pds/http"
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/mcp"
 )
 
@@ -50,19 +50,19 @@ func pdsCommand(args ...string) *exec.Cmd {
 // list the nine tools and call every one; the TypeScript client validates
 // each structuredContent against the tool's outputSchema.
 func TestStdioHostsCallEveryTool(t *testing.T) {
-	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
+	snap := ingesttest.Build(t, ingesttest.WriteCase(t, ingesttest.CaseFile("passport")))
 
 	t.Run("go-sdk/snapshot", func(t *testing.T) {
 		checkGoStdio(t, pdsCommand("mcp", "--snapshot", snap), "local", "")
 	})
 	t.Run("go-sdk/url", func(t *testing.T) {
-		s, secrets := fixture.Service(t, snap)
-		log := fixture.Logger(t)
+		s, secrets := ingesttest.Service(t, snap)
+		log := ingesttest.Logger(t)
 		ts := httptest.NewServer(pdshttp.New(s, log, mcp.New(s, log, nil)))
 		defer ts.Close()
 		cmd := pdsCommand("mcp", "--url", ts.URL)
-		cmd.Env = append(cmd.Env, apiKeyEnv+"="+secrets[fixture.KeyFull])
-		checkGoStdio(t, cmd, "public-co", secrets[fixture.KeyFull])
+		cmd.Env = append(cmd.Env, apiKeyEnv+"="+secrets[ingesttest.KeyFull])
+		checkGoStdio(t, cmd, "public-co", secrets[ingesttest.KeyFull])
 	})
 	t.Run("typescript-sdk/snapshot", func(t *testing.T) {
 		checkTSStdio(t, snap)
@@ -138,7 +138,7 @@ func checkGoStdio(t *testing.T, cmd *exec.Cmd, tenant, secret string) {
 // against pds mcp --snapshot.
 func checkTSStdio(t *testing.T, snap string) {
 	t.Helper()
-	root := fixture.Root()
+	root := ingesttest.Root()
 	out, err := exec.Command("bash", filepath.Join(root, "scripts", "mcp-ts-client.sh")).Output()
 	if err != nil {
 		t.Fatalf("scripts/mcp-ts-client.sh could not install node and the TypeScript MCP SDK (%v); the test needs them: %s", err, exitStderr(err))
@@ -228,10 +228,10 @@ func checkStructured(t *testing.T, tool string, env map[string]any, tenant strin
 	if env["status"] == nil || env["request_id"] == nil || env["meta"] == nil {
 		t.Errorf("%s: structuredContent %v", tool, env)
 	}
-	if tool == "whoami" && fixture.Get(env, "data.tenant") != tenant {
-		t.Errorf("whoami tenant %v, want %s", fixture.Get(env, "data.tenant"), tenant)
+	if tool == "whoami" && ingesttest.Get(env, "data.tenant") != tenant {
+		t.Errorf("whoami tenant %v, want %s", ingesttest.Get(env, "data.tenant"), tenant)
 	}
-	if tool == "get_product" && fixture.Get(env, "data.subject") != "gtin:09520123456788" {
+	if tool == "get_product" && ingesttest.Get(env, "data.subject") != "gtin:09520123456788" {
 		t.Errorf("get_product %v", env)
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 )
 
 // resolveIDs are identifiers of every kind of item, a tenant's own product
@@ -54,15 +54,15 @@ func post(t *testing.T, url, key, ctype, body string) []byte {
 // writes for the same lines and tenant, and its items are the batch
 // endpoint's.
 func TestResolveOfflineMatchesServer(t *testing.T) {
-	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
-	keysPath, secrets := fixture.Keys(t)
+	snap := ingesttest.Build(t, ingesttest.WriteCase(t, ingesttest.CaseFile("passport")))
+	keysPath, secrets := ingesttest.Keys(t)
 	base, _ := startServe(t, "--snapshot", snap, "--keys", keysPath)
 	var ids []string
 	for i := 0; i < 2300; i++ {
 		ids = append(ids, resolveIDs[i%len(resolveIDs)])
 	}
 	input := strings.Join(ids, "\n") + "\n"
-	for _, c := range []struct{ key, tenant string }{{fixture.KeyFull, "public-co"}, {fixture.KeyAcme, "acme"}} {
+	for _, c := range []struct{ key, tenant string }{{ingesttest.KeyFull, "public-co"}, {ingesttest.KeyAcme, "acme"}} {
 		got := offline(t, input, "--snapshot", snap, "--tenant", c.tenant, "-")
 		want := post(t, base+"/v1/products/resolve/stream", secrets[c.key], "application/x-ndjson", input)
 		if got != string(want) {
@@ -94,7 +94,7 @@ func TestResolveOfflineMatchesServer(t *testing.T) {
 // A CSV file's column is read as the identifiers, and CSV comes out with the
 // chosen members.
 func TestResolveOfflineCSV(t *testing.T) {
-	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
+	snap := ingesttest.Build(t, ingesttest.WriteCase(t, ingesttest.CaseFile("passport")))
 	file := filepath.Join(t.TempDir(), "catalogue.csv")
 	csvIn := "line,code,name\n1,09520123456788,\"Demo, crisps\"\n2,gtin:09520000000028,x\n3,\"x y\",z\n"
 	if err := os.WriteFile(file, []byte(csvIn), 0o644); err != nil {

@@ -11,14 +11,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 )
 
 // sampleSnapshot builds the bundled sample (its showcase products, and
 // tenant acme-retail's private data) with the real ingest.
 func sampleSnapshot(t *testing.T) string {
 	t.Helper()
-	return fixture.Build(t, filepath.Join(fixture.Root(), "sample-input"))
+	return ingesttest.Build(t, filepath.Join(ingesttest.Root(), "sample-input"))
 }
 
 var noFollow = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
@@ -39,7 +39,7 @@ func fetch(t *testing.T, url string) (int, http.Header, string) {
 // requiring a key.
 func TestServeResolverListeners(t *testing.T) {
 	snap := sampleSnapshot(t)
-	keysPath, _ := fixture.Keys(t)
+	keysPath, _ := ingesttest.Keys(t)
 	const dl = "/01/09520123456788"
 
 	off, _ := startServe(t, "--snapshot", snap, "--keys", keysPath)
@@ -98,7 +98,7 @@ func TestServeResolverListeners(t *testing.T) {
 // var/test-artifacts/. What the test needs is installed by
 // scripts/browser-test.sh; when that fails, so does the test.
 func TestPassportPageInABrowser(t *testing.T) {
-	out, err := exec.Command("bash", filepath.Join(fixture.Root(), "scripts", "browser-test.sh")).Output()
+	out, err := exec.Command("bash", filepath.Join(ingesttest.Root(), "scripts", "browser-test.sh")).Output()
 	if err != nil {
 		var stderr string
 		if ee, ok := err.(*exec.ExitError); ok {
@@ -107,11 +107,11 @@ func TestPassportPageInABrowser(t *testing.T) {
 		t.Fatalf("scripts/browser-test.sh could not install Chromium, node, puppeteer-core and axe-core: %v\n%s", err, stderr)
 	}
 	dir := strings.TrimSpace(string(out))
-	artifacts := filepath.Join(fixture.Root(), "var", "test-artifacts")
+	artifacts := filepath.Join(ingesttest.Root(), "var", "test-artifacts")
 	if err := os.MkdirAll(artifacts, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	keysPath, _ := fixture.Keys(t)
+	keysPath, _ := ingesttest.Keys(t)
 	base, _ := startServe(t, "--snapshot", sampleSnapshot(t), "--keys", keysPath, "--resolver")
 	for _, tc := range []struct {
 		name, path string

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/snapshots"
 )
 
@@ -29,8 +29,8 @@ func TestVersion(t *testing.T) {
 // (remembered by fingerprint, not re-verified every tick), and a clean drain
 // that exits 0.
 func TestServeOperable(t *testing.T) {
-	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
-	bad := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
+	snap := ingesttest.Build(t, ingesttest.WriteCase(t, ingesttest.CaseFile("passport")))
+	bad := ingesttest.Build(t, ingesttest.WriteCase(t, ingesttest.CaseFile("passport")))
 	m, err := snapshots.ReadManifest(bad)
 	if err != nil {
 		t.Fatal(err)
@@ -45,7 +45,7 @@ func TestServeOperable(t *testing.T) {
 	dir := t.TempDir()
 	current := filepath.Join(dir, "current")
 	os.Symlink(snap, current)
-	keysPath, secrets := fixture.Keys(t)
+	keysPath, secrets := ingesttest.Keys(t)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -101,7 +101,7 @@ func TestServeOperable(t *testing.T) {
 	req, _ := http.NewRequest("POST", base+"/v1/mcp", strings.NewReader(
 		`{"jsonrpc":"2.0","id":"1","method":"tools/call","params":{"name":"whoami","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`))
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+secrets[fixture.KeyFull])
+	req.Header.Set("Authorization", "Bearer "+secrets[ingesttest.KeyFull])
 	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
 	req.Header.Set("Mcp-Method", "tools/call")
 	req.Header.Set("Mcp-Name", "whoami")

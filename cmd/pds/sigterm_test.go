@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 )
 
 // mainArgsEnv, when set in the environment of this test binary, makes it run
@@ -36,8 +36,8 @@ func TestMain(m *testing.M) {
 // accepted is answered 200, the only errors clients see are refused
 // connections after the listener closed, and the process exits 0.
 func TestSIGTERMUnderLoad(t *testing.T) {
-	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
-	keysPath, secrets := fixture.Keys(t)
+	snap := ingesttest.Build(t, ingesttest.WriteCase(t, ingesttest.CaseFile("passport")))
+	keysPath, secrets := ingesttest.Keys(t)
 	child := exec.Command(os.Args[0], "-test.run=^$")
 	child.Env = append(os.Environ(), mainArgsEnv+"="+strings.Join([]string{"serve",
 		"--addr", "127.0.0.1:0", "--snapshot", snap, "--keys", keysPath,
@@ -83,7 +83,7 @@ func TestSIGTERMUnderLoad(t *testing.T) {
 			defer client.CloseIdleConnections()
 			for !stop.Load() {
 				req, _ := http.NewRequest("GET", base+"/v1/products/gtin:09520123456788", nil)
-				req.Header.Set("Authorization", "Bearer "+secrets[fixture.KeyFull])
+				req.Header.Set("Authorization", "Bearer "+secrets[ingesttest.KeyFull])
 				res, err := client.Do(req)
 				if err != nil {
 					if errors.Is(err, syscall.ECONNREFUSED) {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 )
 
 // TestPublishDeltasFromLinkedBuilds: publish --deltas-from a folder whose
@@ -18,7 +18,7 @@ func TestPublishDeltasFromLinkedBuilds(t *testing.T) {
 	dir := t.TempDir()
 	pub, key := filepath.Join(dir, "pds.pub"), filepath.Join(dir, "pds.key")
 	mustRun(t, "snapshot", "keygen", "--pub", pub, "--key", key)
-	in := fixture.WriteCase(t, fixture.CaseFile("passport"))
+	in := ingesttest.WriteCase(t, ingesttest.CaseFile("passport"))
 	real := filepath.Join(dir, "store-of-builds")
 	for seq := 1; seq <= 2; seq++ {
 		out := filepath.Join(real, fmt.Sprintf("b%d", seq))

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/snapshots"
 )
 
@@ -64,7 +64,7 @@ func mustRun(t *testing.T, args ...string) string {
 // buildSigned ingests the passport case with a sequence and signs it.
 func buildSigned(t *testing.T, seq int, key string) string {
 	t.Helper()
-	in := fixture.WriteCase(t, fixture.CaseFile("passport"))
+	in := ingesttest.WriteCase(t, ingesttest.CaseFile("passport"))
 	out := filepath.Join(t.TempDir(), fmt.Sprintf("build%d", seq))
 	mustRun(t, "ingest", "--in", in, "--out", out, "--quiet", "--sequence", fmt.Sprint(seq))
 	if key != "" {
@@ -89,14 +89,14 @@ func TestSnapshotPublishPullServe(t *testing.T) {
 	if out := mustRun(t, "snapshot", "verify", "--pubkey", pub, b1); !strings.Contains(out, "sequence 1") {
 		t.Errorf("verify said %q", out)
 	}
-	minisign := fixture.Tool(t, "minisign", "PDS_MINISIGN")
+	minisign := ingesttest.Tool(t, "minisign", "PDS_MINISIGN")
 	cmd := exec.Command(minisign, "-Vm", snapshots.ManifestName, "-p", pub)
 	cmd.Dir = b1
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("minisign -Vm manifest.json: %v\n%s", err, out)
 	}
 
-	s3 := fixture.S3Server(t)
+	s3 := ingesttest.S3Server(t)
 	origin := "s3://" + s3.Bucket + "/fleet"
 	mustRun(t, "snapshot", "publish", "--endpoint", s3.Endpoint, "--pubkey", pub, b1, origin)
 	snaps := filepath.Join(dir, "snapshots")
@@ -104,9 +104,9 @@ func TestSnapshotPublishPullServe(t *testing.T) {
 	if !strings.Contains(out, "is current in") {
 		t.Errorf("pull said %q", out)
 	}
-	keysPath, secrets := fixture.Keys(t)
+	keysPath, secrets := ingesttest.Keys(t)
 	base, _ := startServe(t, "--snapshot", filepath.Join(snaps, "current"), "--keys", keysPath)
-	if code, body := getJSON(t, base+"/v1/products/gtin:09520123456788", secrets[fixture.KeyFull]); code != 200 || body["status"] != "found" {
+	if code, body := getJSON(t, base+"/v1/products/gtin:09520123456788", secrets[ingesttest.KeyFull]); code != 200 || body["status"] != "found" {
 		t.Fatalf("identity from the pulled build: %d %v", code, body)
 	}
 
@@ -137,7 +137,7 @@ func TestSnapshotPublishPullServe(t *testing.T) {
 // TestMinisignKeyInterop: a key pair made by the minisign tool (unencrypted,
 // -W) signs with pds, and pds's keys verify with minisign (above).
 func TestMinisignKeyInterop(t *testing.T) {
-	minisign := fixture.Tool(t, "minisign", "PDS_MINISIGN")
+	minisign := ingesttest.Tool(t, "minisign", "PDS_MINISIGN")
 	dir := t.TempDir()
 	pub, key := filepath.Join(dir, "m.pub"), filepath.Join(dir, "m.key")
 	if out, err := exec.Command(minisign, "-G", "-W", "-p", pub, "-s", key).CombinedOutput(); err != nil {
@@ -256,7 +256,7 @@ func TestServeRequiresSignature(t *testing.T) {
 	otherPub, otherKey := filepath.Join(dir, "other.pub"), filepath.Join(dir, "other.key")
 	mustRun(t, "snapshot", "keygen", "--pub", otherPub, "--key", otherKey)
 	signed, unsigned, other := buildSigned(t, 1, key), buildSigned(t, 2, ""), buildSigned(t, 3, otherKey)
-	in := fixture.WriteCase(t, fixture.CaseFile("passport"))
+	in := ingesttest.WriteCase(t, ingesttest.CaseFile("passport"))
 	products := filepath.Join(in, "products.ndjson")
 	raw, _ := os.ReadFile(products)
 	os.WriteFile(products, []byte(strings.ReplaceAll(string(raw), "Demo Foods GmbH", "Swapped Foods GmbH")), 0o644)
@@ -264,7 +264,7 @@ func TestServeRequiresSignature(t *testing.T) {
 	mustRun(t, "ingest", "--in", in, "--out", next, "--quiet", "--sequence", "4")
 	mustRun(t, "snapshot", "sign", "--key", key, next)
 
-	keysPath, secrets := fixture.Keys(t)
+	keysPath, secrets := ingesttest.Keys(t)
 	code, _, errOut := runCmd("serve", "--snapshot", unsigned, "--keys", keysPath, "--pubkey", pub, "--addr", "127.0.0.1:0")
 	if code != 1 || !strings.Contains(errOut, "the snapshot is not signed") {
 		t.Fatalf("serve of an unsigned snapshot: exit %d, %q", code, errOut)
@@ -282,7 +282,7 @@ func TestServeRequiresSignature(t *testing.T) {
 	point(signed)
 	base, stderr := startServe(t, "--snapshot", current, "--keys", keysPath, "--pubkey", pub, "--watch", "50ms")
 	maker := func() string {
-		_, m := getJSON(t, base+"/v1/products/09520123456788", secrets[fixture.KeyFull])
+		_, m := getJSON(t, base+"/v1/products/09520123456788", secrets[ingesttest.KeyFull])
 		data, _ := m["data"].(map[string]any)
 		return fmt.Sprint(data["manufacturer"])
 	}
@@ -434,9 +434,9 @@ func TestRollbackAfterAFailedSelfTestServes(t *testing.T) {
 	if refused, _ := os.ReadFile(filepath.Join(snaps, "refused")); string(refused) != id3+"\n" {
 		t.Fatalf("refused holds %q, want only %s", refused, id3)
 	}
-	keysPath, secrets := fixture.Keys(t)
+	keysPath, secrets := ingesttest.Keys(t)
 	base, _ := startServe(t, "--snapshot", filepath.Join(snaps, "current"), "--keys", keysPath, "--pubkey", pub)
-	if code, body := getJSON(t, base+"/v1/products/gtin:09520123456788", secrets[fixture.KeyFull]); code != 200 || body["status"] != "found" {
+	if code, body := getJSON(t, base+"/v1/products/gtin:09520123456788", secrets[ingesttest.KeyFull]); code != 200 || body["status"] != "found" {
 		t.Fatalf("identity after the rollback: %d %v", code, body)
 	}
 }
@@ -573,7 +573,7 @@ func TestSnapshotDeltaCommands(t *testing.T) {
 	dir := t.TempDir()
 	pub, key := filepath.Join(dir, "pds.pub"), filepath.Join(dir, "pds.key")
 	mustRun(t, "snapshot", "keygen", "--pub", pub, "--key", key)
-	in := fixture.WriteCase(t, fixture.CaseFile("passport"))
+	in := ingesttest.WriteCase(t, ingesttest.CaseFile("passport"))
 	builds := filepath.Join(dir, "builds")
 	if err := os.Mkdir(builds, 0o755); err != nil {
 		t.Fatal(err)
@@ -585,14 +585,14 @@ func TestSnapshotDeltaCommands(t *testing.T) {
 	}
 	b1, b2 := filepath.Join(builds, "b1"), filepath.Join(builds, "b2")
 
-	s3 := fixture.S3Server(t)
+	s3 := ingesttest.S3Server(t)
 	origin := "s3://" + s3.Bucket + "/nightly"
 	mustRun(t, "snapshot", "publish", "--endpoint", s3.Endpoint, b1, origin)
 	byDelta, whole, site := filepath.Join(dir, "by-delta"), filepath.Join(dir, "whole"), filepath.Join(dir, "site")
 	for _, snaps := range []string{byDelta, whole, site} {
 		mustRun(t, "snapshot", "pull", origin, "--endpoint", s3.Endpoint, "--into", snaps, "--pubkey", pub)
 	}
-	keysPath, _ := fixture.Keys(t)
+	keysPath, _ := ingesttest.Keys(t)
 	_, serveLog := startServe(t, "--admin-addr", "127.0.0.1:0", "--snapshot", filepath.Join(byDelta, "current"), "--keys", keysPath,
 		"--pubkey", pub, "--watch", "20ms")
 	admin := "http://" + regexp.MustCompile(`"admin_addr":"([^"]+)"`).FindStringSubmatch(serveLog.String())[1]

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 )
 
 // unitBinary is where the units in deploy/ expect pds.
@@ -33,7 +33,7 @@ func TestSystemdUnits(t *testing.T) {
 	units := []string{"pds.service", "pds-follow.service"}
 	var paths []string
 	for _, u := range units {
-		b, err := os.ReadFile(filepath.Join(fixture.Root(), "deploy", u))
+		b, err := os.ReadFile(filepath.Join(ingesttest.Root(), "deploy", u))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,7 +97,7 @@ func systemdAnalyze(t *testing.T) string {
 	if p, err := exec.LookPath("systemd-analyze"); err == nil {
 		return p
 	}
-	out, err := exec.Command("bash", filepath.Join(fixture.Root(), "scripts", "tools.sh"), "--only", "systemd-analyze").CombinedOutput()
+	out, err := exec.Command("bash", filepath.Join(ingesttest.Root(), "scripts", "tools.sh"), "--only", "systemd-analyze").CombinedOutput()
 	if p, lerr := exec.LookPath("systemd-analyze"); lerr == nil {
 		return p
 	}

@@ -13,7 +13,7 @@ import (
 
 	pdshttp "github.com/productdata/pds/http"
 	"github.com/productdata/pds/http/httpfront"
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/internal/metrics"
 )
 
@@ -23,8 +23,8 @@ import (
 // of a GET, and its allocations (the client's reads allocate nothing).
 func BenchmarkWireGET(b *testing.B) {
 	const n = 5000
-	snap := fixture.Build(b, fixture.SearchInput(b, n))
-	svc, secrets := fixture.Service(b, snap)
+	snap := ingesttest.Build(b, ingesttest.SearchInput(b, n))
+	svc, secrets := ingesttest.Service(b, snap)
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	for _, side := range []struct {
 		name        string
@@ -40,7 +40,7 @@ func BenchmarkWireGET(b *testing.B) {
 			var reqs [][]byte
 			for i := 0; i < n; i += 3 {
 				reqs = append(reqs, []byte(fmt.Sprintf("GET /v1/products/internal_sku:P-%04d%s HTTP/1.1\r\nHost: pds\r\nAuthorization: Bearer %s\r\n\r\n",
-					i, v.suffix, secrets[fixture.KeyFull])))
+					i, v.suffix, secrets[ingesttest.KeyFull])))
 			}
 			b.Run(side.name+"/"+v.name, func(b *testing.B) {
 				c, err := net.Dial("tcp", strings.TrimPrefix(l.URL(), "http://"))

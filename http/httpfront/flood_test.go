@@ -8,7 +8,7 @@ import (
 
 	pdshttp "github.com/productdata/pds/http"
 	"github.com/productdata/pds/http/httpfront"
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/internal/flood"
 	"github.com/productdata/pds/internal/metrics"
 )
@@ -41,9 +41,9 @@ func floodSizes(t *testing.T) (keepAlive, silent, maxConns int) {
 // recently used first, make room.
 func TestFloodLeavesRoomForNewClients(t *testing.T) {
 	keepAlive, silent, maxConns := floodSizes(t)
-	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
-	svc, keys := fixture.Service(t, snap)
-	request := "GET /v1/whoami HTTP/1.1\r\nHost: pds.test\r\nAuthorization: Bearer " + keys[fixture.KeyFull] + "\r\n\r\n"
+	snap := ingesttest.Build(t, ingesttest.WriteCase(t, ingesttest.CaseFile("passport")))
+	svc, keys := ingesttest.Service(t, snap)
+	request := "GET /v1/whoami HTTP/1.1\r\nHost: pds.test\r\nAuthorization: Bearer " + keys[ingesttest.KeyFull] + "\r\n\r\n"
 	for _, tc := range []struct {
 		name   string
 		silent bool
@@ -61,8 +61,8 @@ func TestFloodLeavesRoomForNewClients(t *testing.T) {
 				lim.ReadHeaderTimeout, lim.IdleTimeout = time.Hour, time.Hour
 			}
 			m := metrics.New(nil)
-			l := &httpfront.Listener{Addr: "127.0.0.1:0", Limits: lim, Metrics: m, Log: fixture.Logger(t),
-				Handler: pdshttp.NewWithOptions(svc, fixture.Logger(t), nil, pdshttp.Options{Metrics: m})}
+			l := &httpfront.Listener{Addr: "127.0.0.1:0", Limits: lim, Metrics: m, Log: ingesttest.Logger(t),
+				Handler: pdshttp.NewWithOptions(svc, ingesttest.Logger(t), nil, pdshttp.Options{Metrics: m})}
 			if err := l.Open(); err != nil {
 				t.Fatal(err)
 			}

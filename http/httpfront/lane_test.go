@@ -16,7 +16,7 @@ import (
 
 	pdshttp "github.com/productdata/pds/http"
 	"github.com/productdata/pds/http/httpfront"
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/internal/metrics"
 )
 
@@ -29,15 +29,15 @@ func laneListeners(t *testing.T, lim httpfront.Limits) (lane, plain *httpfront.L
 	id = ids[0]
 	open := func(netHTTPOnly bool) *httpfront.Listener {
 		m := metrics.New(nil)
-		l := &httpfront.Listener{Addr: "127.0.0.1:0", Limits: lim, Metrics: m, Log: fixture.Logger(t), NetHTTPOnly: netHTTPOnly,
-			Handler: pdshttp.NewWithOptions(svc, fixture.Logger(t), nil, pdshttp.Options{Metrics: m})}
+		l := &httpfront.Listener{Addr: "127.0.0.1:0", Limits: lim, Metrics: m, Log: ingesttest.Logger(t), NetHTTPOnly: netHTTPOnly,
+			Handler: pdshttp.NewWithOptions(svc, ingesttest.Logger(t), nil, pdshttp.Options{Metrics: m})}
 		if err := l.Open(); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { l.Close(context.Background()) })
 		return l
 	}
-	return open(false), open(true), id, keys[fixture.KeyFull]
+	return open(false), open(true), id, keys[ingesttest.KeyFull]
 }
 
 // answer is a response as the comparison sees it.

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/productdata/pds/http/httpfront"
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/internal/metrics"
 )
 
@@ -44,7 +44,7 @@ func openGated(t *testing.T, lim httpfront.Limits, netHTTPOnly bool) (*httpfront
 	t.Helper()
 	g := &gate{entered: make(chan struct{}, 16), release: make(chan struct{})}
 	m := metrics.New(nil)
-	l := &httpfront.Listener{Addr: "127.0.0.1:0", Limits: lim, Metrics: m, Log: fixture.Logger(t), NetHTTPOnly: netHTTPOnly, Handler: g}
+	l := &httpfront.Listener{Addr: "127.0.0.1:0", Limits: lim, Metrics: m, Log: ingesttest.Logger(t), NetHTTPOnly: netHTTPOnly, Handler: g}
 	if err := l.Open(); err != nil {
 		t.Fatal(err)
 	}

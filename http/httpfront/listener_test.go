@@ -21,18 +21,18 @@ import (
 	pdshttp "github.com/productdata/pds/http"
 	"github.com/productdata/pds/http/httpfront"
 	"github.com/productdata/pds/ingest/input/synthetic"
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/internal/metrics"
 	"github.com/productdata/pds/service"
 )
 
 func openListener(t *testing.T, lim httpfront.Limits) *httpfront.Listener {
 	t.Helper()
-	snap := fixture.Build(t, fixture.WriteCase(t, fixture.CaseFile("passport")))
-	svc, _ := fixture.Service(t, snap)
+	snap := ingesttest.Build(t, ingesttest.WriteCase(t, ingesttest.CaseFile("passport")))
+	svc, _ := ingesttest.Service(t, snap)
 	m := metrics.New(nil)
-	l := &httpfront.Listener{Addr: "127.0.0.1:0", AdminAddr: "127.0.0.1:0", Limits: lim, Metrics: m, Log: fixture.Logger(t),
-		Handler: pdshttp.NewWithOptions(svc, fixture.Logger(t), nil, pdshttp.Options{Metrics: m})}
+	l := &httpfront.Listener{Addr: "127.0.0.1:0", AdminAddr: "127.0.0.1:0", Limits: lim, Metrics: m, Log: ingesttest.Logger(t),
+		Handler: pdshttp.NewWithOptions(svc, ingesttest.Logger(t), nil, pdshttp.Options{Metrics: m})}
 	if err := l.Open(); err != nil {
 		t.Fatal(err)
 	}
@@ -100,20 +100,20 @@ func TestCloseReportsServerClosed(t *testing.T) {
 func TestListenerAnswersMatchHandler(t *testing.T) {
 	svc, keys, ids := fortyProducts(t)
 	m := metrics.New(nil)
-	l := &httpfront.Listener{Addr: "127.0.0.1:0", Limits: httpfront.DefaultLimits, Metrics: m, Log: fixture.Logger(t),
-		Handler: pdshttp.NewWithOptions(svc, fixture.Logger(t), nil, pdshttp.Options{Metrics: m})}
+	l := &httpfront.Listener{Addr: "127.0.0.1:0", Limits: httpfront.DefaultLimits, Metrics: m, Log: ingesttest.Logger(t),
+		Handler: pdshttp.NewWithOptions(svc, ingesttest.Logger(t), nil, pdshttp.Options{Metrics: m})}
 	if err := l.Open(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close(context.Background()) })
-	plain := httptest.NewServer(pdshttp.New(svc, fixture.Logger(t), nil))
+	plain := httptest.NewServer(pdshttp.New(svc, ingesttest.Logger(t), nil))
 	defer plain.Close()
 	// No Accept-Encoding: the answers go out as they are, the path sendWhole gathers.
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableCompression: true}}
 	perRequest := regexp.MustCompile(`"request_id":"req_[0-9A-Z]+"|"duration_ms":[0-9.]+`)
 	get := func(method, url string) (int, http.Header, []byte) {
 		req, _ := http.NewRequest(method, url, nil)
-		req.Header.Set("Authorization", "Bearer "+keys[fixture.KeyFull])
+		req.Header.Set("Authorization", "Bearer "+keys[ingesttest.KeyFull])
 		res, err := client.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -174,6 +174,6 @@ func fortyProducts(t *testing.T) (*service.Service, map[string]string, []string)
 	for _, m := range regexp.MustCompile(`"identifiers":\["([^"]+)"`).FindAllSubmatch(products, -1) {
 		ids = append(ids, string(m[1]))
 	}
-	svc, keys := fixture.Service(t, fixture.Build(t, in))
+	svc, keys := ingesttest.Service(t, ingesttest.Build(t, in))
 	return svc, keys, ids
 }

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/productdata/pds/ingest"
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/snapshots"
 	"github.com/productdata/pds/snapshots/fleet"
 )
@@ -24,7 +24,7 @@ import (
 func changedBuild(t testing.TB, seq int64, change string, dictFrom string, k keyPair) string {
 	t.Helper()
 	in := t.TempDir()
-	src := filepath.Join(fixture.Root(), "sample-input")
+	src := filepath.Join(ingesttest.Root(), "sample-input")
 	if err := os.CopyFS(in, os.DirFS(src)); err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestPullByDelta(t *testing.T) {
 	// A build of other data: its delta would be most of the build, and is
 	// not stored.
 	other := filepath.Join(t.TempDir(), "other")
-	if _, err := ingest.Run(context.Background(), ingest.Options{In: fixture.WriteCase(t, fixture.CaseFile("passport")), Out: other,
+	if _, err := ingest.Run(context.Background(), ingest.Options{In: ingesttest.WriteCase(t, ingesttest.CaseFile("passport")), Out: other,
 		Rejects: io.Discard, Sequence: 3}); err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestPullByDeltaLinksSharedStoreTables(t *testing.T) {
 	k := newKeys(t, t.TempDir())
 	o, _ := fileOrigin(t)
 	b1 := filepath.Join(t.TempDir(), "b1")
-	if _, err := ingest.Run(context.Background(), ingest.Options{In: filepath.Join(fixture.Root(), "sample-input"), Out: b1,
+	if _, err := ingest.Run(context.Background(), ingest.Options{In: filepath.Join(ingesttest.Root(), "sample-input"), Out: b1,
 		Rejects: io.Discard, Sequence: 1, KeepRecords: true}); err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestPullByDeltaLinksSharedStoreTables(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer served.Close()
-	if err := fixture.ReadAll(served); err != nil {
+	if err := ingesttest.ReadAll(served); err != nil {
 		t.Fatal(err)
 	}
 
@@ -190,7 +190,7 @@ func TestPullByDeltaLinksSharedStoreTables(t *testing.T) {
 	if err := served.Check(); err != nil {
 		t.Fatalf("the kept build, served: %v", err)
 	}
-	if err := fixture.ReadAll(served); err != nil {
+	if err := ingesttest.ReadAll(served); err != nil {
 		t.Fatalf("the kept build, served: %v", err)
 	}
 }
@@ -274,13 +274,13 @@ func TestDamagedKeptBuildFallsBackToWholePull(t *testing.T) {
 	snaps := t.TempDir()
 	pullOK(t, o, snaps, k)
 	publishWithDeltas(t, o, c, b1)
-	fixture.FlipByte(t, filepath.Join(snaps, buildID(t, b1), "points", "identity"))
+	ingesttest.FlipByte(t, filepath.Join(snaps, buildID(t, b1), "points", "identity"))
 	snaps2 := t.TempDir()
 	o2, _ := fileOrigin(t)
 	publish(t, o2, b1)
 	pullOK(t, o2, snaps2, k)
 	publishWithDeltas(t, o2, c, b1)
-	fixture.FlipByte(t, filepath.Join(snaps2, buildID(t, b1), "points", "identity"))
+	ingesttest.FlipByte(t, filepath.Join(snaps2, buildID(t, b1), "points", "identity"))
 
 	p := pullOK(t, o, snaps, k)
 	if p.Via != fleet.ViaFull || !errors.Is(p.DeltaErr, fleet.ErrRefused) || !strings.Contains(p.DeltaErr.Error(), "points/identity does not match the signed manifest") {

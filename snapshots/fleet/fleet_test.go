@@ -18,7 +18,7 @@ import (
 	"testing"
 
 	"github.com/productdata/pds/ingest"
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/snapshots"
 	"github.com/productdata/pds/snapshots/fleet"
 	"github.com/productdata/pds/snapshots/internal/snapshottest"
@@ -62,7 +62,7 @@ func testBuilds(t testing.TB) string {
 			return
 		}
 		for seq := int64(1); seq <= 3; seq++ {
-			_, buildsErr = ingest.Run(context.Background(), ingest.Options{In: filepath.Join(fixture.Root(), "sample-input"),
+			_, buildsErr = ingest.Run(context.Background(), ingest.Options{In: filepath.Join(ingesttest.Root(), "sample-input"),
 				Out: filepath.Join(buildsDir, fmt.Sprintf("b%d", seq)), Rejects: io.Discard, Sequence: seq})
 			if buildsErr != nil {
 				return
@@ -108,9 +108,9 @@ func buildID(t testing.TB, dir string) string {
 	return m.BuildID
 }
 
-func s3Origin(t testing.TB) (fleet.Origin, fixture.S3) {
+func s3Origin(t testing.TB) (fleet.Origin, ingesttest.S3) {
 	t.Helper()
-	s := fixture.S3Server(t)
+	s := ingesttest.S3Server(t)
 	o, err := fleet.OpenOrigin("s3://"+s.Bucket+"/nightly", fleet.S3Config{Endpoint: s.Endpoint})
 	if err != nil {
 		t.Fatal(err)
@@ -126,7 +126,7 @@ func publish(t testing.TB, o fleet.Origin, dir string) {
 }
 
 func follower(t testing.TB, o fleet.Origin, snaps string, k keyPair) *fleet.Follower {
-	return &fleet.Follower{Origin: o, Snapshots: snaps, Log: fixture.Logger(t),
+	return &fleet.Follower{Origin: o, Snapshots: snaps, Log: ingesttest.Logger(t),
 		Pull: fleet.PullOptions{PublicKey: k.pub, Keep: 2}}
 }
 
@@ -184,7 +184,7 @@ func TestPublishPullFollowS3(t *testing.T) {
 	serves(t, snaps, buildID(t, b1), k)
 
 	// An operator checks the pulled build with minisign alone.
-	minisign := fixture.Tool(t, "minisign", "PDS_MINISIGN")
+	minisign := ingesttest.Tool(t, "minisign", "PDS_MINISIGN")
 	cmd := exec.Command(minisign, "-Vm", snapshots.ManifestName, "-p", k.pubPath)
 	cmd.Dir = filepath.Join(snaps, fleet.CurrentName)
 	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "Signature and comment signature verified") {
@@ -242,7 +242,7 @@ func TestRefusals(t *testing.T) {
 	}{
 		{name: "tampered file", publish: func(t *testing.T, o fleet.Origin, root string) {
 			publish(t, o, b2)
-			fixture.FlipByte(t, filepath.Join(root, id2, "store", firstSST(t, b2)))
+			ingesttest.FlipByte(t, filepath.Join(root, id2, "store", firstSST(t, b2)))
 		}, want: "does not match the signed manifest's checksum", refused: true},
 		{name: "tampered manifest", publish: func(t *testing.T, o fleet.Origin, root string) {
 			publish(t, o, b2)
@@ -655,7 +655,7 @@ func TestPulledBuildIsReadableByEveryUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	publish(t, o, b1)
-	fixture.Umask(t, 0o077)
+	ingesttest.Umask(t, 0o077)
 	snaps := filepath.Join(t.TempDir(), "snapshots")
 	if _, err := follower(t, o, snaps, k).Poll(context.Background()); err != nil {
 		t.Fatal(err)

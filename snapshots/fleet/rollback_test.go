@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/snapshots"
 	"github.com/productdata/pds/snapshots/fleet"
 )
@@ -303,7 +303,7 @@ func TestRollbackRefusesAKeptBuildDamagedOnDisk(t *testing.T) {
 	id1 := pullOK(t, o, snaps, k).ID
 	publish(t, o, signedCopy(t, 2, k))
 	id2 := pullOK(t, o, snaps, k).ID
-	fixture.FlipByte(t, filepath.Join(snaps, id1, filepath.FromSlash(largestFile(t, b1).Path)))
+	ingesttest.FlipByte(t, filepath.Join(snaps, id1, filepath.FromSlash(largestFile(t, b1).Path)))
 	opts := fleet.RollbackOptions{PublicKey: k.pub}
 	if _, err := fleet.Rollback(ctx, snaps, id1, opts); !errors.Is(err, fleet.ErrRefused) || !strings.Contains(err.Error(), "fails the self-test") {
 		t.Fatalf("rollback by id to a damaged build: %v", err)
@@ -350,7 +350,7 @@ func TestFailedPullLeavesTheDirectoryAsItWas(t *testing.T) {
 		{"changed file", func(t *testing.T, o fleet.Origin, root string) {
 			b2 := signedCopy(t, 2, k)
 			publish(t, o, b2)
-			fixture.FlipByte(t, filepath.Join(root, buildID(t, b2), filepath.FromSlash(largestFile(t, b2).Path)))
+			ingesttest.FlipByte(t, filepath.Join(root, buildID(t, b2), filepath.FromSlash(largestFile(t, b2).Path)))
 		}, "does not match the signed manifest's checksum"},
 		{"fails its self-test", func(t *testing.T, o fleet.Origin, _ string) { publish(t, o, failsSelfTest(t, 2, k)) }, "point index"},
 	}

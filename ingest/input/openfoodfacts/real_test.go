@@ -22,7 +22,7 @@ import (
 	pdshttp "github.com/productdata/pds/http"
 	"github.com/productdata/pds/ingest"
 	"github.com/productdata/pds/ingest/input/openfoodfacts"
-	"github.com/productdata/pds/internal/fixture"
+	"github.com/productdata/pds/ingest/ingesttest"
 )
 
 // offModule is the module whose testdata holds real Open Food Facts API
@@ -89,7 +89,7 @@ func (s server) get(t *testing.T, path string) map[string]any {
 		t.Fatal(err)
 	}
 	req.Header.Set("Authorization", "Bearer "+s.key)
-	status, _, body, decoded := fixture.Send(t, req)
+	status, _, body, decoded := ingesttest.Send(t, req)
 	if status != 200 {
 		t.Fatalf("GET %s: %d %s", path, status, body)
 	}
@@ -128,10 +128,10 @@ func TestRealRecords(t *testing.T) {
 	if _, err := ingest.Run(context.Background(), ingest.Options{In: in, Out: snap, Strict: true, Rejects: io.Discard}); err != nil {
 		t.Fatalf("ingest --strict of the imported records: %v", err)
 	}
-	svc, secrets := fixture.Service(t, snap)
-	srv := httptest.NewServer(pdshttp.New(svc, fixture.Logger(t), nil))
+	svc, secrets := ingesttest.Service(t, snap)
+	srv := httptest.NewServer(pdshttp.New(svc, ingesttest.Logger(t), nil))
 	t.Cleanup(srv.Close)
-	s := server{url: srv.URL, key: secrets[fixture.KeyFull]}
+	s := server{url: srv.URL, key: secrets[ingesttest.KeyFull]}
 
 	checked := 0
 	for _, f := range files {
