@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/productdata/pds/domain"
-	"github.com/productdata/pds/ingest/input/synthetic"
 	"github.com/productdata/pds/ingest/ingesttest"
+	"github.com/productdata/pds/ingest/input/synthetic"
 	"github.com/productdata/pds/service"
 )
 

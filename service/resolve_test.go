@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/productdata/pds/ingest/input/synthetic"
 	"github.com/productdata/pds/ingest/ingesttest"
+	"github.com/productdata/pds/ingest/input/synthetic"
 	"github.com/productdata/pds/service"
 	"github.com/productdata/pds/service/keys"
 	"github.com/productdata/pds/snapshots"

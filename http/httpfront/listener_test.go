@@ -20,8 +20,8 @@ import (
 
 	pdshttp "github.com/productdata/pds/http"
 	"github.com/productdata/pds/http/httpfront"
-	"github.com/productdata/pds/ingest/input/synthetic"
 	"github.com/productdata/pds/ingest/ingesttest"
+	"github.com/productdata/pds/ingest/input/synthetic"
 	"github.com/productdata/pds/internal/metrics"
 	"github.com/productdata/pds/service"
 )

@@ -21,8 +21,8 @@ import (
 
 	pdshttp "github.com/productdata/pds/http"
 	"github.com/productdata/pds/ingest"
-	"github.com/productdata/pds/ingest/input/openfoodfacts"
 	"github.com/productdata/pds/ingest/ingesttest"
+	"github.com/productdata/pds/ingest/input/openfoodfacts"
 )
 
 // offModule is the module whose testdata holds real Open Food Facts API
