@@ -110,7 +110,8 @@ func splitOwned(v []byte) (canonical, owner []byte, line int) {
 // appendWorkKey appends to dst the key of a table of ingest's working
 // stores, the scratch store and the kept records: tag, a zero byte, then
 // parts joined by zero bytes. The kept records persist from one build to
-// the next, so this layout is part of their format.
+// the next, so this layout is part of their format: it is ingest's own, and
+// stays as it is whatever kv does with the snapshot store's keys.
 func appendWorkKey(dst []byte, tag byte, parts ...string) []byte {
 	dst = append(dst, tag, 0)
 	for i, p := range parts {

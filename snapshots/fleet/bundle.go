@@ -71,19 +71,11 @@ func ApplyBundle(ctx context.Context, file, snaps string, opts PullOptions) (p P
 		return p, fmt.Errorf("%w: %s: its manifest names build %q and its delta leads to %q", ErrRefused, file, m.BuildID, d.header.Target)
 	}
 	p.ID, p.Manifest = m.BuildID, m
-	lock, err := lockFolder(ctx, snaps, true, opts.LockWait, opts.Progress)
-	if err != nil {
+	lock, upToDate, err := lockToTake(ctx, snaps, m, opts, &p)
+	if err != nil || upToDate {
 		return p, err
 	}
 	defer func() { lock.unlock(err != nil) }()
-	cur, upToDate, err := checkTakeable(snaps, m, opts.AllowDowngrade)
-	if err != nil {
-		return p, err
-	}
-	if upToDate {
-		p.Build, p.UpToDate = cur, true
-		return p, nil
-	}
 	kept, err := Builds(snaps)
 	if err != nil {
 		return p, err

@@ -164,19 +164,11 @@ func pullBuild(ctx context.Context, o Origin, snaps, id string, opts PullOptions
 		return p, err
 	}
 	p.Manifest = m
-	lock, err := lockFolder(ctx, snaps, true, opts.LockWait, opts.Progress)
-	if err != nil {
+	lock, upToDate, err := lockToTake(ctx, snaps, m, opts, &p)
+	if err != nil || upToDate {
 		return p, err
 	}
 	defer func() { lock.unlock(err != nil) }()
-	cur, upToDate, err := checkTakeable(snaps, m, opts.AllowDowngrade)
-	if err != nil {
-		return p, err
-	}
-	if upToDate {
-		p.Build, p.UpToDate = cur, true
-		return p, nil
-	}
 	if err := place(ctx, o, snaps, mb, sig, m, opts, &p); err != nil {
 		return p, err
 	}
@@ -216,6 +208,26 @@ func selfTestAndActivate(ctx context.Context, snaps, id string, opts PullOptions
 	}
 	p.Removed, p.PruneErr = Prune(snaps, opts.Keep)
 	return nil
+}
+
+// lockToTake locks the snapshots folder for taking the build m and checks
+// that it may be taken (checkTakeable). When that build is already the
+// current one, it says so in p, releases the lock and answers upToDate; on
+// an error the lock is released too. Otherwise the caller holds the lock.
+func lockToTake(ctx context.Context, snaps string, m snapshots.Manifest, opts PullOptions, p *Pulled) (lock *folderLock, upToDate bool, err error) {
+	lock, err = lockFolder(ctx, snaps, true, opts.LockWait, opts.Progress)
+	if err != nil {
+		return nil, false, err
+	}
+	cur, upToDate, err := checkTakeable(snaps, m, opts.AllowDowngrade)
+	if err != nil || upToDate {
+		lock.unlock(err != nil)
+		if upToDate {
+			p.Build, p.UpToDate = cur, true
+		}
+		return nil, upToDate, err
+	}
+	return lock, false, nil
 }
 
 // checkTakeable, under the snapshots directory's lock, says whether build m
