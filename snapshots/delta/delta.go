@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/bits"
 )
 
@@ -149,10 +150,21 @@ func (e *encoder) add(at int, p []byte) {
 	e.stats.Ops++
 }
 
+// maxIndexed is how many of the base's blocks the table holds: a slot is
+// an int32 (1 + a block's number), so only the first 2^31-1 blocks (2^37-64
+// bytes, about 128 GiB) of a base are indexed. Matches there are still made by
+// extending matches found before them, and by adds; the delta is correct
+// whatever the base's size, only larger.
+const maxIndexed = math.MaxInt32
+
+// indexedBlocks is how many aligned blocks of a base of n bytes the table
+// holds.
+func indexedBlocks(n int) int { return min(n/blockSize, maxIndexed) }
+
 // index fills the table with the base's aligned blocks; a slot taken by
 // another block keeps the first (its neighbours take the overflow).
 func (e *encoder) index() {
-	blocks := len(e.base) / blockSize
+	blocks := indexedBlocks(len(e.base))
 	size := 1 << max(bits.Len(uint(blocks*2)), 4)
 	e.table = make([]int32, size)
 	e.shift = uint(64 - bits.Len(uint(size-1)))
