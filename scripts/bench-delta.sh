@@ -3,7 +3,9 @@
 # is a full build of the N_BIG-product input that keeps its records
 # (ingest --keep-records; timed when it is built). Then, for 1% and 5% of
 # the products, scripts/bench/changeinput writes a change set (each changed product
-# whole: new claim values and a new updated_at) and ingest --base builds the
+# whole: new claim values and a new updated_at; about one changed product in
+# DELETE_ONE_IN, 7 unless set, deleted instead, as real nights delete some:
+# DELETE_ONE_IN=0 changes only) and ingest --base builds the
 # next snapshot from the base and it, incrementally. Each new build is
 # signed and published to a file:// origin with deltas from the earlier
 # builds; one replica that keeps the base pulls it by delta and another
@@ -19,6 +21,7 @@ N=${N_BIG:-1000000}
 W=${BENCH_DIR:-var/bench}
 D=${DELTA_DIR:-var/delta}
 SHARES=${SHARES:-1 5}
+DELETE_ONE_IN=${DELETE_ONE_IN:-7}
 go build -o bin/pds ./cmd/pds
 go build -o bin/changeinput ./scripts/bench/changeinput
 in=$W/in-$N
@@ -64,12 +67,13 @@ records_bytes=$(du -sb --apparent-size "$base.records" | cut -f1)
 
 rows=$(mktemp)
 for pct in $SHARES; do
-  bin/changeinput --in "$in" --changes "$D/changes-$pct" --per10k $((pct * 100)) 2>/dev/null
+  bin/changeinput --in "$in" --changes "$D/changes-$pct" --per10k $((pct * 100)) --delete-one-in "$DELETE_ONE_IN" 2>/dev/null
   measure bin/pds ingest --base "$D/builds/base" --in "$D/changes-$pct" --out "$D/builds/c$pct" --quiet > "$D/ingest-$pct.out"
   changed=$(sed -n 's/.*incremental from [^:]*: \([0-9]*\) products changed.*/\1/p' "$D/ingest-$pct.out")
+  deleted=$(sed -n 's/.*incremental from [^:]*:.* \([0-9]*\) deleted.*/\1/p' "$D/ingest-$pct.out")
   finishing=$(sed -n 's/.*finishing \([0-9.ms]*\).*/\1/p' "$D/ingest-$pct.out")
-  echo "$pct $changed $WALL_S $RSS_MB $finishing" >> "$rows.build"
-  echo "bench-delta: $pct%: incremental build of $changed changed products in ${WALL_S}s" >&2
+  echo "$pct $changed ${deleted:-0} $WALL_S $RSS_MB $finishing" >> "$rows.build"
+  echo "bench-delta: $pct%: incremental build of $changed changed and ${deleted:-0} deleted products in ${WALL_S}s" >&2
   bin/pds snapshot sign --key "$D/pds.key" "$D/builds/c$pct" >/dev/null
   measure bin/pds snapshot publish --deltas-from "$D/builds" "$D/builds/c$pct" "$origin" > "$D/publish-$pct.out" 2>&1
   publish_s=$WALL_S publish_rss=$RSS_MB
@@ -94,12 +98,12 @@ done
 
 out=$(mktemp)
 {
-  echo "Measured $(date -u +%F) on $(machine) with \`make bench-delta\` (N_BIG=$N; the base snapshot is $full_bytes bytes)."
+  echo "Measured $(date -u +%F) on $(machine) with \`make bench-delta\` (N_BIG=$N, DELETE_ONE_IN=$DELETE_ONE_IN; the base snapshot is $full_bytes bytes)."
   echo
   echo "| products changed | \`ingest --base\`: the incremental build | of which finishing: the store's layer beside the search index's update | peak RSS |"
   echo "|---|---|---|---|"
-  while read -r pct changed secs rss fin; do
-    printf '| %s%% (%s products) | %s s | %s | %s MiB |\n' "$pct" "$changed" "$secs" "$fin" "$rss"
+  while read -r pct changed deleted secs rss fin; do
+    printf '| %s%% (%s products changed, %s deleted) | %s s | %s | %s MiB |\n' "$pct" "$changed" "$deleted" "$secs" "$fin" "$rss"
   done < "$rows.build"
   echo
   echo "The base, a full build that keeps its records (\`ingest --keep-records\`): $kept_s s, peak $kept_rss MiB; the records take $records_bytes bytes beside it."

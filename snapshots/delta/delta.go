@@ -31,13 +31,24 @@ const (
 )
 
 // minAdd is the shortest run between copies that is carried as differences
-// from the base's bytes at the same place (an add operation) rather than as
-// it is; it is, when at least half of its bytes equal the base's there.
-// That is what a table of offsets looks like after a value before them
+// from the base's bytes at a place alike it (an add operation) rather than
+// as it is; see gap for which places are tried and what is alike. That is
+// what a table of offsets looks like after a value before them
 // changed size: every entry differs from the base's by the same small
 // amount, in a byte or two, so the differences are mostly zero bytes and
 // compress to little, where the entries themselves do not (bsdiff's idea).
 const minAdd = 32
+
+// addWindow is the unit in which gap compares a run with the base's bytes;
+// maxShift is how far either way it looks for an alignment it lost (an
+// entry of the point index's table is 16 bytes, of the doc store's 28), and
+// maxMisses how many windows in a row alike nowhere it carries as they are
+// before it stops looking.
+const (
+	addWindow = 64
+	maxShift  = 256
+	maxMisses = 4
+)
 
 // ErrCorrupt is wrapped by every error Apply returns for a delta that is
 // not well formed or does not fit its base.
@@ -103,37 +114,156 @@ func (e *encoder) run() {
 }
 
 // gap writes the run of the target at tpos that no copy covers: as
-// differences from the base's bytes when they are alike (see minAdd), else
-// as it is. Two places of the base are tried: after the last copy, and the
-// same distance from the file's end (the place of a table that follows
-// data which changed size); the part past the base's end, if any, is
-// carried as it is.
+// differences from the base's bytes where they are alike (see minAdd), else
+// as it is. It walks the run in windows of addWindow bytes; a window is
+// alike the base's bytes at a place when its score there (see score) is at
+// least half its length. Two places are tried first: after the last copy,
+// and the same distance from the file's end (the place of a table that
+// follows data which changed size); at the run's start, the places up to
+// maxShift bytes either way of the first are tried too. A table of
+// fixed-size entries from which some were removed (a deleted product's in
+// the point index or the doc store's table of offsets), or to which some
+// were added, is alike the base's at a place that moves by an entry at
+// each: when a window scores less than three quarters of its length, the
+// places up to maxShift bytes either way are scored, and the add follows
+// the best when it scores an eighth of the window more, or when the window
+// is no longer alike where it was. After maxMisses windows in a row alike
+// nowhere tried, the rest of the run is carried as it is.
 func (e *encoder) gap(p []byte, tpos int) {
-	best, bestSame, bestN := -1, 0, 0
-	for _, s := range []int{e.prevEnd, tpos + len(e.base) - len(e.target)} {
-		if s < 0 || s >= len(e.base) {
-			continue
+	if len(p) < minAdd {
+		e.literal(p)
+		return
+	}
+	// An alignment off compares the window at k of p with the base's
+	// bytes from k+off on.
+	tries := []int{e.prevEnd, tpos + len(e.base) - len(e.target)}
+	off := 0    // the alignment of the add being gathered
+	addAt := -1 // its start in p, or -1 when there is none
+	lit := 0    // start in p of the bytes not yet written
+	misses := 0
+	for k := 0; k < len(p); k += addWindow {
+		w := p[k:min(k+addWindow, len(p))]
+		if addAt >= 0 {
+			n := e.scoreAt(w, k+off)
+			if 4*n >= 3*len(w) {
+				continue
+			}
+			// Less alike than a table's entries at their place are: the
+			// entries may have moved.
+			o, m := e.realign(w, k, off)
+			if 2*n >= len(w) && 8*(m-n) < len(w) {
+				continue
+			}
+			e.literal(p[lit:addAt])
+			e.add(addAt+off, p[addAt:k])
+			lit, addAt = k, -1
+			if 2*m >= len(w) {
+				off, addAt = o, k
+				continue
+			}
+			// Entries changed in place: the alignment may come back.
+			tries = append(tries[:2], off)
+			misses = 0
 		}
-		n := min(len(p), len(e.base)-s)
-		if n < minAdd {
-			continue
-		}
-		same := 0
-		b := e.base[s : s+n]
-		for k := range n {
-			if p[k] == b[k] {
-				same++
+		for _, o := range tries {
+			if e.alike(w, k+o) {
+				off, addAt = o, k
+				break
 			}
 		}
-		if 2*same >= n && (best < 0 || same*bestN > bestSame*n) {
-			best, bestSame, bestN = s, same, n
+		if addAt < 0 && k == 0 {
+			// The run may start with entries removed right after the copy.
+			if o, m := e.realign(w, k, tries[0]); 2*m >= len(w) {
+				off, addAt = o, k
+			}
+		}
+		if addAt >= 0 {
+			misses = 0
+			continue
+		}
+		if misses++; misses > maxMisses {
+			break
 		}
 	}
-	if best >= 0 {
-		e.add(best, p[:bestN])
-		p = p[bestN:]
+	if addAt >= 0 {
+		e.literal(p[lit:addAt])
+		e.add(addAt+off, p[addAt:])
+		return
 	}
-	e.literal(p)
+	e.literal(p[lit:])
+}
+
+// alike reports whether w scores at least half its length against the
+// base's bytes from at on.
+func (e *encoder) alike(w []byte, at int) bool { return 2*e.scoreAt(w, at) >= len(w) }
+
+// scoreAt is the score of w against the base's bytes from at on: 0 when
+// they lie outside the base. Where fewer than a quarter of the bytes are
+// equal (unlike bytes, as most places tried are), it is only their count:
+// too low to be chosen, and eight times faster to find.
+func (e *encoder) scoreAt(w []byte, at int) int {
+	if at < 0 || at+len(w) > len(e.base) {
+		return 0
+	}
+	b := e.base[at : at+len(w)]
+	if n := equal(w, b); 4*n < len(w) {
+		return n
+	}
+	return score(w, b)
+}
+
+// equal is how many bytes of a equal b's at the same place (len(b) >=
+// len(a)), eight at a time: a zero byte of their xor is an equal byte.
+func equal(a, b []byte) int {
+	const low7, high = 0x7f7f7f7f7f7f7f7f, 0x8080808080808080
+	n, i := 0, 0
+	for ; i+8 <= len(a); i += 8 {
+		x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:])
+		// The high bit of each byte of y is set when that byte of x is 0.
+		y := ^((x&low7 + low7) | x | low7)
+		n += bits.OnesCount64(y & high)
+	}
+	for ; i < len(a); i++ {
+		if a[i] == b[i] {
+			n++
+		}
+	}
+	return n
+}
+
+// realign returns the alignment within maxShift bytes of off (but off) at
+// which the window w, at k in its run, scores best against the base, and
+// that score; the nearest wins a tie.
+func (e *encoder) realign(w []byte, k, off int) (int, int) {
+	best, bestScore := off, 0
+	for d := 1; d <= maxShift; d++ {
+		for _, o := range [2]int{off + d, off - d} {
+			if n := e.scoreAt(w, k+o); n > bestScore {
+				best, bestScore = o, n
+			}
+		}
+	}
+	return best, bestScore
+}
+
+// score is how many bytes of a equal b's at the same place (len(b) >=
+// len(a)), plus how many differ from b's by the difference found most
+// often: a table of numbers each off by the same amount (an offset table
+// past a removed record) scores near its length at its own place, and less
+// at a place whose numbers are merely close to it.
+func score(a, b []byte) int {
+	var count [256]uint16
+	zero, top := 0, 0
+	for i := range a {
+		d := a[i] - b[i]
+		if d == 0 {
+			zero++
+			continue
+		}
+		count[d]++
+		top = max(top, int(count[d]))
+	}
+	return zero + top
 }
 
 func (e *encoder) add(at int, p []byte) {

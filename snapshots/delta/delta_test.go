@@ -141,3 +141,57 @@ func TestApplyRefusesDamage(t *testing.T) {
 		t.Errorf("a delta of the first version: %q, %v", out.String(), err)
 	}
 }
+
+// entries is a table of 28-byte entries, one for each length of lengths
+// but those removed lists, as the doc store's table is: the offset of its
+// record in the data before it (uint64), a random key (uint64), a small
+// number (uint32) and a rising position (uint64).
+func entries(lengths []int, removed map[int]bool) []byte {
+	r := rand.New(rand.NewPCG(7, 8))
+	var out []byte
+	off := uint64(0)
+	for i, n := range lengths {
+		key, small := r.Uint64(), r.Uint32()%16
+		if removed[i] {
+			continue
+		}
+		out = binary.LittleEndian.AppendUint64(out, off)
+		out = binary.LittleEndian.AppendUint64(out, key)
+		out = binary.LittleEndian.AppendUint32(out, small)
+		out = binary.LittleEndian.AppendUint64(out, uint64(i)<<24)
+		off += uint64(n)
+	}
+	return out
+}
+
+// TestRemovedEntries holds small the delta of a table of entries from
+// which a few were removed: every entry after a removed one moves, and its
+// offset changes by the removed record's length. Carried as differences
+// from the base's entry at its new place, the delta is mostly zero bytes.
+func TestRemovedEntries(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	lengths := make([]int, 20_000)
+	for i := range lengths {
+		lengths[i] = 60 + r.IntN(40)
+	}
+	removed := map[int]bool{}
+	for range 30 {
+		removed[r.IntN(len(lengths))] = true
+	}
+	base, tgt := entries(lengths, nil), entries(lengths, removed)
+	var d bytes.Buffer
+	if _, err := delta.Encode(&d, base, tgt); err != nil {
+		t.Fatal(err)
+	}
+	nonzero := len(d.Bytes()) - bytes.Count(d.Bytes(), []byte{0})
+	if nonzero > len(tgt)/10 {
+		t.Errorf("the delta of %d bytes has %d bytes that are not zero, want at most a tenth of the %d-byte target", d.Len(), nonzero, len(tgt))
+	}
+	var out bytes.Buffer
+	if _, err := delta.Apply(&out, bytes.NewReader(d.Bytes()), bytes.NewReader(base), int64(len(base)), int64(len(tgt))); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out.Bytes(), tgt) {
+		t.Error("the rebuilt target differs")
+	}
+}

@@ -23,7 +23,14 @@
 // the point index's 16 MB table of offsets, which the changed identity
 // views shift whole, took 2.5 MB of the compressed delta instead of 12.7 MB.
 // Such a run is tried against the base's bytes after the last copy, and
-// against those the same distance from the file's end. The caller
+// against those the same distance from the file's end, and followed window
+// by window to where it matches best within a few hundred bytes: a table
+// from which entries were removed (a night that deletes products) moves by
+// an entry at each, and each stretch between two is carried against the
+// base's entries at its own place. With one changed product in seven
+// deleted instead, at 50k products, that took the doc store's table of
+// offsets from 462 KB of the compressed delta to 27 KB, and the point
+// index from 586 KB to 112 KB. The caller
 // compresses the result if it wants to (the snapshots package does, with
 // zstd).
 //

@@ -10,5 +10,8 @@
 // whole (its product line with a new updated_at, its changed claims, its
 // evidence and verdicts); the documents they name stay in the base. It
 // reads the input's files plain, .zst or .gz, and writes the change set
-// plain; --out changes only a plain claims.ndjson.
+// plain; --out changes only a plain claims.ndjson. With --delete-one-in N
+// about one changed product in N is deleted instead (chosen by other bits
+// of the same hash): it has no lines in the change set, and its first
+// identifier is a line of deletions.ndjson.
 package main

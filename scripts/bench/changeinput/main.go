@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"encoding/json"
 	"flag"
@@ -21,16 +22,17 @@ func main() {
 	out := flag.String("out", "", "output directory (created)")
 	per10k := flag.Uint64("per10k", 100, "products changed per 10,000 (100 is 1%)")
 	changes := flag.String("changes", "", "also write the change set of an incremental build to this directory (created)")
+	deleteOneIn := flag.Uint64("delete-one-in", 0, "with --changes: delete about one changed product in N instead of changing it (0: none deleted)")
 	flag.Parse()
 	if *in == "" || *out == "" && *changes == "" {
-		log.Fatal("usage: changeinput --in DIR (--out DIR | --changes DIR) [--per10k N]")
+		log.Fatal("usage: changeinput --in DIR (--out DIR | --changes DIR) [--per10k N] [--delete-one-in N]")
 	}
 	entries, err := os.ReadDir(*in)
 	if err != nil {
 		log.Fatal(err)
 	}
 	if *changes != "" {
-		if err := writeChanges(*in, *changes, *per10k); err != nil {
+		if err := writeChanges(*in, *changes, *per10k, *deleteOneIn); err != nil {
 			log.Fatal(err)
 		}
 	}
@@ -67,6 +69,14 @@ func main() {
 // changed reports whether the product of subject changes.
 func changed(subject string, per10k uint64) bool { return xxhash.Sum64String(subject)%10000 < per10k }
 
+// deleted reports whether a changed product of subject is deleted instead:
+// about one in oneIn of them, chosen by the bits of the same hash that
+// changed does not use, so the choice is deterministic and independent of
+// the share changed. A oneIn of 0 deletes none.
+func deleted(subject string, oneIn uint64) bool {
+	return oneIn > 0 && (xxhash.Sum64String(subject)/10000)%oneIn == 0
+}
+
 // changeLine is a claim line with a new value.
 func changeLine(line []byte) ([]byte, bool) {
 	var c map[string]any
@@ -93,8 +103,10 @@ func changeLine(line []byte) ([]byte, bool) {
 }
 
 // writeChanges writes the change set: the changed products' lines of
-// products, claims (changed), evidence and verdicts.
-func writeChanges(in, out string, per10k uint64) error {
+// products, claims (changed), evidence and verdicts, and with deleteOneIn
+// above 0, deletions.ndjson naming the changed products that are deleted
+// instead (see deleted); those have no lines in the other files.
+func writeChanges(in, out string, per10k, deleteOneIn uint64) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
@@ -145,9 +157,17 @@ func writeChanges(in, out string, per10k uint64) error {
 	// a product by any of them.
 	ids := map[string]bool{}
 	counts := map[string]int{}
+	var deletions bytes.Buffer
 	var err error
 	if counts["products"], err = keep("products.ndjson", func(line []byte) ([]byte, bool) {
 		if len(probe.Identifiers) == 0 || !changed(probe.Identifiers[0], per10k) {
+			return nil, false
+		}
+		if deleted(probe.Identifiers[0], deleteOneIn) {
+			b, _ := json.Marshal(map[string]string{"identifier": probe.Identifiers[0]})
+			deletions.Write(b)
+			deletions.WriteByte('\n')
+			counts["deletions"]++
 			return nil, false
 		}
 		for _, id := range probe.Identifiers {
@@ -165,6 +185,11 @@ func writeChanges(in, out string, per10k uint64) error {
 		return line, true
 	}); err != nil {
 		return err
+	}
+	if deleteOneIn > 0 {
+		if err := os.WriteFile(filepath.Join(out, "deletions.ndjson"), deletions.Bytes(), 0o644); err != nil {
+			return err
+		}
 	}
 	if counts["claims"], err = keep("claims.ndjson", func(line []byte) ([]byte, bool) {
 		if !ids[probe.Subject] {
