@@ -13,5 +13,11 @@
 // plain; --out changes only a plain claims.ndjson. With --delete-one-in N
 // about one changed product in N is deleted instead (chosen by other bits
 // of the same hash): it has no lines in the change set, and its first
-// identifier is a line of deletions.ndjson.
+// identifier is a line of deletions.ndjson. With --add-per10k N it also
+// adds about N new products per 10,000: each a copy of a product that does
+// not change (chosen by a hash of its own), with new identifiers that name
+// no product of the input (a GTIN of the same company prefix with another
+// item reference and a right check digit, any other identifier with a
+// suffix), new claim and evidence ids, and a new updated_at; its claims
+// cite the same sources and documents. The default, 0, adds none.
 package main

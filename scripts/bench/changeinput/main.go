@@ -15,6 +15,8 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/productdata/pds/domain/gs1"
 )
 
 func main() {
@@ -23,16 +25,17 @@ func main() {
 	per10k := flag.Uint64("per10k", 100, "products changed per 10,000 (100 is 1%)")
 	changes := flag.String("changes", "", "also write the change set of an incremental build to this directory (created)")
 	deleteOneIn := flag.Uint64("delete-one-in", 0, "with --changes: delete about one changed product in N instead of changing it (0: none deleted)")
+	addPer10k := flag.Uint64("add-per10k", 0, "with --changes: also add about N new products per 10,000 (copies of unchanged products under new identifiers)")
 	flag.Parse()
 	if *in == "" || *out == "" && *changes == "" {
-		log.Fatal("usage: changeinput --in DIR (--out DIR | --changes DIR) [--per10k N] [--delete-one-in N]")
+		log.Fatal("usage: changeinput --in DIR (--out DIR | --changes DIR) [--per10k N] [--delete-one-in N] [--add-per10k N]")
 	}
 	entries, err := os.ReadDir(*in)
 	if err != nil {
 		log.Fatal(err)
 	}
 	if *changes != "" {
-		if err := writeChanges(*in, *changes, *per10k, *deleteOneIn); err != nil {
+		if _, err := writeChanges(*in, *changes, mix{per10k: *per10k, deleteOneIn: *deleteOneIn, addPer10k: *addPer10k}); err != nil {
 			log.Fatal(err)
 		}
 	}
@@ -102,13 +105,79 @@ func changeLine(line []byte) ([]byte, bool) {
 	return b, true
 }
 
+// mix is the share of products a change set changes, deletes and adds.
+type mix struct {
+	per10k      uint64 // products changed per 10,000
+	deleteOneIn uint64 // of those, about one in deleteOneIn deleted instead (0: none)
+	addPer10k   uint64 // products added per 10,000 (0: none)
+}
+
+// added reports whether the product of subject is copied into the change
+// set as a new product: about addPer10k in 10,000 of the products that do
+// not change, chosen by a hash of their own so the choice does not follow
+// the one of changed.
+func added(subject string, m mix) bool {
+	return m.addPer10k > 0 && !changed(subject, m.per10k) && xxhash.Sum64String("add "+subject)%10000 < m.addPer10k
+}
+
+// addedAt is the updated_at of the changed and added products.
+const addedAt = "2026-11-28T00:00:00Z"
+
+// addedSuffix makes the claim and evidence ids of an added product from
+// those of the product it copies; the generator's ids never end with it.
+const addedSuffix = "-added"
+
+// canonical is identifier as ingest stores it: a GTIN as 14 digits.
+func canonical(identifier string) string {
+	if v, ok := strings.CutPrefix(identifier, "gtin:"); ok {
+		if c, ok := gs1.ValidGTIN(v); ok {
+			return "gtin:" + string(c[:])
+		}
+	}
+	return identifier
+}
+
+// newIdentifier is an identifier like id that is not in taken: a GTIN of
+// the same company prefix with another item reference (a digit near the
+// end changed, the check digit made again), so that the sources covering
+// its prefix cover it too; any other identifier with a suffix.
+func newIdentifier(id string, taken map[string]bool) (string, error) {
+	id = canonical(id)
+	if v, ok := strings.CutPrefix(id, "gtin:"); ok && len(v) == 14 {
+		for pos := 12; pos >= 8; pos-- {
+			for d := byte(1); d <= 9; d++ {
+				b := []byte(v)
+				b[pos] = '0' + (b[pos]-'0'+d)%10
+				check, ok := gs1.CheckDigit(string(b[:13]))
+				if !ok {
+					return "", fmt.Errorf("identifier %s: not digits", id)
+				}
+				b[13] = check
+				if cand := "gtin:" + string(b); !taken[cand] {
+					return cand, nil
+				}
+			}
+		}
+		return "", fmt.Errorf("identifier %s: no free GTIN near it", id)
+	}
+	for k := 1; ; k++ {
+		if cand := fmt.Sprintf("%s-N%d", id, k); !taken[cand] {
+			return cand, nil
+		}
+	}
+}
+
 // writeChanges writes the change set: the changed products' lines of
-// products, claims (changed), evidence and verdicts, and with deleteOneIn
+// products, claims (changed), evidence and verdicts; with deleteOneIn
 // above 0, deletions.ndjson naming the changed products that are deleted
-// instead (see deleted); those have no lines in the other files.
-func writeChanges(in, out string, per10k, deleteOneIn uint64) error {
+// instead (see deleted), which have no lines in the other files; and with
+// addPer10k above 0, the added products (see added): each a copy of an
+// unchanged product's lines under new identifiers (newIdentifier) and new
+// claim and evidence ids, citing the same sources and documents. It
+// returns the lines written per file, and "deletions" and "added".
+func writeChanges(in, out string, m mix) (map[string]int, error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
-		return err
+		return nil, err
 	}
 	claimIDs := map[string]bool{}
 	var probe struct {
@@ -158,12 +227,28 @@ func writeChanges(in, out string, per10k, deleteOneIn uint64) error {
 	ids := map[string]bool{}
 	counts := map[string]int{}
 	var deletions bytes.Buffer
+	// For the products added: every identifier of the input (canonical),
+	// so that a new one is none of them, and the lines of the products
+	// they copy.
+	taken := map[string]bool{}
+	var copies [][]byte
 	var err error
 	if counts["products"], err = keep("products.ndjson", func(line []byte) ([]byte, bool) {
-		if len(probe.Identifiers) == 0 || !changed(probe.Identifiers[0], per10k) {
+		if m.addPer10k > 0 {
+			for _, id := range probe.Identifiers {
+				taken[canonical(id)] = true
+			}
+		}
+		if len(probe.Identifiers) == 0 {
 			return nil, false
 		}
-		if deleted(probe.Identifiers[0], deleteOneIn) {
+		if added(probe.Identifiers[0], m) {
+			copies = append(copies, bytes.Clone(line))
+		}
+		if !changed(probe.Identifiers[0], m.per10k) {
+			return nil, false
+		}
+		if deleted(probe.Identifiers[0], m.deleteOneIn) {
 			b, _ := json.Marshal(map[string]string{"identifier": probe.Identifiers[0]})
 			deletions.Write(b)
 			deletions.WriteByte('\n')
@@ -177,21 +262,102 @@ func writeChanges(in, out string, per10k, deleteOneIn uint64) error {
 		// changes too.
 		var p map[string]any
 		if json.Unmarshal(line, &p) == nil {
-			p["updated_at"] = "2026-11-28T00:00:00Z"
+			p["updated_at"] = addedAt
 			if b, err := json.Marshal(p); err == nil {
 				line = b
 			}
 		}
 		return line, true
 	}); err != nil {
-		return err
+		return nil, err
 	}
-	if deleteOneIn > 0 {
+	if m.deleteOneIn > 0 {
 		if err := os.WriteFile(filepath.Join(out, "deletions.ndjson"), deletions.Bytes(), 0o644); err != nil {
-			return err
+			return nil, err
 		}
 	}
+	// newOf maps each identifier of a copied product, as the input spells
+	// it and canonical, to the added product's.
+	newOf := map[string]string{}
+	if len(copies) > 0 {
+		f, err := os.OpenFile(filepath.Join(out, "products.ndjson"), os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			return nil, err
+		}
+		for _, line := range copies {
+			var p map[string]any
+			if err := json.Unmarshal(line, &p); err != nil {
+				f.Close()
+				return nil, err
+			}
+			old, _ := p["identifiers"].([]any)
+			fresh := make([]any, len(old))
+			for i, o := range old {
+				s, _ := o.(string)
+				nid, err := newIdentifier(s, taken)
+				if err != nil {
+					f.Close()
+					return nil, err
+				}
+				taken[nid] = true
+				newOf[s], newOf[canonical(s)] = nid, nid
+				fresh[i] = nid
+			}
+			p["identifiers"] = fresh
+			p["updated_at"] = addedAt
+			b, err := json.Marshal(p)
+			if err != nil {
+				f.Close()
+				return nil, err
+			}
+			if _, err := f.Write(append(b, '\n')); err != nil {
+				f.Close()
+				return nil, err
+			}
+		}
+		if err := f.Close(); err != nil {
+			return nil, err
+		}
+		counts["products"] += len(copies)
+		counts["added"] = len(copies)
+	}
+	newSubject := func(subject string) (string, bool) {
+		if nid, ok := newOf[subject]; ok {
+			return nid, true
+		}
+		nid, ok := newOf[canonical(subject)]
+		return nid, ok
+	}
+	// rewrite sets the members of a line that an added product's copy
+	// changes; ok is false when the line is not an object.
+	rewrite := func(line []byte, set func(map[string]any)) ([]byte, bool) {
+		var c map[string]any
+		if json.Unmarshal(line, &c) != nil {
+			return nil, false
+		}
+		set(c)
+		b, err := json.Marshal(c)
+		return b, err == nil
+	}
+	copiedClaims := map[string]bool{}
 	if counts["claims"], err = keep("claims.ndjson", func(line []byte) ([]byte, bool) {
+		if nid, ok := newSubject(probe.Subject); ok {
+			copiedClaims[probe.ID] = true
+			return rewrite(line, func(c map[string]any) {
+				c["id"] = probe.ID + addedSuffix
+				c["subject"] = nid
+				if refs, ok := c["evidence_refs"].([]any); ok {
+					for i, r := range refs {
+						if s, ok := r.(string); ok {
+							refs[i] = s + addedSuffix
+						}
+					}
+				}
+				if s, ok := c["superseded_by"].(string); ok {
+					c["superseded_by"] = s + addedSuffix
+				}
+			})
+		}
 		if !ids[probe.Subject] {
 			return nil, false
 		}
@@ -199,16 +365,29 @@ func writeChanges(in, out string, per10k, deleteOneIn uint64) error {
 		line, _ = changeLine(line)
 		return line, true
 	}); err != nil {
-		return err
+		return nil, err
 	}
-	if counts["evidence"], err = keep("evidence.ndjson", func(line []byte) ([]byte, bool) { return line, claimIDs[probe.ClaimID] }); err != nil {
-		return err
+	if counts["evidence"], err = keep("evidence.ndjson", func(line []byte) ([]byte, bool) {
+		if copiedClaims[probe.ClaimID] {
+			return rewrite(line, func(c map[string]any) {
+				c["id"] = probe.ID + addedSuffix
+				c["claim_id"] = probe.ClaimID + addedSuffix
+			})
+		}
+		return line, claimIDs[probe.ClaimID]
+	}); err != nil {
+		return nil, err
 	}
-	if counts["verdicts"], err = keep("verdicts.ndjson", func(line []byte) ([]byte, bool) { return line, ids[probe.Subject] }); err != nil {
-		return err
+	if counts["verdicts"], err = keep("verdicts.ndjson", func(line []byte) ([]byte, bool) {
+		if nid, ok := newSubject(probe.Subject); ok {
+			return rewrite(line, func(c map[string]any) { c["subject"] = nid })
+		}
+		return line, ids[probe.Subject]
+	}); err != nil {
+		return nil, err
 	}
 	fmt.Fprintf(os.Stderr, "changeinput: change set in %s: %v\n", out, counts)
-	return nil
+	return counts, nil
 }
 
 func changeClaims(src, dst string, per10k uint64) (int, error) {
