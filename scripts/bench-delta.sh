@@ -5,8 +5,11 @@
 # the products, scripts/bench/changeinput writes a change set (each changed product
 # whole: new claim values and a new updated_at; about one changed product in
 # DELETE_ONE_IN, 7 unless set, deleted instead, as real nights delete some:
-# DELETE_ONE_IN=0 changes only) and ingest --base builds the
-# next snapshot from the base and it, incrementally. Each new build is
+# DELETE_ONE_IN=0 changes only; and, as real nights add some, about
+# ADD_PER10K new products per 10,000, by default as many as are deleted
+# (one in seven of the changed share: pct*100/7; ADD_PER10K=0 adds none)
+# and ingest --base builds the next snapshot from the base and it,
+# incrementally. Each new build is
 # signed and published to a file:// origin with deltas from the earlier
 # builds; one replica that keeps the base pulls it by delta and another
 # pulls it whole (--no-delta), in the same run. Reports the incremental
@@ -67,13 +70,15 @@ records_bytes=$(du -sb --apparent-size "$base.records" | cut -f1)
 
 rows=$(mktemp)
 for pct in $SHARES; do
-  bin/changeinput --in "$in" --changes "$D/changes-$pct" --per10k $((pct * 100)) --delete-one-in "$DELETE_ONE_IN" 2>/dev/null
+  add=${ADD_PER10K:-$((pct * 100 / 7))}
+  bin/changeinput --in "$in" --changes "$D/changes-$pct" --per10k $((pct * 100)) --delete-one-in "$DELETE_ONE_IN" --add-per10k "$add" 2>/dev/null
   measure bin/pds ingest --base "$D/builds/base" --in "$D/changes-$pct" --out "$D/builds/c$pct" --quiet > "$D/ingest-$pct.out"
   changed=$(sed -n 's/.*incremental from [^:]*: \([0-9]*\) products changed.*/\1/p' "$D/ingest-$pct.out")
+  added=$(sed -n 's/.*incremental from [^:]*:.* \([0-9]*\) added.*/\1/p' "$D/ingest-$pct.out")
   deleted=$(sed -n 's/.*incremental from [^:]*:.* \([0-9]*\) deleted.*/\1/p' "$D/ingest-$pct.out")
   finishing=$(sed -n 's/.*finishing \([0-9.ms]*\).*/\1/p' "$D/ingest-$pct.out")
-  echo "$pct $changed ${deleted:-0} $WALL_S $RSS_MB $finishing" >> "$rows.build"
-  echo "bench-delta: $pct%: incremental build of $changed changed and ${deleted:-0} deleted products in ${WALL_S}s" >&2
+  echo "$pct $changed ${added:-0} ${deleted:-0} $add $WALL_S $RSS_MB $finishing" >> "$rows.build"
+  echo "bench-delta: $pct%: incremental build of $changed changed, ${added:-0} added and ${deleted:-0} deleted products in ${WALL_S}s" >&2
   bin/pds snapshot sign --key "$D/pds.key" "$D/builds/c$pct" >/dev/null
   measure bin/pds snapshot publish --deltas-from "$D/builds" "$D/builds/c$pct" "$origin" > "$D/publish-$pct.out" 2>&1
   publish_s=$WALL_S publish_rss=$RSS_MB
@@ -98,12 +103,12 @@ done
 
 out=$(mktemp)
 {
-  echo "Measured $(date -u +%F) on $(machine) with \`make bench-delta\` (N_BIG=$N, DELETE_ONE_IN=$DELETE_ONE_IN; the base snapshot is $full_bytes bytes)."
+  echo "Measured $(date -u +%F) on $(machine) with \`make bench-delta\` (N_BIG=$N, DELETE_ONE_IN=$DELETE_ONE_IN, ADD_PER10K=${ADD_PER10K:-pct*100/7}; the base snapshot is $full_bytes bytes)."
   echo
   echo "| products changed | \`ingest --base\`: the incremental build | of which finishing: the store's layer beside the search index's update | peak RSS |"
   echo "|---|---|---|---|"
-  while read -r pct changed deleted secs rss fin; do
-    printf '| %s%% (%s products changed, %s deleted) | %s s | %s | %s MiB |\n' "$pct" "$changed" "$deleted" "$secs" "$fin" "$rss"
+  while read -r pct changed added deleted add secs rss fin; do
+    printf '| %s%% (%s products changed, %s added, %s deleted) | %s s | %s | %s MiB |\n' "$pct" "$changed" "$added" "$deleted" "$secs" "$fin" "$rss"
   done < "$rows.build"
   echo
   echo "The base, a full build that keeps its records (\`ingest --keep-records\`): $kept_s s, peak $kept_rss MiB; the records take $records_bytes bytes beside it."
