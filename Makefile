@@ -105,7 +105,7 @@ bench-resolve: build ## bulk resolve under wrk vs PostgreSQL = ANY (pgbench); th
 bench-serve: build ## pds serve on the 1M snapshot: start to /readyz 200 (verification included), RSS while serving
 	bash scripts/bench-serve.sh
 
-bench-delta: build ## 1% and 5% of 1M products changed (one in seven of them deleted; DELETE_ONE_IN=0: changed only): the incremental build, delta size, bytes and objects a replica fetches by delta and whole, apply time; to BENCHMARKS.md
+bench-delta: build ## 1% and 5% of 1M products changed (one in seven of them deleted, DELETE_ONE_IN=0: changed only; about as many added, ADD_PER10K=0: none): the incremental build, delta size, bytes and objects a replica fetches by delta and whole, apply time; to BENCHMARKS.md
 	bash scripts/bench-delta.sh
 
 bench-export: build ## pds export of the 1M snapshot to Parquet: time, peak RSS, the file's size against the snapshot's; to BENCHMARKS.md
