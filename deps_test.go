@@ -113,6 +113,8 @@ var layers = []struct {
 		"each turns one outside thing (Pebble, Bleve, a keys or quota file, a scratch sort) into domain types"},
 	{"snapshot format", []string{"snapshots"},
 		"the one owner of a snapshot's layout, manifest, signature and how it is opened"},
+	{"trust", []string{"snapshots/trust"},
+		"who may sign builds and how long what they signed holds: roots, statements and their checks; it knows the format, not how builds travel"},
 	{"building, shipping and operations", []string{"ingest", "ingest/input/synthetic", "ingest/input/openfoodfacts", "snapshots/fleet", "service", "export"},
 		"the offline tools build snapshots, the fleet ships them, service answers from one; none of them knows another"},
 	{"test support", []string{"ingest/ingesttest"},

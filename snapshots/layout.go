@@ -26,6 +26,10 @@ const (
 	// signature of the manifest's bytes, under the name minisign itself
 	// looks for, so that `minisign -Vm manifest.json -p KEY.pub` checks it.
 	SignatureName = ManifestName + ".minisig"
+	// StatementName is the trust statement beside the manifest: the
+	// targets statement (package snapshots/trust) that named the build
+	// when a replica took it through a trust root.
+	StatementName = "targets.json"
 )
 
 // inStore reports whether the manifest path p is a file of the store.

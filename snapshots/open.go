@@ -22,9 +22,9 @@ type OpenOptions struct {
 	// CacheBytes is the store's block cache; zero or less sizes it from
 	// the snapshot (see AutoCacheBytes).
 	CacheBytes int64
-	// PublicKey, when set, is the key the manifest must be signed with: an
-	// unsigned or otherwise signed snapshot is refused.
-	PublicKey *PublicKey
+	// Verifier, when set, must vouch for the manifest (a minisign key, or
+	// a trust root): an unsigned or otherwise signed snapshot is refused.
+	Verifier Verifier
 	// NoPoints leaves the snapshot's point index unused: every read is
 	// Pebble's (slower, without the index's mapped memory).
 	NoPoints bool
@@ -105,8 +105,8 @@ func Open(dir string, o OpenOptions) (*Snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrInvalid, dir, err)
 	}
-	if o.PublicKey != nil {
-		if err := o.PublicKey.VerifySignature(real); err != nil {
+	if o.Verifier != nil {
+		if err := VerifyStatement(real, o.Verifier); err != nil {
 			return nil, err
 		}
 	}

@@ -137,6 +137,17 @@ func Sign(dir string, k *PrivateKey) error {
 	return os.Rename(tmp, filepath.Join(dir, SignatureName))
 }
 
+// SignBytes returns k's minisign signature of b (prehashed), with the
+// trusted comment given: what signs a first root for replicas that trust
+// k (package snapshots/trust).
+func SignBytes(b []byte, k *PrivateKey, trusted string) ([]byte, error) {
+	r := minisign.NewReader(bytes.NewReader(b))
+	if _, err := io.Copy(io.Discard, r); err != nil {
+		return nil, err
+	}
+	return r.SignWithComments(k.key, trusted, "signature from pds secret key "+k.ID()), nil
+}
+
 // CheckSignature checks that sig is k's valid signature of the manifest
 // bytes b (sig empty: the snapshot is not signed).
 func (k *PublicKey) CheckSignature(b, sig []byte) error {
@@ -176,27 +187,63 @@ func (k *PublicKey) check(b, sig []byte) string {
 	return ""
 }
 
-// VerifySignature checks dir's manifest signature with k. It does not check
-// the files; Verify does.
-func (k *PublicKey) VerifySignature(dir string) error {
-	b, err := os.ReadFile(filepath.Join(dir, ManifestName))
-	if err != nil {
-		return fmt.Errorf("%w: %s: no readable %s (%w)", ErrInvalid, dir, ManifestName, err)
-	}
-	sig, err := os.ReadFile(filepath.Join(dir, SignatureName))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%w: %s: %w", ErrSignature, dir, err)
-	}
-	if reason := k.check(b, sig); reason != "" {
-		return fmt.Errorf("%w: %s: %s", ErrSignature, dir, reason)
+// A Verifier says whether a build's manifest may be served, from the
+// signed statement the build keeps beside it: a minisign PublicKey, or a
+// trust root (package snapshots/trust).
+type Verifier interface {
+	// Statement is the name of the statement's file beside the manifest.
+	Statement() string
+	// Check checks the statement st (empty: there is none) for the
+	// manifest's bytes mb.
+	Check(mb, st []byte) error
+}
+
+// A Verifier may also have a Fallback() Verifier method: VerifyStatement
+// asks that one about a build without the first one's statement (a trust
+// root adopted from a minisign key still serves the builds that key signed
+// before; see package snapshots/trust).
+
+// Statement is the minisign signature's name (Verifier).
+func (k *PublicKey) Statement() string { return SignatureName }
+
+// Check says what is wrong with sig as k's signature of mb (Verifier).
+func (k *PublicKey) Check(mb, sig []byte) error {
+	if reason := k.check(mb, sig); reason != "" {
+		return errors.New(reason)
 	}
 	return nil
 }
 
-// VerifySigned checks dir's signature with k, then every file against the
+// VerifySignature checks dir's manifest signature with k. It does not check
+// the files; Verify does.
+func (k *PublicKey) VerifySignature(dir string) error { return VerifyStatement(dir, k) }
+
+// VerifyStatement checks dir's manifest against the statement beside it
+// with v. It does not check the files; Verify does.
+func VerifyStatement(dir string, v Verifier) error {
+	b, err := os.ReadFile(filepath.Join(dir, ManifestName))
+	if err != nil {
+		return fmt.Errorf("%w: %s: no readable %s (%w)", ErrInvalid, dir, ManifestName, err)
+	}
+	st, err := os.ReadFile(filepath.Join(dir, v.Statement()))
+	if errors.Is(err, fs.ErrNotExist) {
+		if f, ok := v.(interface{ Fallback() Verifier }); ok && f.Fallback() != nil {
+			return VerifyStatement(dir, f.Fallback())
+		}
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%w: %s: %w", ErrSignature, dir, err)
+	}
+	if err := v.Check(b, st); err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrSignature, dir, err)
+	}
+	return nil
+}
+
+// VerifySigned checks dir's statement with v, then every file against the
 // manifest (Verify).
-func VerifySigned(dir string, k *PublicKey) (Manifest, error) {
-	if err := k.VerifySignature(dir); err != nil {
+func VerifySigned(dir string, v Verifier) (Manifest, error) {
+	if err := VerifyStatement(dir, v); err != nil {
 		return Manifest{}, err
 	}
 	return Verify(dir)

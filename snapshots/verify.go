@@ -39,7 +39,7 @@ func checkPaths(files []File) error {
 			bad = "a backslash"
 		case path.Clean(p) != p || p == "." || p == ".." || strings.HasPrefix(p, "../"):
 			bad = "a path that is not clean or leaves the snapshot"
-		case p == ManifestName || p == SignatureName:
+		case p == ManifestName || p == SignatureName || p == StatementName:
 			bad = "the manifest or its signature"
 		case seen[p]:
 			bad = "a path listed twice"
@@ -150,7 +150,8 @@ func checkListed(dir string, root *os.Root, files []File) error {
 // checkUnlisted refuses a snapshot that holds a file, or a symbolic link,
 // that its manifest does not list: such a file was added after the build,
 // and pds never opens what the manifest does not vouch for. The manifest's
-// signature (SignatureName) is the one file beside it that it cannot list.
+// signature (SignatureName) and trust statement (StatementName) are the
+// files beside it that it cannot list.
 func checkUnlisted(dir string, files []File) error {
 	listed := make(map[string]bool, len(files))
 	for _, f := range files {
@@ -168,7 +169,7 @@ func checkUnlisted(dir string, files []File) error {
 			return err
 		}
 		rel = filepath.ToSlash(rel)
-		if rel != ManifestName && rel != SignatureName && !listed[rel] {
+		if rel != ManifestName && rel != SignatureName && rel != StatementName && !listed[rel] {
 			return fmt.Errorf("%w: %s: file %s is not listed in %s (added after the build?); remove it or rebuild the snapshot", ErrInvalid, dir, rel, ManifestName)
 		}
 		return nil

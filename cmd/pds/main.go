@@ -32,6 +32,7 @@ func commands() []command {
 		{"version", "print the version and commit of this build, and the snapshot format it writes", runVersion},
 		{"import", "turn an Open Food Facts dump into an input directory", runImport},
 		{"snapshot", "sign, verify, publish, pull, follow and roll back snapshots", runSnapshot},
+		{"trust", "make the keys and roots of trust that replicas check builds against", runTrust},
 		{"resolve", "resolve a file of identifiers against a snapshot, with no server (NDJSON or CSV out)", runResolve},
 		{"mcp", "serve the MCP tools on stdin/stdout (for hosts that start a subprocess)", runMCP},
 		{"export", "write a snapshot's public products to a Parquet file", runExport},

@@ -29,8 +29,8 @@ import (
 // snapshot pointer and keys file until ctx ends; Close drains and releases.
 type serve struct {
 	snapDir, keysFile, addr, adminAddr, origins, logLevel, usagePath string
-	pubKeyPath                                                       string
-	pubKey                                                           *snapshots.PublicKey
+	trustRoot, pubKeyPath                                            string
+	trust                                                            snapshots.Verifier
 	cacheMB, maxInFlight                                             int
 	watch, drain, shutdownTimeout                                    time.Duration
 	limits                                                           httpfront.Limits
@@ -77,7 +77,8 @@ func (s *serve) parse(args []string, stderr io.Writer) error {
 	fs.StringVar(&s.origins, "allowed-origins", "", "comma-separated Origin values the MCP endpoint accepts besides loopback")
 	fs.DurationVar(&s.watch, "watch", 2*time.Second, "how often to check the snapshot pointer and the keys file for a change (0: only on SIGHUP)")
 	fs.StringVar(&s.logLevel, "log-level", "info", "log level: debug, info, warn, error")
-	fs.StringVar(&s.pubKeyPath, "pubkey", "", "minisign public key every snapshot must be signed with, at start and at every swap (see pds snapshot)")
+	fs.StringVar(&s.pubKeyPath, "pubkey", "", "minisign public key every snapshot must be signed with, at start and at every swap (see pds snapshot); with --trust-root, kept builds it signed before the fleet moved to the root")
+	fs.StringVar(&s.trustRoot, "trust-root", "", "root of trust ('pds trust root'): serve only builds that the statements under it name, at start and at every swap (see docs/deploy.md)")
 	fs.StringVar(&s.usagePath, "usage", "", "file that keeps quota usage across restarts (default: the keys file + \".usage\")")
 	fs.DurationVar(&s.drain, "drain", 0, "on SIGTERM or SIGINT, answer /readyz 503 for this long before closing the listener (let a load balancer notice)")
 	fs.DurationVar(&s.shutdownTimeout, "shutdown-timeout", 20*time.Second, "then wait this long for requests in flight to finish")
@@ -109,7 +110,7 @@ func (s *serve) parse(args []string, stderr io.Writer) error {
 		s.usagePath = s.keysFile + ".usage"
 	}
 	var err error
-	s.pubKey, err = optionalKey(s.pubKeyPath)
+	s.trust, err = trustFlags{root: &s.trustRoot, pubkey: &s.pubKeyPath}.verifier(snapsOf(s.snapDir), false)
 	return err
 }
 
@@ -193,7 +194,7 @@ func (s *serve) Open(stderr io.Writer) error {
 }
 
 func (s *serve) openOptions() snapshots.OpenOptions {
-	return snapshots.OpenOptions{CacheBytes: int64(s.cacheMB) << 20, PublicKey: s.pubKey, NoPoints: s.noPoints, HashAll: s.hashAll}
+	return snapshots.OpenOptions{CacheBytes: int64(s.cacheMB) << 20, Verifier: s.trust, NoPoints: s.noPoints, HashAll: s.hashAll}
 }
 
 func (s *serve) reportSnapshot(snap *service.Snapshot) {

@@ -20,13 +20,14 @@ import (
 var snapshotSynopsis = [][2]string{
 	{"keygen", "snapshot keygen --pub FILE --key FILE"},
 	{"sign", "snapshot sign --key FILE SNAPSHOT_DIR"},
-	{"verify", "snapshot verify --pubkey FILE SNAPSHOT_DIR"},
-	{"publish", "snapshot publish [--pubkey FILE] [--deltas-from DIR [--deltas 7]] [--endpoint URL --region R] [--allow-downgrade] SNAPSHOT_DIR ORIGIN"},
-	{"pull", "snapshot pull ORIGIN --into SNAPSHOTS_DIR --pubkey FILE [--keep 3] [--no-delta] [--allow-downgrade] [--lock-wait 10m] [--endpoint URL --region R]"},
-	{"follow", "snapshot follow ORIGIN --snapshots SNAPSHOTS_DIR --pubkey FILE [--every 30s] [--keep 3] [--no-delta] [--endpoint URL --region R]"},
-	{"bundle", "snapshot bundle --from BUILD_DIR --to BUILD_DIR --out FILE"},
-	{"apply", "snapshot apply FILE --into SNAPSHOTS_DIR --pubkey FILE [--keep 3] [--allow-downgrade] [--lock-wait 10m]"},
-	{"rollback", "snapshot rollback [--pubkey FILE] [--lock-wait 10m] SNAPSHOTS_DIR [BUILD_ID]"},
+	{"verify", "snapshot verify (--trust-root FILE | --pubkey FILE) SNAPSHOT_DIR"},
+	{"publish", "snapshot publish [--key FILE [--timestamp-key FILE] [--valid 48h]] [--pubkey FILE] [--deltas-from DIR [--deltas 7]] [--endpoint URL --region R] [--allow-downgrade] SNAPSHOT_DIR ORIGIN"},
+	{"pull", "snapshot pull ORIGIN --into SNAPSHOTS_DIR (--trust-root FILE | --pubkey FILE) [--keep 3] [--no-delta] [--allow-downgrade] [--lock-wait 10m] [--endpoint URL --region R]"},
+	{"follow", "snapshot follow ORIGIN --snapshots SNAPSHOTS_DIR (--trust-root FILE | --pubkey FILE) [--every 30s] [--keep 3] [--no-delta] [--endpoint URL --region R]"},
+	{"bundle", "snapshot bundle --from BUILD_DIR --to BUILD_DIR --out FILE [--key FILE --roots DIR [--timestamp-key FILE] [--valid 720h]]"},
+	{"apply", "snapshot apply FILE --into SNAPSHOTS_DIR (--trust-root FILE | --pubkey FILE) [--keep 3] [--allow-downgrade] [--lock-wait 10m]"},
+	{"rollback", "snapshot rollback [--trust-root FILE | --pubkey FILE] [--lock-wait 10m] SNAPSHOTS_DIR [BUILD_ID]"},
+	{"timestamp", "snapshot timestamp --key FILE [--valid 48h] [--endpoint URL --region R] ORIGIN"},
 }
 
 func synopsis(name string) string {
@@ -42,7 +43,7 @@ func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	run := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
 		"keygen": runSnapshotKeygen, "sign": runSnapshotSign, "verify": runSnapshotVerify, "publish": runSnapshotPublish,
 		"pull": runSnapshotPull, "follow": runSnapshotFollow, "rollback": runSnapshotRollback,
-		"bundle": runSnapshotBundle, "apply": runSnapshotApply,
+		"bundle": runSnapshotBundle, "apply": runSnapshotApply, "timestamp": runSnapshotTimestamp,
 	}
 	if len(args) > 0 && run[args[0]] != nil {
 		return run[args[0]](ctx, args[1:], stdout, stderr)
@@ -113,20 +114,20 @@ func runSnapshotSign(_ context.Context, args []string, stdout, stderr io.Writer)
 
 func runSnapshotVerify(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("snapshot verify", synopsis("verify"), stderr)
-	pubPath := fs.String("pubkey", "", "minisign public key the manifest must be signed with")
-	pos, err := parseWithArgs(fs, args, "SNAPSHOT_DIR", 1, 1, "pubkey")
+	tf := addTrustFlags(fs, "accept")
+	pos, err := parseWithArgs(fs, args, "SNAPSHOT_DIR", 1, 1)
 	if err != nil {
 		return err
 	}
-	pub, err := snapshots.ReadPublicKey(*pubPath)
+	v, err := tf.verifier(snapsOf(pos[0]), true)
 	if err != nil {
 		return err
 	}
-	m, err := snapshots.VerifySigned(pos[0], pub)
+	m, err := snapshots.VerifySigned(pos[0], v)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "build %s (sequence %d) signed by key %s; %d files match the manifest\n", m.BuildID, m.Sequence, pub.ID(), len(m.Files))
+	fmt.Fprintf(stdout, "build %s (sequence %d) vouched for by the %s; %d files match the manifest\n", m.BuildID, m.Sequence, describeTrust(v), len(m.Files))
 	return nil
 }
 
@@ -151,6 +152,7 @@ func runSnapshotPublish(ctx context.Context, args []string, stdout, stderr io.Wr
 	allow := fs.Bool("allow-downgrade", false, "publish even when the origin's latest build has a higher sequence")
 	deltasFrom := fs.String("deltas-from", "", "a folder of earlier builds (one per subfolder, such as a pull's folder): store a delta from the newest of them to this build beside it")
 	deltas := fs.Int("deltas", fleet.DefaultDeltas, "with --deltas-from: how many of the newest earlier builds to make deltas from")
+	tsign := addSigningFlags(fs, 48*time.Hour)
 	s3 := originFlags(fs)
 	pos, err := parseWithArgs(fs, args, "SNAPSHOT_DIR ORIGIN", 2, 2)
 	if err != nil {
@@ -185,7 +187,14 @@ func runSnapshotPublish(ctx context.Context, args []string, stdout, stderr io.Wr
 		return err
 	}
 	start := time.Now()
-	p, err := fleet.Publish(ctx, pos[0], o, fleet.PublishOptions{PublicKey: pub, AllowDowngrade: *allow, Progress: stderr, DeltasFrom: from})
+	opts := fleet.PublishOptions{AllowDowngrade: *allow, Progress: stderr, DeltasFrom: from}
+	if pub != nil {
+		opts.Verifier = pub
+	}
+	if opts.Trust, err = tsign.publishTrust(); err != nil {
+		return err
+	}
+	p, err := fleet.Publish(ctx, pos[0], o, opts)
 	if err != nil {
 		return err
 	}
@@ -201,17 +210,17 @@ func runSnapshotPublish(ctx context.Context, args []string, stdout, stderr io.Wr
 func runSnapshotPull(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("snapshot pull", synopsis("pull"), stderr)
 	into := fs.String("into", "", "snapshots directory: builds go to DIR/<build_id>, DIR/current points at the one to serve")
-	pubPath := fs.String("pubkey", "", "minisign public key builds must be signed with")
+	tf := addTrustFlags(fs, "take")
 	keep := fs.Int("keep", 3, "builds to keep, the current one included (at least 2: a server may still read the previous one until it swaps)")
 	allow := fs.Bool("allow-downgrade", false, "take the origin's latest build even when it is older than the current one")
 	noDelta := noDeltaFlag(fs)
 	lockWait := lockWaitFlag(fs)
 	s3 := originFlags(fs)
-	pos, err := parseWithArgs(fs, args, "ORIGIN", 1, 1, "into", "pubkey")
+	pos, err := parseWithArgs(fs, args, "ORIGIN", 1, 1, "into")
 	if err != nil {
 		return err
 	}
-	pub, err := snapshots.ReadPublicKey(*pubPath)
+	pub, err := tf.verifier(*into, true)
 	if err != nil {
 		return err
 	}
@@ -220,7 +229,7 @@ func runSnapshotPull(ctx context.Context, args []string, stdout, stderr io.Write
 		return err
 	}
 	start := time.Now()
-	p, err := fleet.Pull(ctx, o, *into, fleet.PullOptions{PublicKey: pub, AllowDowngrade: *allow, Keep: *keep, LockWait: *lockWait, Progress: stderr, NoDelta: *noDelta})
+	p, err := fleet.Pull(ctx, o, *into, fleet.PullOptions{Verifier: pub, AllowDowngrade: *allow, Keep: *keep, LockWait: *lockWait, Progress: stderr, NoDelta: *noDelta})
 	if err != nil {
 		return err
 	}
@@ -266,11 +275,17 @@ func runSnapshotBundle(ctx context.Context, args []string, stdout, stderr io.Wri
 	from := fs.String("from", "", "the build the site keeps (a build folder)")
 	to := fs.String("to", "", "the signed build to bring it to (a build folder)")
 	out := fs.String("out", "", "the bundle file to write")
+	tsign := addSigningFlags(fs, 30*24*time.Hour)
+	roots := fs.String("roots", "", "with --key: the folder holding the chain of roots (1.root.json, 2.root.json, ...) the bundle carries")
 	if _, err := parseWithArgs(fs, args, "only its flags", 0, 0, "from", "to", "out"); err != nil {
 		return err
 	}
+	bt, err := tsign.bundleTrust(*roots)
+	if err != nil {
+		return err
+	}
 	start := time.Now()
-	st, err := fleet.WriteBundle(ctx, *from, *to, *out)
+	st, err := fleet.WriteBundle(ctx, *from, *to, *out, bt)
 	if err != nil {
 		return err
 	}
@@ -282,20 +297,20 @@ func runSnapshotBundle(ctx context.Context, args []string, stdout, stderr io.Wri
 func runSnapshotApply(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("snapshot apply", synopsis("apply"), stderr)
 	into := fs.String("into", "", "snapshots directory that keeps the build the bundle starts from")
-	pubPath := fs.String("pubkey", "", "minisign public key builds must be signed with")
+	tf := addTrustFlags(fs, "take")
 	keep := fs.Int("keep", 3, "builds to keep, the current one included (at least 2: a server may still read the previous one until it swaps)")
 	allow := fs.Bool("allow-downgrade", false, "take the bundle's build even when it is older than the current one")
 	lockWait := lockWaitFlag(fs)
-	pos, err := parseWithArgs(fs, args, "FILE", 1, 1, "into", "pubkey")
+	pos, err := parseWithArgs(fs, args, "FILE", 1, 1, "into")
 	if err != nil {
 		return err
 	}
-	pub, err := snapshots.ReadPublicKey(*pubPath)
+	pub, err := tf.verifier(*into, true)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	p, err := fleet.ApplyBundle(ctx, pos[0], *into, fleet.PullOptions{PublicKey: pub, AllowDowngrade: *allow, Keep: *keep, LockWait: *lockWait, Progress: stderr})
+	p, err := fleet.ApplyBundle(ctx, pos[0], *into, fleet.PullOptions{Verifier: pub, AllowDowngrade: *allow, Keep: *keep, LockWait: *lockWait, Progress: stderr})
 	if err != nil {
 		return err
 	}
@@ -311,14 +326,14 @@ func lockWaitFlag(fs *flag.FlagSet) *time.Duration {
 func runSnapshotFollow(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("snapshot follow", synopsis("follow"), stderr)
 	dir := fs.String("snapshots", "", "snapshots directory; serve it with pds serve --snapshot DIR/current")
-	pubPath := fs.String("pubkey", "", "minisign public key builds must be signed with")
+	tf := addTrustFlags(fs, "take")
 	every := fs.Duration("every", 30*time.Second, "how often to poll the origin")
 	keep := fs.Int("keep", 3, "builds to keep, the current one included (at least 2: a server may still read the previous one until it swaps)")
 	allow := fs.Bool("allow-downgrade", false, "take the origin's latest build even when it is older than the current one")
 	noDelta := noDeltaFlag(fs)
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn, error")
 	s3 := originFlags(fs)
-	pos, err := parseWithArgs(fs, args, "ORIGIN", 1, 1, "snapshots", "pubkey")
+	pos, err := parseWithArgs(fs, args, "ORIGIN", 1, 1, "snapshots")
 	if err != nil {
 		return err
 	}
@@ -329,7 +344,7 @@ func runSnapshotFollow(ctx context.Context, args []string, stdout, stderr io.Wri
 	if *every <= 0 {
 		return fmt.Errorf("%w: --every must be positive", errUsage)
 	}
-	pub, err := snapshots.ReadPublicKey(*pubPath)
+	pub, err := tf.verifier(*dir, true)
 	if err != nil {
 		return err
 	}
@@ -339,21 +354,21 @@ func runSnapshotFollow(ctx context.Context, args []string, stdout, stderr io.Wri
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
 	f := &fleet.Follower{Origin: o, Snapshots: *dir, Log: log,
-		Pull: fleet.PullOptions{PublicKey: pub, AllowDowngrade: *allow, Keep: *keep, NoDelta: *noDelta}}
-	log.Info("following", "origin", o.String(), "snapshots", *dir, "every", every.String(), "keep", *keep, "key", pub.ID())
+		Pull: fleet.PullOptions{Verifier: pub, AllowDowngrade: *allow, Keep: *keep, NoDelta: *noDelta}}
+	log.Info("following", "origin", o.String(), "snapshots", *dir, "every", every.String(), "keep", *keep, "trust", describeTrust(pub))
 	f.Run(ctx, *every)
 	return nil
 }
 
 func runSnapshotRollback(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("snapshot rollback", synopsis("rollback"), stderr)
-	pubPath := fs.String("pubkey", "", "if set, the build rolled to must be signed with this key")
+	tf := addTrustFlags(fs, "if set, roll to")
 	lockWait := lockWaitFlag(fs)
 	pos, err := parseWithArgs(fs, args, "SNAPSHOTS_DIR [BUILD_ID]", 1, 2)
 	if err != nil {
 		return err
 	}
-	pub, err := optionalKey(*pubPath)
+	pub, err := tf.verifier(pos[0], false)
 	if err != nil {
 		return err
 	}
@@ -361,7 +376,7 @@ func runSnapshotRollback(ctx context.Context, args []string, stdout, stderr io.W
 	if len(pos) == 2 {
 		id = pos[1]
 	}
-	r, err := fleet.Rollback(ctx, pos[0], id, fleet.RollbackOptions{PublicKey: pub, LockWait: *lockWait, Progress: stderr})
+	r, err := fleet.Rollback(ctx, pos[0], id, fleet.RollbackOptions{Verifier: pub, LockWait: *lockWait, Progress: stderr})
 	for _, s := range r.Skipped {
 		fmt.Fprintf(stderr, "skipped build %s: %s\n", s.ID, s.Reason)
 	}

@@ -32,7 +32,7 @@ func TestSnapshotUsage(t *testing.T) {
 		{[]string{"snapshot", "pull", "file:///x"}, 2, "--into is required"},
 		{[]string{"snapshot", "pull", "--into", "d", "--pubkey", "p"}, 2, "pull takes ORIGIN"},
 		{[]string{"snapshot", "sign", "--key", "k"}, 2, "sign takes SNAPSHOT_DIR"},
-		{[]string{"snapshot", "verify", "dir"}, 2, "--pubkey is required"},
+		{[]string{"snapshot", "verify", "dir"}, 2, "give --trust-root (a root of trust) or --pubkey (a minisign key)"},
 		{[]string{"snapshot", "keygen", "--pub", "a"}, 2, "--key is required"},
 		{[]string{"snapshot", "follow", "o", "--snapshots", "d", "--pubkey", "p", "--every", "0s"}, 2, "--every must be positive"},
 		{[]string{"snapshot", "publish", "dir"}, 2, "publish takes SNAPSHOT_DIR ORIGIN"},

@@ -8,19 +8,50 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
+
+	"github.com/productdata/pds/snapshots/trust"
 )
+
+// BundleTrust is what a bundle for a site that trusts a root carries: the
+// chain of roots (version 1 on), and the keys that sign the build's
+// statements. Validity is the bundle's own window: the site reports its
+// data stale once it passes without a newer bundle.
+type BundleTrust struct {
+	Roots            [][]byte
+	Build, Timestamp *trust.Signer
+	Validity         time.Duration
+}
 
 // WriteBundle writes to out the delta from the build in fromDir to the
 // signed build in toDir (see deltas.go): one file to carry to a site that
-// keeps fromDir's build and cannot reach the origin. The file is written
-// beside out and renamed when whole.
-func WriteBundle(ctx context.Context, fromDir, toDir, out string) (DeltaStats, error) {
+// keeps fromDir's build and cannot reach the origin. With bt set, the
+// bundle carries the trust statements that name the build (a site that
+// trusts a root needs them; the build needs no minisign signature then).
+// The file is written beside out and renamed when whole.
+func WriteBundle(ctx context.Context, fromDir, toDir, out string, bt *BundleTrust) (DeltaStats, error) {
+	target, err := snapshots.VerifyContext(ctx, toDir)
+	if err != nil {
+		return DeltaStats{}, err
+	}
+	var stmts trust.Files
+	if bt != nil {
+		mb, err := os.ReadFile(filepath.Join(toDir, snapshots.ManifestName))
+		if err != nil {
+			return DeltaStats{}, err
+		}
+		stmts = trust.Files{}
+		b := trust.Build{ID: target.BuildID, Sequence: target.Sequence, Manifest: mb}
+		if _, err := trust.Bundle(ctx, stmts, bt.Roots, b, bt.Build, bt.Timestamp, bt.Validity, now()); err != nil {
+			return DeltaStats{}, err
+		}
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".partial-*")
 	if err != nil {
 		return DeltaStats{}, err
 	}
 	defer os.Remove(tmp.Name())
-	st, err := WriteDelta(ctx, tmp, fromDir, toDir)
+	st, err := writeDelta(ctx, tmp, fromDir, toDir, target, 0, stmts)
 	if err == nil {
 		err = tmp.Sync()
 	}
@@ -35,14 +66,15 @@ func WriteBundle(ctx context.Context, fromDir, toDir, out string) (DeltaStats, e
 
 // ApplyBundle makes the bundle's build current in snapshots, as a pull
 // would have: it checks the signature of the build's manifest with
-// opts.PublicKey, refuses a build that is not newer than the current one
+// opts.Verifier (a trust root checks the statements the bundle carries,
+// walking any new roots among them), refuses a build that is not newer than the current one
 // (unless opts.AllowDowngrade) or was rolled back from, applies the delta
 // to the build it starts from (which snapshots must keep) in a staging
 // folder, hashing every file against the signed manifest, then self-tests,
 // activates and prunes. A bundle that fails any check changes nothing.
 func ApplyBundle(ctx context.Context, file, snaps string, opts PullOptions) (p Pulled, err error) {
-	if opts.PublicKey == nil {
-		return p, errors.New("a public key is required to apply a bundle (--pubkey)")
+	if opts.Verifier == nil {
+		return p, errors.New("a trust root (--trust-root) or a public key (--pubkey) is required to apply a bundle")
 	}
 	f, err := os.Open(file)
 	if err != nil {
@@ -57,8 +89,9 @@ func ApplyBundle(ctx context.Context, file, snaps string, opts PullOptions) (p P
 	if err != nil {
 		return p, err
 	}
-	if err := opts.PublicKey.CheckSignature(d.mb, d.sig); err != nil {
-		return p, fmt.Errorf("%w: %s: %w", ErrRefused, file, err)
+	sig, err := bundleStatement(ctx, file, snaps, d, &opts)
+	if err != nil {
+		return p, err
 	}
 	m, err := snapshots.DecodeManifest(d.mb, file+": "+snapshots.ManifestName)
 	if err != nil {
@@ -91,14 +124,14 @@ func ApplyBundle(ctx context.Context, file, snaps string, opts PullOptions) (p P
 	}
 	base := kept[i]
 	p.Dir = filepath.Join(snaps, m.BuildID)
-	placed, err := checkPlaced(snaps, m.BuildID, opts.PublicKey)
+	placed, err := checkPlaced(snaps, m.BuildID, opts.Verifier)
 	if err != nil {
 		return p, err
 	}
 	if !placed {
 		removeStaleStaging(snaps, m.BuildID)
 		staging := filepath.Join(snaps, stagingPre+m.BuildID+deltaStagingSuffix)
-		err := stageBuild(snaps, staging, m, d.mb, d.sig, false, func() error {
+		err := stageBuild(snaps, staging, m, d.mb, sig, false, func() error {
 			return d.applyInto(ctx, base, staging, m, opts.FreeBytes, "nothing was changed", file)
 		})
 		if err != nil {
@@ -107,4 +140,42 @@ func ApplyBundle(ctx context.Context, file, snaps string, opts PullOptions) (p P
 		p.Via, p.DeltaBase, p.Downloaded = ViaDelta, base.ID, st.Size()
 	}
 	return p, selfTestAndActivate(ctx, snaps, m.BuildID, opts, &p)
+}
+
+// bundleStatement checks the bundle's build against what the site trusts
+// and answers the statement the build keeps: with a trust root, the
+// statements the bundle carries must name its manifest (a root the site
+// adopted from its minisign key counts); with a minisign key, the
+// bundle's signature must be the key's.
+func bundleStatement(ctx context.Context, file, snaps string, d *openedDelta, opts *PullOptions) (statement, error) {
+	if key, ok := opts.Verifier.(*snapshots.PublicKey); ok {
+		r, err := trust.Adopted(snaps, key)
+		if err != nil {
+			return statement{}, err
+		}
+		if r != nil {
+			opts.Verifier = r
+		}
+	}
+	r, ok := opts.Verifier.(*trust.Replica)
+	if !ok {
+		if err := opts.Verifier.Check(d.mb, d.sig); err != nil {
+			return statement{}, fmt.Errorf("%w: %w: %s: %w", ErrRefused, snapshots.ErrSignature, file, err)
+		}
+		return statement{name: opts.Verifier.Statement(), b: d.sig}, nil
+	}
+	if d.stmts == nil {
+		return statement{}, fmt.Errorf("%w: %s carries no trust statements, and this site trusts a root: make the bundle with 'pds snapshot bundle --key'", ErrRefused, file)
+	}
+	rel, err := r.Update(ctx, d.stmts.Fetch, now())
+	if err != nil {
+		return statement{}, fmt.Errorf("%w: %s: %w", ErrRefused, file, err)
+	}
+	if rel.BuildID != d.header.Target {
+		return statement{}, fmt.Errorf("%w: %s: its statements name build %s, and its delta leads to %s", ErrRefused, file, rel.BuildID, d.header.Target)
+	}
+	if err := rel.Manifest.Check(file+": "+snapshots.ManifestName, d.mb); err != nil {
+		return statement{}, fmt.Errorf("%w: %w", ErrRefused, err)
+	}
+	return statement{name: snapshots.StatementName, b: rel.Statement}, nil
 }

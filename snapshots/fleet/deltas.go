@@ -10,14 +10,17 @@ import (
 	"github.com/productdata/pds/snapshots"
 	"hash"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"sort"
 	"strings"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/productdata/pds/internal/osfile"
 	"github.com/productdata/pds/snapshots/delta"
+	"github.com/productdata/pds/snapshots/trust"
 )
 
 // A delta file takes a replica from one build (its base) to another (its
@@ -66,6 +69,9 @@ type deltaHeader struct {
 	Base   string      `json:"base"`
 	Target string      `json:"target"`
 	Files  []deltaFile `json:"files"`
+	// Statements are the trust statements a bundle carries (package
+	// snapshots/trust), as tar entries trust/NAME after the signature.
+	Statements []string `json:"statements,omitempty"`
 }
 
 type deltaFile struct {
@@ -92,6 +98,9 @@ type DeltaStats struct {
 	Base, Target         string
 	Same, Patched, Whole int   // target files copied from the base, patched and carried whole
 	Bytes                int64 // the delta file's size
+	// SHA256 is the delta file's, when published (the trust statements
+	// name it).
+	SHA256 []byte
 }
 
 // WriteDelta writes to w the delta from the build in baseDir to the signed
@@ -103,13 +112,13 @@ func WriteDelta(ctx context.Context, w io.Writer, baseDir, targetDir string) (De
 	if err != nil {
 		return DeltaStats{}, err
 	}
-	return writeDelta(ctx, w, baseDir, targetDir, target, 0)
+	return writeDelta(ctx, w, baseDir, targetDir, target, 0, nil)
 }
 
 // writeDelta is WriteDelta for a target verified already (target is its
 // manifest). With a limit above 0, it stops with errDeltaTooLarge as soon
 // as the delta has more bytes than that.
-func writeDelta(ctx context.Context, w io.Writer, baseDir, targetDir string, target snapshots.Manifest, limit int64) (DeltaStats, error) {
+func writeDelta(ctx context.Context, w io.Writer, baseDir, targetDir string, target snapshots.Manifest, limit int64, stmts trust.Files) (DeltaStats, error) {
 	var st DeltaStats
 	base, err := snapshots.ReadManifest(baseDir)
 	if err != nil {
@@ -120,7 +129,7 @@ func writeDelta(ctx context.Context, w io.Writer, baseDir, targetDir string, tar
 		return st, err
 	}
 	sig, err := os.ReadFile(filepath.Join(targetDir, snapshots.SignatureName))
-	if err != nil {
+	if err != nil && (stmts == nil || !errors.Is(err, fs.ErrNotExist)) {
 		return st, fmt.Errorf("%s is not signed (%v); sign it first with 'pds snapshot sign'", targetDir, err)
 	}
 	st.Base, st.Target = base.BuildID, target.BuildID
@@ -133,6 +142,10 @@ func writeDelta(ctx context.Context, w io.Writer, baseDir, targetDir string, tar
 		}
 	}
 	h := deltaHeader{Format: deltaFormat, Base: base.BuildID, Target: target.BuildID}
+	for name := range stmts {
+		h.Statements = append(h.Statements, name)
+	}
+	sort.Strings(h.Statements)
 	for _, f := range target.Files {
 		df := deltaFile{Path: f.Path}
 		switch bf, ok := byPath[f.Path]; {
@@ -158,6 +171,11 @@ func writeDelta(ctx context.Context, w io.Writer, baseDir, targetDir string, tar
 		b    []byte
 	}{{deltaHeaderName, hb}, {snapshots.ManifestName, mb}, {snapshots.SignatureName, sig}} {
 		if err := writeTarBytes(tw, e.name, e.b); err != nil {
+			return st, err
+		}
+	}
+	for _, name := range h.Statements {
+		if err := writeTarBytes(tw, TrustDir+"/"+name, stmts[name]); err != nil {
 			return st, err
 		}
 	}
@@ -299,12 +317,18 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// maxStatements bounds the trust statements a bundle may carry: roots
+// (one per rotation) and three more.
+const maxStatements = 64
+
 // openedDelta is a delta file read up to its first file entry.
 type openedDelta struct {
 	tr     *tar.Reader
 	header deltaHeader
 	mb     []byte // the target's manifest, as signed
 	sig    []byte
+	// stmts are the trust statements a bundle carries.
+	stmts trust.Files
 }
 
 // openDelta reads a delta's header, manifest and signature. Its errors are
@@ -326,6 +350,19 @@ func openDelta(r io.Reader, where string) (*openedDelta, error) {
 	}
 	if d.header.Format != deltaFormat {
 		return nil, fmt.Errorf("%w: %s: delta format %d; this pds reads format %d", ErrRefused, where, d.header.Format, deltaFormat)
+	}
+	if len(d.header.Statements) > maxStatements {
+		return nil, fmt.Errorf("%w: %s: %d trust statements, more than %d", ErrRefused, where, len(d.header.Statements), maxStatements)
+	}
+	for _, name := range d.header.Statements {
+		b, err := readTarEntry(d.tr, TrustDir+"/"+name)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %w", ErrRefused, where, err)
+		}
+		if d.stmts == nil {
+			d.stmts = trust.Files{}
+		}
+		d.stmts[name] = b
 	}
 	return d, nil
 }

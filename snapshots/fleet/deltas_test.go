@@ -149,7 +149,7 @@ func TestPullByDeltaLinksSharedStoreTables(t *testing.T) {
 	publish(t, o, b1)
 	snaps := t.TempDir()
 	kept := pullOK(t, o, snaps, k)
-	served, err := snapshots.Open(filepath.Join(snaps, kept.ID), snapshots.OpenOptions{PublicKey: k.pub, CacheBytes: 1})
+	served, err := snapshots.Open(filepath.Join(snaps, kept.ID), snapshots.OpenOptions{Verifier: k.pub, CacheBytes: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -388,7 +388,7 @@ func TestBundle(t *testing.T) {
 		return snaps
 	}
 	bundle := filepath.Join(t.TempDir(), "b1-to-c2.pdsbundle")
-	st, err := fleet.WriteBundle(context.Background(), b1, c2, bundle)
+	st, err := fleet.WriteBundle(context.Background(), b1, c2, bundle, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -429,11 +429,11 @@ func TestBundle(t *testing.T) {
 		t.Fatal(err)
 	}
 	otherKey := filepath.Join(t.TempDir(), "other.pdsbundle")
-	if _, err := fleet.WriteBundle(context.Background(), b1, c2other, otherKey); err != nil {
+	if _, err := fleet.WriteBundle(context.Background(), b1, c2other, otherKey, nil); err != nil {
 		t.Fatal(err)
 	}
 	fromC1 := filepath.Join(t.TempDir(), "c1-to-c2.pdsbundle")
-	if _, err := fleet.WriteBundle(context.Background(), c1, c2, fromC1); err != nil {
+	if _, err := fleet.WriteBundle(context.Background(), c1, c2, fromC1, nil); err != nil {
 		t.Fatal(err)
 	}
 	write := func(b []byte) string {

@@ -127,7 +127,7 @@ func publish(t testing.TB, o fleet.Origin, dir string) {
 
 func follower(t testing.TB, o fleet.Origin, snaps string, k keyPair) *fleet.Follower {
 	return &fleet.Follower{Origin: o, Snapshots: snaps, Log: ingesttest.Logger(t),
-		Pull: fleet.PullOptions{PublicKey: k.pub, Keep: 2}}
+		Pull: fleet.PullOptions{Verifier: k.pub, Keep: 2}}
 }
 
 // serves checks that SNAPSHOTS/current opens as pds serve opens it and
@@ -141,7 +141,7 @@ func serves(t testing.TB, snaps, id string, k keyPair) {
 	if cur.ID != id {
 		t.Fatalf("current is %s, want %s", cur.ID, id)
 	}
-	if err := snapshots.SelfTest(context.Background(), filepath.Join(snaps, fleet.CurrentName), snapshots.OpenOptions{PublicKey: k.pub}); err != nil {
+	if err := snapshots.SelfTest(context.Background(), filepath.Join(snaps, fleet.CurrentName), snapshots.OpenOptions{Verifier: k.pub}); err != nil {
 		t.Fatalf("current build does not serve: %v", err)
 	}
 }
@@ -158,7 +158,7 @@ func TestPublishPullFollowS3(t *testing.T) {
 	if _, err := fleet.Latest(ctx, o); !errors.Is(err, fleet.ErrNotFound) {
 		t.Fatalf("empty origin: %v, want not found", err)
 	}
-	pub, err := fleet.Publish(ctx, b1, o, fleet.PublishOptions{PublicKey: k.pub})
+	pub, err := fleet.Publish(ctx, b1, o, fleet.PublishOptions{Verifier: k.pub})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestPublishPullFollowS3(t *testing.T) {
 	}
 
 	snaps := filepath.Join(t.TempDir(), "snapshots")
-	p, err := fleet.Fetch(ctx, o, snaps, fleet.PullOptions{PublicKey: k.pub})
+	p, err := fleet.Fetch(ctx, o, snaps, fleet.PullOptions{Verifier: k.pub})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +201,7 @@ func TestPublishPullFollowS3(t *testing.T) {
 	}
 	serves(t, snaps, buildID(t, b2), k)
 
-	r, err := fleet.Rollback(ctx, snaps, "", fleet.RollbackOptions{PublicKey: k.pub})
+	r, err := fleet.Rollback(ctx, snaps, "", fleet.RollbackOptions{Verifier: k.pub})
 	if err != nil || r.From.ID != buildID(t, b2) || r.To.ID != buildID(t, b1) || !r.Listed {
 		t.Fatalf("rollback %s -> %s (listed %v): %v", r.From.ID, r.To.ID, r.Listed, err)
 	}
@@ -403,7 +403,7 @@ func interruptedHTTPPull(t *testing.T, format1 bool) {
 		t.Fatalf("interrupted pull: %v", err)
 	}
 	serves(t, snaps, buildID(t, b1), k)
-	p, err := fleet.Fetch(context.Background(), o, snaps, fleet.PullOptions{PublicKey: k.pub})
+	p, err := fleet.Fetch(context.Background(), o, snaps, fleet.PullOptions{Verifier: k.pub})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -492,7 +492,7 @@ func TestUntrustedNames(t *testing.T) {
 	}
 	snaps := filepath.Join(t.TempDir(), "snapshots")
 	os.WriteFile(filepath.Join(root, "latest"), []byte("../../etc\n"), 0o644)
-	if _, err := fleet.Fetch(context.Background(), o, snaps, fleet.PullOptions{PublicKey: k.pub}); err == nil || !strings.Contains(err.Error(), "not a build id") {
+	if _, err := fleet.Fetch(context.Background(), o, snaps, fleet.PullOptions{Verifier: k.pub}); err == nil || !strings.Contains(err.Error(), "not a build id") {
 		t.Fatalf("latest naming a path: %v", err)
 	}
 
@@ -508,7 +508,7 @@ func TestUntrustedNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(root, "latest"), []byte(id+"\n"), 0o644)
-	_, err = fleet.Fetch(context.Background(), o, snaps, fleet.PullOptions{PublicKey: k.pub})
+	_, err = fleet.Fetch(context.Background(), o, snaps, fleet.PullOptions{Verifier: k.pub})
 	if !errors.Is(err, fleet.ErrRefused) || !strings.Contains(err.Error(), "leaves the snapshot") {
 		t.Fatalf("manifest naming ../../escaped: %v", err)
 	}
@@ -590,7 +590,7 @@ func TestPullFormat1Build(t *testing.T) {
 	}
 	b[len(b)/2] ^= 1
 	os.WriteFile(p, b, 0o644)
-	_, err = fleet.Fetch(context.Background(), o, filepath.Join(t.TempDir(), "snapshots"), fleet.PullOptions{PublicKey: k.pub})
+	_, err = fleet.Fetch(context.Background(), o, filepath.Join(t.TempDir(), "snapshots"), fleet.PullOptions{Verifier: k.pub})
 	if !errors.Is(err, fleet.ErrRefused) || !strings.Contains(err.Error(), "does not match the signed manifest's checksum") {
 		t.Fatalf("pull of a changed format 1 file: %v", err)
 	}
@@ -630,7 +630,7 @@ func TestUpgradeFromFormat1(t *testing.T) {
 		t.Fatalf("kept builds %v, %v; want both formats listed", builds, err)
 	}
 
-	if r, err := fleet.Rollback(ctx, snaps, m1.BuildID, fleet.RollbackOptions{PublicKey: k.pub}); err != nil || r.To.ID != m1.BuildID {
+	if r, err := fleet.Rollback(ctx, snaps, m1.BuildID, fleet.RollbackOptions{Verifier: k.pub}); err != nil || r.To.ID != m1.BuildID {
 		t.Fatalf("rollback to the format 1 build: %v %v", r.To, err)
 	}
 	serves(t, snaps, m1.BuildID, k)

@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync/atomic"
 	"time"
@@ -102,7 +103,7 @@ func (f *Follower) Poll(ctx context.Context) (string, error) {
 		f.refused = map[string]string{}
 	}
 	o := &countingOrigin{Origin: f.Origin}
-	id, err := Latest(ctx, o)
+	id, rel, err := latestBuild(ctx, o, &f.Pull)
 	if err != nil {
 		return "", f.fail("", err)
 	}
@@ -111,7 +112,16 @@ func (f *Follower) Poll(ctx context.Context) (string, error) {
 		f.Log.Debug("latest build was refused before; skipped", "build_id", id, "reason", reason)
 		return "", nil
 	}
-	p, err := pullBuild(ctx, o, f.Snapshots, id, f.Pull, true)
+	p, err := pullBuild(ctx, o, f.Snapshots, id, rel, f.Pull, true)
+	if adopted, aerr := adoptOnRefusal(ctx, o, f.Snapshots, &f.Pull, err); aerr != nil {
+		err = fmt.Errorf("%w; and the origin's root could not be adopted: %w", err, aerr)
+	} else if adopted {
+		f.Log.Info("adopted the origin's root of trust, signed by the key trusted so far; builds are taken through it from now on", "origin", f.Origin.String())
+		if id, rel, err = latestBuild(ctx, o, &f.Pull); err != nil {
+			return "", f.fail("", err)
+		}
+		p, err = pullBuild(ctx, o, f.Snapshots, id, rel, f.Pull, true)
+	}
 	f.Stats.BytesPulled.Add(p.Downloaded)
 	if p.DeltaErr != nil {
 		f.Stats.DeltasFailed.Add(1)

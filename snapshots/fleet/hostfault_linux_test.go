@@ -170,7 +170,7 @@ func TestDiskFullDuringPull(t *testing.T) {
 	b1 := signedCopy(t, 1, k)
 	c := changedBuild(t, 5, "changed", b1, k)
 	bundle := filepath.Join(t.TempDir(), "b1-to-c.pdsbundle")
-	if _, err := fleet.WriteBundle(context.Background(), b1, c, bundle); err != nil {
+	if _, err := fleet.WriteBundle(context.Background(), b1, c, bundle, nil); err != nil {
 		t.Fatal(err)
 	}
 	size := totalSize(t, b1)
@@ -237,7 +237,7 @@ func TestRollbackShortOfFilesStepsBackNoFurther(t *testing.T) {
 		var r fleet.Rolled
 		var err error
 		withFileLimit(t, extra, func() {
-			r, err = fleet.Rollback(context.Background(), snaps, "", fleet.RollbackOptions{PublicKey: k.pub})
+			r, err = fleet.Rollback(context.Background(), snaps, "", fleet.RollbackOptions{Verifier: k.pub})
 		})
 		if len(r.Skipped) > 0 {
 			t.Fatalf("with %d file descriptors to spare, the rollback passed over %v", extra, r.Skipped)

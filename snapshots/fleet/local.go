@@ -182,8 +182,8 @@ func removeTrash(snaps string) {
 
 // RollbackOptions configure Rollback.
 type RollbackOptions struct {
-	// PublicKey, when set, must have signed the build rolled to.
-	PublicKey *snapshots.PublicKey
+	// Verifier, when set, must vouch for the build rolled to.
+	Verifier snapshots.Verifier
 	// LockWait and Progress are as for Pull: how long to wait for another
 	// pull, follow or rollback in the directory, and where to say so.
 	LockWait time.Duration
@@ -207,7 +207,7 @@ type Skipped struct {
 // Rollback points current at another kept build, holding the directory's
 // lock. The build made current is never one listed in SNAPSHOTS/refused and
 // always passes the self-test a pull runs (SelfTest: the signature when
-// opts.PublicKey is set, every checksum, open and answer), so the refused
+// opts.Verifier is set, every checksum, open and answer), so the refused
 // list never names the build served.
 //
 // With id empty it steps back: to the newest kept build older than the
@@ -241,9 +241,9 @@ func Rollback(ctx context.Context, snaps, id string, opts RollbackOptions) (r Ro
 		return r, err
 	}
 	if id == "" {
-		r.To, r.Skipped, err = stepBack(ctx, snaps, cur, refused, opts.PublicKey)
+		r.To, r.Skipped, err = stepBack(ctx, snaps, cur, refused, opts.Verifier)
 	} else {
-		r.To, err = rollTo(ctx, snaps, cur, id, refused, opts.PublicKey)
+		r.To, err = rollTo(ctx, snaps, cur, id, refused, opts.Verifier)
 	}
 	if err != nil {
 		return r, err
@@ -267,7 +267,7 @@ func Rollback(ctx context.Context, snaps, id string, opts RollbackOptions) (r Ro
 
 // stepBack finds the newest kept build older than cur that is not refused
 // and passes the self-test.
-func stepBack(ctx context.Context, snaps string, cur Build, refused []string, pub *snapshots.PublicKey) (Build, []Skipped, error) {
+func stepBack(ctx context.Context, snaps string, cur Build, refused []string, pub snapshots.Verifier) (Build, []Skipped, error) {
 	builds, err := Builds(snaps)
 	if err != nil {
 		return Build{}, nil, err
@@ -307,7 +307,7 @@ func stepBack(ctx context.Context, snaps string, cur Build, refused []string, pu
 }
 
 // rollTo checks kept build id for a rollback to it.
-func rollTo(ctx context.Context, snaps string, cur Build, id string, refused []string, pub *snapshots.PublicKey) (Build, error) {
+func rollTo(ctx context.Context, snaps string, cur Build, id string, refused []string, pub snapshots.Verifier) (Build, error) {
 	if !validBuildID(id) {
 		return Build{}, fmt.Errorf("%q is not a build id", id)
 	}
@@ -341,8 +341,8 @@ func rollTo(ctx context.Context, snaps string, cur Build, id string, refused []s
 // rollbackTest is how Rollback opens a kept build for its self-test: every
 // file hashed whole, since a build kept on disk may have been damaged since
 // it was pulled, in parts a lazy open would not read.
-func rollbackTest(pub *snapshots.PublicKey) snapshots.OpenOptions {
-	return snapshots.OpenOptions{CacheBytes: selfTestCache, PublicKey: pub, HashAll: true}
+func rollbackTest(pub snapshots.Verifier) snapshots.OpenOptions {
+	return snapshots.OpenOptions{CacheBytes: selfTestCache, Verifier: pub, HashAll: true}
 }
 
 func dirExists(dir string) bool {

@@ -88,7 +88,7 @@ func TestLockedDirectoryFailsCleanly(t *testing.T) {
 	}
 	_, err := fleet.Pull(ctx, o, snaps, pullOpts(k))
 	checkLocked("pull", err)
-	_, err = fleet.Rollback(ctx, snaps, "", fleet.RollbackOptions{PublicKey: k.pub})
+	_, err = fleet.Rollback(ctx, snaps, "", fleet.RollbackOptions{Verifier: k.pub})
 	checkLocked("rollback", err)
 	f := follower(t, o, snaps, k)
 	_, err = f.Poll(ctx)

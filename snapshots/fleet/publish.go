@@ -3,6 +3,7 @@ package fleet
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,13 +14,21 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
+
+	"github.com/productdata/pds/snapshots/trust"
 )
 
 // PublishOptions configure Publish.
 type PublishOptions struct {
-	// PublicKey, when set, must have signed the build (a check before
-	// upload; replicas check again). A signature is required either way.
-	PublicKey *snapshots.PublicKey
+	// Verifier, when set, must vouch for the build (a check before
+	// upload; replicas check again). Without Trust, the build must carry a
+	// minisign signature either way.
+	Verifier snapshots.Verifier
+	// Trust, when set, signs the statements that name the build and its
+	// deltas (trust/ at the origin), which replicas that trust a root
+	// follow; the build then needs no minisign signature.
+	Trust *PublishTrust
 	// AllowDowngrade publishes a build whose sequence is not above the
 	// origin's latest one's.
 	AllowDowngrade bool
@@ -31,6 +40,13 @@ type PublishOptions struct {
 	DeltasFrom []string
 }
 
+// PublishTrust are the keys that sign a build's statements, and how long
+// its timestamp holds.
+type PublishTrust struct {
+	Build, Timestamp *trust.Signer
+	Validity         time.Duration
+}
+
 // Published is what Publish did.
 type Published struct {
 	BuildID  string
@@ -38,6 +54,8 @@ type Published struct {
 	Files    int
 	Bytes    int64
 	Deltas   []DeltaStats
+	// Expires is when the published timestamp stops holding (with Trust).
+	Expires time.Time
 }
 
 // Publish uploads the signed snapshot in dir to the origin: every file under
@@ -47,11 +65,11 @@ type Published struct {
 // latest. The snapshot is verified against its manifest first.
 func Publish(ctx context.Context, dir string, o Origin, opts PublishOptions) (Published, error) {
 	var pub Published
-	if opts.PublicKey != nil {
-		if err := opts.PublicKey.VerifySignature(dir); err != nil {
+	if opts.Verifier != nil {
+		if err := snapshots.VerifyStatement(dir, opts.Verifier); err != nil {
 			return pub, err
 		}
-	} else if _, err := os.Stat(filepath.Join(dir, snapshots.SignatureName)); err != nil {
+	} else if _, err := os.Stat(filepath.Join(dir, snapshots.SignatureName)); err != nil && opts.Trust == nil {
 		return pub, fmt.Errorf("%s is not signed (no %s); sign it first with 'pds snapshot sign'", dir, snapshots.SignatureName)
 	}
 	m, err := snapshots.Verify(dir)
@@ -81,7 +99,22 @@ func Publish(ctx context.Context, dir string, o Origin, opts PublishOptions) (Pu
 		}
 	}
 	for _, name := range []string{snapshots.SignatureName, snapshots.ManifestName} {
-		if err := putFile(ctx, o, m.BuildID+"/"+name, filepath.Join(dir, name)); err != nil {
+		err := putFile(ctx, o, m.BuildID+"/"+name, filepath.Join(dir, name))
+		if err != nil && (name != snapshots.SignatureName || opts.Trust == nil || !errors.Is(err, fs.ErrNotExist)) {
+			return pub, err
+		}
+	}
+	if opts.Trust != nil {
+		mb, err := os.ReadFile(filepath.Join(dir, snapshots.ManifestName))
+		if err != nil {
+			return pub, err
+		}
+		b := trust.Build{ID: m.BuildID, Sequence: m.Sequence, Manifest: mb, Deltas: map[string]trust.File{}}
+		for _, d := range pub.Deltas {
+			b.Deltas[d.Base] = trust.File{Length: d.Bytes, SHA256: d.SHA256}
+		}
+		t := opts.Trust
+		if pub.Expires, err = trust.Publish(ctx, originStore{o}, b, t.Build, t.Timestamp, t.Validity, now()); err != nil {
 			return pub, err
 		}
 	}
@@ -152,13 +185,21 @@ func publishDeltas(ctx context.Context, dir string, o Origin, m snapshots.Manife
 		}
 		// Publish verified the build. A delta that passes half the build is
 		// given up as soon as it does.
-		st, err := writeDelta(ctx, tmp, base, dir, m, whole/2)
+		st, err := writeDelta(ctx, tmp, base, dir, m, whole/2, nil)
 		useful := err == nil
 		if errors.Is(err, errDeltaTooLarge) {
 			err = nil
 		}
 		if err == nil && useful {
+			h := sha256.New()
 			if _, err = tmp.Seek(0, io.SeekStart); err == nil {
+				_, err = io.Copy(h, tmp)
+			}
+			st.SHA256 = h.Sum(nil)
+			if err == nil {
+				_, err = tmp.Seek(0, io.SeekStart)
+			}
+			if err == nil {
 				err = o.Put(ctx, deltaObject(id, st.Base), tmp, st.Bytes)
 			}
 		}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/productdata/pds/internal/osfile"
+	"github.com/productdata/pds/snapshots/trust"
 )
 
 // maxManifestBytes bounds what is read of a manifest or signature.
@@ -21,8 +22,11 @@ const maxManifestBytes = 64 << 20
 
 // PullOptions configure Pull and Fetch.
 type PullOptions struct {
-	// PublicKey must have signed the build's manifest. Required.
-	PublicKey *snapshots.PublicKey
+	// Verifier must vouch for the build's manifest: a trust root
+	// (*trust.Replica: the build is the one the origin's newest valid
+	// statements name) or a minisign key (the build is the one the
+	// origin's latest pointer names, signed by the key). Required.
+	Verifier snapshots.Verifier
 	// AllowDowngrade takes a build whose sequence is not above the current
 	// one's.
 	AllowDowngrade bool
@@ -42,6 +46,10 @@ type PullOptions struct {
 	// NoDelta fetches a new build whole even where the origin holds a
 	// delta to it from a build kept here.
 	NoDelta bool
+
+	// release is the build the trust root's statements name, when the
+	// build is taken through one.
+	release *trust.Release
 }
 
 // Pulled is what Pull or Fetch did.
@@ -133,12 +141,29 @@ func Fetch(ctx context.Context, o Origin, snaps string, opts PullOptions) (Pulle
 
 func pullLatest(ctx context.Context, o Origin, snaps string, opts PullOptions, activate bool) (Pulled, error) {
 	co := &countingOrigin{Origin: o}
-	id, err := Latest(ctx, co)
-	if err != nil {
-		return Pulled{Objects: co.n.Load()}, err
-	}
-	p, err := pullBuild(ctx, co, snaps, id, opts, activate)
+	p, err := takeLatest(ctx, co, snaps, &opts, activate)
 	p.Objects = co.n.Load()
+	return p, err
+}
+
+// takeLatest fetches the build the origin offers (latestBuild) and, with
+// activate, makes it current; a replica whose minisign key did not sign it
+// adopts the root the origin offers, if the key signed that, and takes the
+// build through it (adoptOnRefusal).
+func takeLatest(ctx context.Context, o Origin, snaps string, opts *PullOptions, activate bool) (Pulled, error) {
+	id, rel, err := latestBuild(ctx, o, opts)
+	if err != nil {
+		return Pulled{}, err
+	}
+	p, err := pullBuild(ctx, o, snaps, id, rel, *opts, activate)
+	if adopted, aerr := adoptOnRefusal(ctx, o, snaps, opts, err); aerr != nil {
+		return p, fmt.Errorf("%w; and the origin's root could not be adopted: %w", err, aerr)
+	} else if adopted {
+		if id, rel, err = latestBuild(ctx, o, opts); err != nil {
+			return Pulled{}, err
+		}
+		p, err = pullBuild(ctx, o, snaps, id, rel, *opts, activate)
+	}
 	return p, err
 }
 
@@ -147,10 +172,11 @@ func pullLatest(ctx context.Context, o Origin, snaps string, opts PullOptions, a
 // the build is already current, or refused, or not signed by the key; then
 // it looks again under the lock, since another pull may have finished
 // meanwhile.
-func pullBuild(ctx context.Context, o Origin, snaps, id string, opts PullOptions, activate bool) (p Pulled, err error) {
+func pullBuild(ctx context.Context, o Origin, snaps, id string, rel *trust.Release, opts PullOptions, activate bool) (p Pulled, err error) {
 	p.ID = id
-	if opts.PublicKey == nil {
-		return p, errors.New("a public key is required to pull (--pubkey)")
+	opts.release = rel
+	if opts.Verifier == nil {
+		return p, errors.New("a trust root (--trust-root) or a public key (--pubkey) is required to pull")
 	}
 	if cur, ok, err := Current(snaps); err != nil || ok && cur.ID == id {
 		p.Build, p.UpToDate = cur, err == nil
@@ -159,7 +185,7 @@ func pullBuild(ctx context.Context, o Origin, snaps, id string, opts PullOptions
 	if err := checkNotRolledBack(snaps, id); err != nil {
 		return p, err
 	}
-	mb, sig, m, err := readSigned(ctx, o, id, opts.PublicKey)
+	mb, sig, m, err := readSigned(ctx, o, id, rel, opts.Verifier)
 	if err != nil {
 		return p, err
 	}
@@ -188,7 +214,7 @@ func pullBuild(ctx context.Context, o Origin, snaps, id string, opts PullOptions
 func selfTestAndActivate(ctx context.Context, snaps, id string, opts PullOptions, p *Pulled) error {
 	// Every file was hashed as it landed (or whole, for a build pulled
 	// before), so the open may check chunks lazily.
-	if err := snapshots.SelfTest(ctx, p.Dir, snapshots.OpenOptions{CacheBytes: selfTestCache, PublicKey: opts.PublicKey}); err != nil {
+	if err := snapshots.SelfTest(ctx, p.Dir, snapshots.OpenOptions{CacheBytes: selfTestCache, Verifier: opts.Verifier}); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err() // verified and kept: the next pull tests it again
 		}
@@ -255,8 +281,8 @@ func checkTakeable(snaps string, m snapshots.Manifest, allowDowngrade bool) (cur
 // place makes snapshots/<id> hold the build: one pulled before (kept, then
 // left by a rollback, or fetched but not activated) is checked again rather
 // than fetched again (checkPlaced); otherwise it is staged.
-func place(ctx context.Context, o Origin, snaps string, mb, sig []byte, m snapshots.Manifest, opts PullOptions, p *Pulled) error {
-	placed, err := checkPlaced(snaps, m.BuildID, opts.PublicKey)
+func place(ctx context.Context, o Origin, snaps string, mb []byte, sig statement, m snapshots.Manifest, opts PullOptions, p *Pulled) error {
+	placed, err := checkPlaced(snaps, m.BuildID, opts.Verifier)
 	if err != nil {
 		return err
 	}
@@ -280,27 +306,40 @@ func checkNotRolledBack(snaps, id string) error {
 	return nil
 }
 
-// readSigned reads build id's manifest and signature from the origin and
-// checks them: the signature with pub, then the manifest's own sense.
-func readSigned(ctx context.Context, o Origin, id string, pub *snapshots.PublicKey) (mb, sig []byte, m snapshots.Manifest, err error) {
-	if mb, err = readSmall(ctx, o, id+"/"+snapshots.ManifestName, maxManifestBytes); err != nil {
-		return nil, nil, m, err
-	}
-	sig, err = readSmall(ctx, o, id+"/"+snapshots.SignatureName, maxManifestBytes)
-	if err != nil && !errors.Is(err, ErrNotFound) {
-		return nil, nil, m, err
-	}
-	if err := pub.CheckSignature(mb, sig); err != nil {
-		return nil, nil, m, fmt.Errorf("%w: %s/%s: %w", ErrRefused, o, id, err)
+// readSigned reads build id's manifest from the origin and checks it: with
+// a trust root, against the release the statements name (rel); with a
+// minisign key, against its signature beside it. Then the manifest's own
+// sense. The statement is what the build keeps beside its manifest.
+func readSigned(ctx context.Context, o Origin, id string, rel *trust.Release, v snapshots.Verifier) (mb []byte, sig statement, m snapshots.Manifest, err error) {
+	if rel != nil {
+		if mb, err = readSmall(ctx, o, id+"/"+snapshots.ManifestName, rel.Manifest.Length); err != nil {
+			return nil, sig, m, err
+		}
+		if err := rel.Manifest.Check(fmt.Sprintf("%s/%s/%s", o, id, snapshots.ManifestName), mb); err != nil {
+			return nil, sig, m, fmt.Errorf("%w: %w", ErrRefused, err)
+		}
+		sig = statement{name: snapshots.StatementName, b: rel.Statement}
+	} else {
+		if mb, err = readSmall(ctx, o, id+"/"+snapshots.ManifestName, maxManifestBytes); err != nil {
+			return nil, sig, m, err
+		}
+		b, err := readSmall(ctx, o, id+"/"+v.Statement(), maxManifestBytes)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return nil, sig, m, err
+		}
+		if err := v.Check(mb, b); err != nil {
+			return nil, sig, m, fmt.Errorf("%w: %w: %s/%s: %w", ErrRefused, snapshots.ErrSignature, o, id, err)
+		}
+		sig = statement{name: v.Statement(), b: b}
 	}
 	if m, err = snapshots.DecodeManifest(mb, fmt.Sprintf("%s/%s/%s", o, id, snapshots.ManifestName)); err != nil {
-		return nil, nil, m, fmt.Errorf("%w: %w", ErrRefused, err)
+		return nil, sig, m, fmt.Errorf("%w: %w", ErrRefused, err)
 	}
 	if m.BuildID != id {
-		return nil, nil, m, fmt.Errorf("%w: %s/%s/%s names build %s", ErrRefused, o, id, snapshots.ManifestName, m.BuildID)
+		return nil, sig, m, fmt.Errorf("%w: %s/%s/%s names build %s", ErrRefused, o, id, snapshots.ManifestName, m.BuildID)
 	}
 	if err := m.CheckPaths(); err != nil {
-		return nil, nil, m, fmt.Errorf("%w: %s/%s: %w", ErrRefused, o, id, err)
+		return nil, sig, m, fmt.Errorf("%w: %s/%s: %w", ErrRefused, o, id, err)
 	}
 	return mb, sig, m, nil
 }
@@ -309,7 +348,7 @@ func readSigned(ctx context.Context, o Origin, id string, pub *snapshots.PublicK
 // (stageDelta), and otherwise fetches the build's files whole into
 // snapshots/.staging-<id>/ (stageBuild), which an interrupted pull leaves
 // for the next one to resume.
-func stage(ctx context.Context, o Origin, snaps string, mb, sig []byte, m snapshots.Manifest, opts PullOptions, p *Pulled) error {
+func stage(ctx context.Context, o Origin, snaps string, mb []byte, sig statement, m snapshots.Manifest, opts PullOptions, p *Pulled) error {
 	removeStaleStaging(snaps, m.BuildID)
 	if !opts.NoDelta {
 		err := stageDelta(ctx, o, snaps, mb, sig, m, opts, p)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/productdata/pds/snapshots"
+	"github.com/productdata/pds/snapshots/trust"
 	"io"
 	"path/filepath"
 	"sync/atomic"
@@ -23,17 +24,10 @@ const (
 // (stageBuild), renamed into place only when every file matched the signed
 // manifest mb. Any error leaves nothing behind; errNoDelta says there was
 // nothing to try.
-func stageDelta(ctx context.Context, o Origin, snaps string, mb, sig []byte, m snapshots.Manifest, opts PullOptions, p *Pulled) error {
-	lb, err := readSmall(ctx, o, m.BuildID+"/"+DeltasName, maxManifestBytes)
-	if errors.Is(err, ErrNotFound) {
-		return errNoDelta
-	}
+func stageDelta(ctx context.Context, o Origin, snaps string, mb []byte, sig statement, m snapshots.Manifest, opts PullOptions, p *Pulled) error {
+	list, err := offeredDeltas(ctx, o, m.BuildID, opts.release)
 	if err != nil {
 		return err
-	}
-	var list deltaList
-	if err := json.Unmarshal(lb, &list); err != nil {
-		return fmt.Errorf("%s/%s/%s: %v", o, m.BuildID, DeltasName, err)
 	}
 	kept, err := Builds(snaps)
 	if err != nil {
@@ -69,14 +63,26 @@ func stageDelta(ctx context.Context, o Origin, snaps string, mb, sig []byte, m s
 		defer rc.Close()
 		cr := &countReader{r: rc}
 		defer func() { fetched = cr.n.Load() }()
-		d, err := openDelta(cr, where)
+		var r io.Reader = cr
+		var named *namedDelta
+		if opts.release != nil {
+			named = newNamedDelta(cr, opts.release.Deltas[base.ID])
+			r = named
+		}
+		d, err := openDelta(r, where)
 		if err != nil {
 			return err
 		}
 		if string(d.mb) != string(mb) {
 			return fmt.Errorf("%w: %s carries another manifest than %s/%s/%s", ErrRefused, where, o, m.BuildID, snapshots.ManifestName)
 		}
-		return d.applyInto(ctx, base, staging, m, opts.FreeBytes, "nothing was fetched", where)
+		if err := d.applyInto(ctx, base, staging, m, opts.FreeBytes, "nothing was fetched", where); err != nil {
+			return err
+		}
+		if named != nil {
+			return named.check(where)
+		}
+		return nil
 	})
 	p.Downloaded += fetched
 	if err != nil {
@@ -136,4 +142,31 @@ type countingOrigin struct {
 func (c *countingOrigin) Open(ctx context.Context, name string, offset int64) (io.ReadCloser, error) {
 	c.n.Add(1)
 	return c.Origin.Open(ctx, name, offset)
+}
+
+// offeredDeltas lists the deltas to build id: those the trust statements
+// name (rel), or else the build's deltas.json. errNoDelta when there are
+// none.
+func offeredDeltas(ctx context.Context, o Origin, id string, rel *trust.Release) (deltaList, error) {
+	list := deltaList{BuildID: id}
+	if rel != nil {
+		for base, f := range rel.Deltas {
+			list.Deltas = append(list.Deltas, deltaEntry{Base: base, Size: f.Length})
+		}
+		if len(list.Deltas) == 0 {
+			return list, errNoDelta
+		}
+		return list, nil
+	}
+	lb, err := readSmall(ctx, o, id+"/"+DeltasName, maxManifestBytes)
+	if errors.Is(err, ErrNotFound) {
+		return list, errNoDelta
+	}
+	if err != nil {
+		return list, err
+	}
+	if err := json.Unmarshal(lb, &list); err != nil {
+		return list, fmt.Errorf("%s/%s/%s: %v", o, id, DeltasName, err)
+	}
+	return list, nil
 }

@@ -37,7 +37,7 @@ func failsSelfTest(t testing.TB, n int, k keyPair) string {
 	if _, err := snapshots.VerifySigned(dir, k.pub); err != nil {
 		t.Fatalf("the damaged build should pass signature and checksums: %v", err)
 	}
-	if err := snapshots.SelfTest(context.Background(), dir, snapshots.OpenOptions{PublicKey: k.pub}); err == nil {
+	if err := snapshots.SelfTest(context.Background(), dir, snapshots.OpenOptions{Verifier: k.pub}); err == nil {
 		t.Fatal("the damaged build passes the self-test")
 	}
 	return dir
@@ -54,7 +54,7 @@ func fileOrigin(t testing.TB) (fleet.Origin, string) {
 }
 
 func pullOpts(k keyPair) fleet.PullOptions {
-	return fleet.PullOptions{PublicKey: k.pub, Keep: 3}
+	return fleet.PullOptions{Verifier: k.pub, Keep: 3}
 }
 
 // pullOK pulls the origin's latest build into snaps and checks it is
@@ -166,7 +166,7 @@ func TestRollbackAfterAFailedSelfTestReturnsToAGoodBuild(t *testing.T) {
 				if err := os.CopyFS(filepath.Join(snaps, idBad), os.DirFS(bad)); err != nil {
 					t.Fatal(err)
 				}
-				_, err := fleet.Rollback(ctx, snaps, idBad, fleet.RollbackOptions{PublicKey: k.pub})
+				_, err := fleet.Rollback(ctx, snaps, idBad, fleet.RollbackOptions{Verifier: k.pub})
 				if !errors.Is(err, fleet.ErrRefused) || !strings.Contains(err.Error(), "fails the self-test") {
 					t.Fatalf("rollback to the bad build by id: %v", err)
 				}
@@ -174,7 +174,7 @@ func TestRollbackAfterAFailedSelfTestReturnsToAGoodBuild(t *testing.T) {
 				checkRefused(t, snaps)
 			}
 
-			r, err := fleet.Rollback(ctx, snaps, "", fleet.RollbackOptions{PublicKey: k.pub})
+			r, err := fleet.Rollback(ctx, snaps, "", fleet.RollbackOptions{Verifier: k.pub})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -203,7 +203,7 @@ func TestRollbackThatFindsNoGoodBuildChangesNothing(t *testing.T) {
 	if err := os.CopyFS(filepath.Join(snaps, buildID(t, bad)), os.DirFS(bad)); err != nil {
 		t.Fatal(err)
 	}
-	_, err := fleet.Rollback(context.Background(), snaps, "", fleet.RollbackOptions{PublicKey: k.pub})
+	_, err := fleet.Rollback(context.Background(), snaps, "", fleet.RollbackOptions{Verifier: k.pub})
 	if !errors.Is(err, fleet.ErrRefused) || !strings.Contains(err.Error(), "can serve") || !strings.Contains(err.Error(), buildID(t, bad)) {
 		t.Fatalf("rollback with only a bad older build: %v", err)
 	}
@@ -225,7 +225,7 @@ func TestRollbackRefusesARefusedBuild(t *testing.T) {
 		publish(t, o, b)
 		ids = append(ids, pullOK(t, o, snaps, k).ID)
 	}
-	opts := fleet.RollbackOptions{PublicKey: k.pub}
+	opts := fleet.RollbackOptions{Verifier: k.pub}
 	for _, want := range []string{ids[1], ids[0]} { // 3 -> 2 -> 1: 3 and 2 listed
 		if r, err := fleet.Rollback(ctx, snaps, "", opts); err != nil || r.To.ID != want {
 			t.Fatalf("step back to %s: %v %v", want, r.To.ID, err)
@@ -272,7 +272,7 @@ func TestRollForwardListsNothing(t *testing.T) {
 		publish(t, o, signedCopy(t, n, k))
 		ids = append(ids, pullOK(t, o, snaps, k).ID)
 	}
-	opts := fleet.RollbackOptions{PublicKey: k.pub}
+	opts := fleet.RollbackOptions{Verifier: k.pub}
 	if r, err := fleet.Rollback(ctx, snaps, ids[0], opts); err != nil || !r.Listed {
 		t.Fatalf("back from 3 to 1: %+v %v", r, err)
 	}
@@ -304,7 +304,7 @@ func TestRollbackRefusesAKeptBuildDamagedOnDisk(t *testing.T) {
 	publish(t, o, signedCopy(t, 2, k))
 	id2 := pullOK(t, o, snaps, k).ID
 	ingesttest.FlipByte(t, filepath.Join(snaps, id1, filepath.FromSlash(largestFile(t, b1).Path)))
-	opts := fleet.RollbackOptions{PublicKey: k.pub}
+	opts := fleet.RollbackOptions{Verifier: k.pub}
 	if _, err := fleet.Rollback(ctx, snaps, id1, opts); !errors.Is(err, fleet.ErrRefused) || !strings.Contains(err.Error(), "fails the self-test") {
 		t.Fatalf("rollback by id to a damaged build: %v", err)
 	}
@@ -328,7 +328,7 @@ func TestRollbackChecksTheSignature(t *testing.T) {
 	if err := os.CopyFS(filepath.Join(snaps, buildID(t, foreign)), os.DirFS(foreign)); err != nil {
 		t.Fatal(err)
 	}
-	_, err := fleet.Rollback(context.Background(), snaps, buildID(t, foreign), fleet.RollbackOptions{PublicKey: k.pub})
+	_, err := fleet.Rollback(context.Background(), snaps, buildID(t, foreign), fleet.RollbackOptions{Verifier: k.pub})
 	if !errors.Is(err, fleet.ErrRefused) || !strings.Contains(err.Error(), "not by the trusted key") {
 		t.Fatalf("rollback to a build signed by another key: %v", err)
 	}

@@ -45,7 +45,7 @@ func TestApplyNeedsRoomOnlyForWhatItWrites(t *testing.T) {
 	b1 := signedCopy(t, 1, k)
 	c := changedBuild(t, 5, "changed", b1, k)
 	bundle := filepath.Join(t.TempDir(), "b1-to-c.pdsbundle")
-	if _, err := fleet.WriteBundle(context.Background(), b1, c, bundle); err != nil {
+	if _, err := fleet.WriteBundle(context.Background(), b1, c, bundle, nil); err != nil {
 		t.Fatal(err)
 	}
 	total, linked := totalSize(t, c), linkedBytes(t, b1, c)

@@ -28,7 +28,7 @@ const deltaStagingSuffix = "-delta"
 // pull) whose failure is neither a refusal nor a full disk: the next pull
 // resumes its files. A stage that is not resumable starts from an empty
 // dir.
-func stageBuild(snaps, dir string, m snapshots.Manifest, mb, sig []byte, resumable bool, fill func() error) error {
+func stageBuild(snaps, dir string, m snapshots.Manifest, mb []byte, sig statement, resumable bool, fill func() error) error {
 	if !resumable {
 		os.RemoveAll(dir)
 	}
@@ -59,8 +59,8 @@ func stageBuild(snaps, dir string, m snapshots.Manifest, mb, sig []byte, resumab
 // without a manifest (what a removal that failed halfway may leave) is
 // discarded first; the callers take a build whose manifest is there rather
 // than stage it.
-func finishStaging(staging, snaps, id string, sig []byte) error {
-	if err := writeSynced(filepath.Join(staging, snapshots.SignatureName), sig); err != nil {
+func finishStaging(staging, snaps, id string, sig statement) error {
+	if err := writeSynced(filepath.Join(staging, sig.name), sig.b); err != nil {
 		return err
 	}
 	if err := snapshots.SetModes(staging); err != nil {
@@ -114,7 +114,7 @@ func removeStaleStaging(snaps, keep string) {
 // current), after checking it again against its signature and manifest: a
 // check that fails for a fault of this host is hostFailed, any other
 // failure refuses the build.
-func checkPlaced(snaps, id string, pub *snapshots.PublicKey) (bool, error) {
+func checkPlaced(snaps, id string, pub snapshots.Verifier) (bool, error) {
 	dir := filepath.Join(snaps, id)
 	if _, err := os.Stat(filepath.Join(dir, snapshots.ManifestName)); err != nil {
 		return false, nil
