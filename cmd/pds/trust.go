@@ -331,4 +331,3 @@ func runSnapshotTimestamp(ctx context.Context, args []string, stdout, stderr io.
 	fmt.Fprintf(stdout, "timestamp version %d at %s/%s/%s holds until %s\n", v, o, fleet.TrustDir, trust.TimestampName, exp.Format(time.RFC3339))
 	return nil
 }
-

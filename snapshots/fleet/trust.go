@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"hash"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"time"
 
