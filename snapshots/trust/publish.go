@@ -103,8 +103,10 @@ func readRoots(ctx context.Context, st Store) ([][]byte, error) {
 // the targets statement naming its manifest and deltas and the snapshot
 // statement binding it (both signed with build), then the timestamp
 // (signed with ts, valid for validity from now), last, as the commit
-// point. Versions go up by one, or to the build's sequence when that is
-// higher, so a site fed by bundles and by the origin sees them rise.
+// point. The targets and snapshot versions go up by one, or to the
+// build's sequence when that is higher; the timestamp's by one, or to the
+// time in Unix milliseconds: so a site fed by bundles (whose versions are
+// those) and by the origin sees them rise.
 func Publish(ctx context.Context, st Store, b Build, build, ts *Signer, validity time.Duration, now time.Time) (time.Time, error) {
 	roots, err := readRoots(ctx, st)
 	if err != nil {
@@ -128,7 +130,7 @@ func Publish(ctx context.Context, st Store, b Build, build, ts *Signer, validity
 	} else if !errors.Is(err, ErrMissing) {
 		return time.Time{}, err
 	}
-	s, err := makeStatements(root, b, build, ts, max(prevTargets+1, b.Sequence), max(prevTS+1, now.Unix()), validity, now)
+	s, err := makeStatements(root, b, build, ts, max(prevTargets+1, b.Sequence), max(prevTS+1, now.UnixMilli()), validity, now)
 	if err != nil {
 		return time.Time{}, err
 	}
@@ -169,7 +171,7 @@ func Bundle(ctx context.Context, st Store, roots [][]byte, b Build, build, ts *S
 	if err != nil {
 		return time.Time{}, err
 	}
-	s, err := makeStatements(root, b, build, ts, max(b.Sequence, 1), max(now.Unix(), 1), validity, now)
+	s, err := makeStatements(root, b, build, ts, max(b.Sequence, 1), max(now.UnixMilli(), 1), validity, now)
 	if err != nil {
 		return time.Time{}, err
 	}
@@ -271,7 +273,7 @@ func RenewTimestamp(ctx context.Context, st Store, ts *Signer, validity time.Dur
 	}
 	now = now.UTC().Truncate(time.Second)
 	t := metadata.Timestamp(now.Add(validity))
-	t.Signed.Version = max(old.Signed.Version+1, now.Unix())
+	t.Signed.Version = max(old.Signed.Version+1, now.UnixMilli())
 	t.Signed.Meta = old.Signed.Meta
 	b, err := signAs(t, root, metadata.TIMESTAMP, ts)
 	if err != nil {

@@ -182,7 +182,7 @@ func TestRotatedBuildKeyIsRefused(t *testing.T) {
 		t.Fatalf("the retired key published: %v", err)
 	}
 	oldRoot, _ := decodeRoot(f.roots[0])
-	s, err := makeStatements(oldRoot, Build{ID: "B3", Sequence: 3, Manifest: []byte("{}")}, old, f.ts, 3, f.now.Unix()+10, time.Hour, f.now)
+	s, err := makeStatements(oldRoot, Build{ID: "B3", Sequence: 3, Manifest: []byte("{}")}, old, f.ts, 3, f.now.UnixMilli()+10, time.Hour, f.now)
 	if err != nil {
 		t.Fatal(err)
 	}
