@@ -51,7 +51,7 @@ func WriteBundle(ctx context.Context, fromDir, toDir, out string, bt *BundleTrus
 		return DeltaStats{}, err
 	}
 	defer os.Remove(tmp.Name())
-	st, err := writeDelta(ctx, tmp, fromDir, toDir, target, 0, stmts)
+	st, err := writeDelta(ctx, tmp, fromDir, toDir, target, 0, stmts, bt != nil)
 	if err == nil {
 		err = tmp.Sync()
 	}

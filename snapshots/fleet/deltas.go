@@ -112,13 +112,18 @@ func WriteDelta(ctx context.Context, w io.Writer, baseDir, targetDir string) (De
 	if err != nil {
 		return DeltaStats{}, err
 	}
-	return writeDelta(ctx, w, baseDir, targetDir, target, 0, nil)
+	return writeDelta(ctx, w, baseDir, targetDir, target, 0, nil, false)
 }
 
 // writeDelta is WriteDelta for a target verified already (target is its
 // manifest). With a limit above 0, it stops with errDeltaTooLarge as soon
 // as the delta has more bytes than that.
-func writeDelta(ctx context.Context, w io.Writer, baseDir, targetDir string, target snapshots.Manifest, limit int64, stmts trust.Files) (DeltaStats, error) {
+//
+// A delta carries the target's minisign signature, which a build published
+// through a trust root (unsigned) lacks: then the delta carries an empty
+// one, and the trust statements vouch for the build (stmts, which a bundle
+// carries, or the origin's).
+func writeDelta(ctx context.Context, w io.Writer, baseDir, targetDir string, target snapshots.Manifest, limit int64, stmts trust.Files, unsigned bool) (DeltaStats, error) {
 	var st DeltaStats
 	base, err := snapshots.ReadManifest(baseDir)
 	if err != nil {
@@ -129,7 +134,7 @@ func writeDelta(ctx context.Context, w io.Writer, baseDir, targetDir string, tar
 		return st, err
 	}
 	sig, err := os.ReadFile(filepath.Join(targetDir, snapshots.SignatureName))
-	if err != nil && (stmts == nil || !errors.Is(err, fs.ErrNotExist)) {
+	if err != nil && (!unsigned || !errors.Is(err, fs.ErrNotExist)) {
 		return st, fmt.Errorf("%s is not signed (%v); sign it first with 'pds snapshot sign'", targetDir, err)
 	}
 	st.Base, st.Target = base.BuildID, target.BuildID

@@ -83,6 +83,11 @@ func Publish(ctx context.Context, dir string, o Origin, opts PublishOptions) (Pu
 	if err := checkOriginOrder(ctx, o, m, opts.AllowDowngrade); err != nil {
 		return pub, err
 	}
+	if opts.Trust != nil {
+		if err := trust.CheckSigners(ctx, originStore{o}, opts.Trust.Build, opts.Trust.Timestamp); err != nil {
+			return pub, err
+		}
+	}
 	for _, f := range m.Files {
 		if err := putFile(ctx, o, m.BuildID+"/"+f.Path, filepath.Join(dir, filepath.FromSlash(f.Path))); err != nil {
 			return pub, err
@@ -185,7 +190,7 @@ func publishDeltas(ctx context.Context, dir string, o Origin, m snapshots.Manife
 		}
 		// Publish verified the build. A delta that passes half the build is
 		// given up as soon as it does.
-		st, err := writeDelta(ctx, tmp, base, dir, m, whole/2, nil)
+		st, err := writeDelta(ctx, tmp, base, dir, m, whole/2, nil, opts.Trust != nil)
 		useful := err == nil
 		if errors.Is(err, errDeltaTooLarge) {
 			err = nil

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -318,4 +319,31 @@ func (f Files) Put(_ context.Context, name string, b []byte) error {
 // Fetch reads from f as an origin.
 func (f Files) Fetch(ctx context.Context, name string, limit int64) ([]byte, error) {
 	return f.Get(ctx, name, limit)
+}
+
+// CheckSigners checks, before anything is uploaded, that the store's
+// newest root names build for the targets and snapshot roles and ts for
+// the timestamp role: a retired key is refused before it costs an upload.
+func CheckSigners(ctx context.Context, st Store, build, ts *Signer) error {
+	roots, err := readRoots(ctx, st)
+	if err != nil {
+		return err
+	}
+	if len(roots) == 0 {
+		return fmt.Errorf("the origin has no root of trust (trust/1.root.json); publish one first with 'pds trust publish-root'")
+	}
+	root, err := decodeRoot(roots[len(roots)-1])
+	if err != nil {
+		return err
+	}
+	for _, c := range []struct {
+		role string
+		s    *Signer
+	}{{metadata.TARGETS, build}, {metadata.SNAPSHOT, build}, {metadata.TIMESTAMP, ts}} {
+		r := root.Signed.Roles[c.role]
+		if r == nil || !slices.Contains(r.KeyIDs, c.s.id) {
+			return fmt.Errorf("%w: key %s is not a %s key of root version %d; sign with a key the current root names, or publish a root that names this one", ErrUntrusted, c.s.id, c.role, root.Signed.Version)
+		}
+	}
+	return nil
 }
