@@ -19,6 +19,7 @@ targets=(
   "./snapshots/delta/ FuzzRoundTrip"
   "./snapshots/delta/ FuzzApply"
   "./snapshots/fleet/ FuzzOpenDelta"
+  "./snapshots/trust/ FuzzStatements"
   "./kv/ FuzzViewsPart"
   "./http/ FuzzREST"
   "./http/httpfront/ FuzzLaneHead"

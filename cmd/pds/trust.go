@@ -26,7 +26,7 @@ var trustSynopsis = [][2]string{
 	{"root", "trust root --deployment NAME --root-key PUB [--root-key PUB ...] --threshold K --build-key PUB --timestamp-key PUB [--expires 8760h] [--previous ROOT] --out FILE"},
 	{"sign", "trust sign --key FILE ROOT_FILE"},
 	{"show", "trust show ROOT_FILE"},
-	{"publish-root", "trust publish-root [--legacy-key MINISIGN_SECRET_KEY] [--endpoint URL --region R] ROOT_FILE ORIGIN"},
+	{"publish-root", "trust publish-root [--key BUILD_KEY [--timestamp-key FILE] [--valid 48h]] [--legacy-key MINISIGN_SECRET_KEY] [--endpoint URL --region R] ROOT_FILE ORIGIN"},
 }
 
 func trustUsage(name string) string {
@@ -198,12 +198,17 @@ func runTrustShow(_ context.Context, args []string, stdout, stderr io.Writer) er
 func runTrustPublishRoot(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("trust publish-root", trustUsage("publish-root"), stderr)
 	legacy := fs.String("legacy-key", "", "the minisign secret key replicas trust today: sign root version 1 with it too, so they adopt the root on their next pull")
+	tsign := addSigningFlags(fs, 48*time.Hour)
 	s3 := originFlags(fs)
 	pos, err := parseWithArgs(fs, args, "ROOT_FILE ORIGIN", 2, 2)
 	if err != nil {
 		return err
 	}
 	b, err := os.ReadFile(pos[0])
+	if err != nil {
+		return err
+	}
+	build, ts, err := tsign.signers()
 	if err != nil {
 		return err
 	}
@@ -234,6 +239,14 @@ func runTrustPublishRoot(ctx context.Context, args []string, stdout, stderr io.W
 		fmt.Fprintf(stdout, "signed root version 1 with minisign key %s: replicas that trust it adopt the root on their next pull\n", k.ID())
 	}
 	fmt.Fprintf(stdout, "published root version %d to %s/%s/%d.root.json\n", v, o, fleet.TrustDir, v)
+	if build == nil {
+		return nil
+	}
+	rb, err := trust.Resign(ctx, st, build, ts, *tsign.valid, time.Now())
+	if err != nil {
+		return fmt.Errorf("the root is published, but the current build was not signed again under it: %w", err)
+	}
+	fmt.Fprintf(stdout, "signed the current build %s (sequence %d) again under root version %d with key %s\n", rb.ID, rb.Sequence, v, build.ID())
 	return nil
 }
 

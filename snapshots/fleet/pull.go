@@ -180,6 +180,9 @@ func pullBuild(ctx context.Context, o Origin, snaps, id string, rel *trust.Relea
 	}
 	if cur, ok, err := Current(snaps); err != nil || ok && cur.ID == id {
 		p.Build, p.UpToDate = cur, err == nil
+		if err == nil && rel != nil {
+			err = renewStatement(snaps, cur, rel)
+		}
 		return p, err
 	}
 	if err := checkNotRolledBack(snaps, id); err != nil {

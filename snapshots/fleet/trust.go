@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/productdata/pds/snapshots"
@@ -143,4 +145,37 @@ func (d *namedDelta) check(where string) error {
 		return fmt.Errorf("%w: %s is not the delta the signed statements name (%d bytes against %d, or other bytes)", ErrRefused, where, d.n, d.want.Length)
 	}
 	return nil
+}
+
+// renewStatement keeps beside the current build cur the newest statement
+// that names it (rel), when it differs from the one kept: after a root
+// rotation the origin signs the same build again under the new root, and
+// a server that restarts must find the build vouched for under the roots
+// it trusts. The statement replaces the old one in one rename.
+func renewStatement(snaps string, cur Build, rel *trust.Release) error {
+	path := filepath.Join(cur.Dir, snapshots.StatementName)
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, rel.Statement) {
+		return nil
+	}
+	mb, err := os.ReadFile(filepath.Join(cur.Dir, snapshots.ManifestName))
+	if err != nil {
+		return err
+	}
+	if err := rel.Manifest.Check(filepath.Join(cur.Dir, snapshots.ManifestName), mb); err != nil {
+		return fmt.Errorf("%w: the statements name build %s with another manifest than the one kept: %w", ErrRefused, cur.ID, err)
+	}
+	tmp := filepath.Join(snaps, "."+cur.ID+"."+snapshots.StatementName+".tmp")
+	if err := writeSynced(tmp, rel.Statement); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Chmod(tmp, 0o644); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return syncDir(cur.Dir)
 }

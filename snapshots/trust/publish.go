@@ -44,6 +44,10 @@ type Build struct {
 	Manifest []byte
 	// Deltas are the deltas to the build, by the build they start from.
 	Deltas map[string]File
+
+	// manifestFile names the manifest when its bytes are not at hand
+	// (Resign).
+	manifestFile File
 }
 
 // PublishRoot stores root b at the store after checking that it follows
@@ -201,12 +205,16 @@ func makeStatements(root *metadata.Metadata[metadata.RootType], b Build, build, 
 	dep := deployment(root)
 	t := metadata.Targets(now.Add(StatementValidity))
 	t.Signed.Version = version
-	mh := sha256.Sum256(b.Manifest)
+	mf := b.manifestFile
+	if mf.SHA256 == nil {
+		mh := sha256.Sum256(b.Manifest)
+		mf = File{Length: int64(len(b.Manifest)), SHA256: mh[:]}
+	}
 	custom, err := json.Marshal(buildCustom{BuildID: b.ID, Sequence: b.Sequence, Deployment: dep})
 	if err != nil {
 		return s, err
 	}
-	t.Signed.Targets[ManifestPath(b.ID)] = &metadata.TargetFiles{Length: int64(len(b.Manifest)), Hashes: metadata.Hashes{"sha256": mh[:]}, Custom: (*json.RawMessage)(&custom), Path: ManifestPath(b.ID)}
+	t.Signed.Targets[ManifestPath(b.ID)] = &metadata.TargetFiles{Length: mf.Length, Hashes: metadata.Hashes{"sha256": mf.SHA256}, Custom: (*json.RawMessage)(&custom), Path: ManifestPath(b.ID)}
 	bases := make([]string, 0, len(b.Deltas))
 	for base := range b.Deltas {
 		bases = append(bases, base)
@@ -346,4 +354,60 @@ func CheckSigners(ctx context.Context, st Store, build, ts *Signer) error {
 		}
 	}
 	return nil
+}
+
+// Resign signs the store's current build again under its newest root:
+// the same build, manifest and deltas, in new targets, snapshot and
+// timestamp statements signed by build and ts. A rotation runs it right
+// after the new root is published, so that replicas that walk to the new
+// root find the build they serve vouched for under it (they keep the new
+// statement beside the build), and a server that restarts serves it.
+func Resign(ctx context.Context, st Store, build, ts *Signer, validity time.Duration, now time.Time) (Build, error) {
+	var b Build
+	if err := CheckSigners(ctx, st, build, ts); err != nil {
+		return b, err
+	}
+	roots, err := readRoots(ctx, st)
+	if err != nil {
+		return b, err
+	}
+	root, err := decodeRoot(roots[len(roots)-1])
+	if err != nil {
+		return b, err
+	}
+	tsb, err := st.Get(ctx, TimestampName, maxTimestampBytes)
+	if err != nil {
+		return b, fmt.Errorf("the origin's %s: %w (publish a build first)", TimestampName, err)
+	}
+	old, err := metadata.Timestamp().FromBytes(tsb)
+	if err != nil {
+		return b, fmt.Errorf("the origin's %s: %w", TimestampName, err)
+	}
+	v := old.Signed.Meta["snapshot.json"].Version
+	tb, err := st.Get(ctx, targetsName(v), maxTargetsBytes)
+	if err != nil {
+		return b, fmt.Errorf("the origin's %s: %w", targetsName(v), err)
+	}
+	t, err := metadata.Targets().FromBytes(tb)
+	if err != nil {
+		return b, fmt.Errorf("the origin's %s: %w", targetsName(v), err)
+	}
+	rel, err := release(t, deployment(root))
+	if err != nil {
+		return b, err
+	}
+	b = Build{ID: rel.BuildID, Sequence: rel.Sequence, Deltas: rel.Deltas, manifestFile: rel.Manifest}
+	s, err := makeStatements(root, b, build, ts, v+1, max(old.Signed.Version+1, now.UnixMilli()), validity, now)
+	if err != nil {
+		return b, err
+	}
+	for _, w := range []struct {
+		name string
+		b    []byte
+	}{{targetsName(s.version), s.Targets}, {snapshotName(s.version), s.Snapshot}, {TimestampName, s.Timestamp}} {
+		if err := st.Put(ctx, w.name, w.b); err != nil {
+			return b, err
+		}
+	}
+	return b, nil
 }
