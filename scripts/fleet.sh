@@ -4,10 +4,16 @@
 # DIR/current'; nginx load-balances them; wrk drives identity GETs and
 # resolve POSTs through nginx while three new builds are published one after
 # the other; the last changes 1% of the products of the one before and is
-# published with deltas, and every replica must take it by delta. Reports
-# requests sent and failed (must be 0), seconds from each publish until every
-# replica serves the new build, and bytes pulled; writes them to
-# BENCHMARKS.md. Ports 18200-18213.
+# published with deltas, and every replica must take it by delta. Builds are
+# vouched for by a root of trust (pds trust: three root keys, two of which
+# sign a root; a build key; a timestamp key); replicas follow and serve
+# with the first root as their anchor. Between builds 2 and 3 the build key
+# is rotated (root version 2, signed by two root keys), the timestamp is
+# renewed once, and after build 4 a publish with the retired key must be
+# refused while every replica keeps serving build 4. Reports requests sent
+# and failed (must be 0), seconds from each publish until every replica
+# serves the new build, bytes pulled, the root version each replica ended
+# on and the refusal; writes them to BENCHMARKS.md. Ports 18200-18213.
 source "$(dirname "$0")/bench-lib.sh"
 cd "$(dirname "$0")/.."
 bash scripts/tools.sh --only versitygw nginx wrk curl
@@ -34,15 +40,28 @@ go build -o bin/pds ./cmd/pds
 go build -o bin/changeinput ./scripts/bench/changeinput
 echo "fleet: machine $(machine)"
 
-# 1. Three signed builds: the bundled sample's showcase products in each,
-#    N generated products with seed 1, 2, 3; sequence 1, 2, 3.
-bin/pds snapshot keygen --pub "$W/pds.pub" --key "$W/pds.key" >/dev/null
+# 1. The root of trust: three root keys (any two sign a root), the build
+#    key that signs builds 1 and 2, the one that replaces it for builds 3
+#    and 4, and the timestamp key. Root version 1 names the first build
+#    key; it is each replica's anchor.
+T="$W/trust"
+mkdir -p "$T"
+for k in r1 r2 r3 build build2 ts; do
+  bin/pds trust keygen --key "$T/$k.key" --pub "$T/$k.pub" >/dev/null
+done
+ROOT="$T/1.root.json"
+bin/pds trust root --deployment fleet --root-key "$T/r1.pub" --root-key "$T/r2.pub" --root-key "$T/r3.pub" --threshold 2 \
+  --build-key "$T/build.pub" --timestamp-key "$T/ts.pub" --out "$ROOT" >/dev/null
+bin/pds trust sign --key "$T/r1.key" "$ROOT" >/dev/null
+bin/pds trust sign --key "$T/r2.key" "$ROOT" >/dev/null
+
+# 2. Three builds: the bundled sample's showcase products in each, N
+#    generated products with seed 1, 2, 3; sequence 1, 2, 3.
 for i in 1 2 3; do
   bin/pds gen --products "$N" --seed "$i" --showcase --out "$W/in$i" --quiet
   keep=()
   [ "$i" = 3 ] && keep=(--keep-records) # the base of build 4
   bin/pds ingest --in "$W/in$i" --out "$W/build$i" --sequence "$i" "${keep[@]}" --quiet >/dev/null
-  bin/pds snapshot sign --key "$W/pds.key" "$W/build$i" >/dev/null
   ID[$i]=$(sed -n 's/.*"build_id": "\([^"]*\)".*/\1/p' "$W/build$i/manifest.json")
   echo "fleet: build $i is ${ID[$i]} ($(du -sm "$W/build$i" | cut -f1) MiB)"
 done
@@ -51,34 +70,41 @@ done
 # nightly build is, and published with deltas from the earlier builds.
 bin/changeinput --in "$W/in3" --changes "$W/changes4" --per10k 100 2>/dev/null
 bin/pds ingest --base "$W/build3" --in "$W/changes4" --out "$W/build4" --sequence 4 --quiet >/dev/null
-bin/pds snapshot sign --key "$W/pds.key" "$W/build4" >/dev/null
 ID[4]=$(sed -n 's/.*"build_id": "\([^"]*\)".*/\1/p' "$W/build4/manifest.json")
 echo "fleet: build 4 is ${ID[4]} (1% of build 3's products changed)"
+# Build 5, the one offered with the retired key: small, since what is
+# refused is its signer. Outside $W's top level, so build 4's deltas do
+# not consider it.
+mkdir -p "$W/retired"
+bin/pds gen --products 200 --seed 5 --out "$W/retired/in5" --quiet
+bin/pds ingest --in "$W/retired/in5" --out "$W/retired/build5" --sequence 5 --quiet >/dev/null
 
-# 2. The origin, and build 1 published.
+# 3. The origin, root version 1, and build 1 published.
 "$VGW" --access "$AWS_ACCESS_KEY_ID" --secret "$AWS_SECRET_ACCESS_KEY" --port "127.0.0.1:$P_S3" --quiet posix "$W/s3" > "$W/versitygw.log" 2>&1 &
 PIDS+=($!)
 wait_port "127.0.0.1:$P_S3"
-bin/pds snapshot publish "${S3FLAGS[@]}" "$W/build1" "$ORIGIN" 2>/dev/null
+bin/pds trust publish-root "${S3FLAGS[@]}" "$ROOT" "$ORIGIN" >/dev/null
+BUILDKEY=("--key" "$T/build.key" "--timestamp-key" "$T/ts.key")
+bin/pds snapshot publish "${S3FLAGS[@]}" "${BUILDKEY[@]}" "$W/build1" "$ORIGIN" 2>/dev/null
 
-# 3. Three replicas: a follower and a server each.
+# 4. Three replicas: a follower and a server each.
 KEY=$(bin/pds keys add --keys "$W/keys.json" --tenant fleet --scopes products:read,products:resolve 2>/dev/null)
 export KEY
 for r in 0 1 2; do
   d="$W/replica$r"
   mkdir -p "$d"
-  bin/pds snapshot follow "$ORIGIN" "${S3FLAGS[@]}" --snapshots "$d/snapshots" --pubkey "$W/pds.pub" --every "$EVERY" --keep 2 > "$d/follow.log" 2>&1 &
+  bin/pds snapshot follow "$ORIGIN" "${S3FLAGS[@]}" --snapshots "$d/snapshots" --trust-root "$ROOT" --every "$EVERY" --keep 2 > "$d/follow.log" 2>&1 &
   PIDS+=($!)
 done
 for r in 0 1 2; do
   d="$W/replica$r"
   for _ in $(seq 1 600); do [ -L "$d/snapshots/current" ] && break; sleep 0.1; done
-  bin/pds serve --snapshot "$d/snapshots/current" --keys "$W/keys.json" --addr "127.0.0.1:${P_R[$r]}" --watch "$EVERY" > "$d/serve.log" 2>&1 &
+  bin/pds serve --snapshot "$d/snapshots/current" --trust-root "$ROOT" --keys "$W/keys.json" --addr "127.0.0.1:${P_R[$r]}" --watch "$EVERY" > "$d/serve.log" 2>&1 &
   PIDS+=($!)
   wait_port "127.0.0.1:${P_R[$r]}"
 done
 
-# 4. nginx in front.
+# 5. nginx in front.
 cat > "$W/nginx/nginx.conf" <<CONF
 daemon off;
 worker_processes 2;
@@ -113,7 +139,7 @@ nginx -p "$PWD/$W/nginx" -c "$PWD/$W/nginx/nginx.conf" &
 PIDS+=($!)
 wait_port "127.0.0.1:$P_NGINX"
 
-# 5. Load: identity GETs and 100-identifier resolves, through nginx.
+# 6. Load: identity GETs and 100-identifier resolves, through nginx.
 grep -o '"identifiers":\["[^"]*"' "$W/in1/products.ndjson" | cut -d'"' -f4 | shuf -n 5000 --random-source=<(yes) > "$W/subjects.txt"
 sed 's|^|/v1/products/|' "$W/subjects.txt" > "$W/paths-identity.txt"
 echo /v1/products/resolve > "$W/paths-resolve.txt"
@@ -136,14 +162,39 @@ swapped_at() {
   date -d "$(sed -n 's/.*"time":"\([^"]*\)".*/\1/p' <<<"$line")" +%s.%N
 }
 
-# 6. Three builds published one after the other, under load.
+# 7. Three builds published one after the other, under load; the build
+#    key rotated after build 2, the timestamp renewed after build 3.
 sleep 10
 for i in 2 3 4; do
+  if [ "$i" = 3 ]; then
+    # Root version 2 names the new build key; two of the three root keys
+    # (the ones that are in root 1 and in root 2) sign it.
+    t0=$(date +%s.%N)
+    bin/pds trust root --previous "$ROOT" --deployment fleet --root-key "$T/r1.pub" --root-key "$T/r2.pub" --root-key "$T/r3.pub" --threshold 2 \
+      --build-key "$T/build2.pub" --timestamp-key "$T/ts.pub" --out "$T/2.root.json" >/dev/null
+    bin/pds trust sign --key "$T/r2.key" "$T/2.root.json" >/dev/null
+    bin/pds trust sign --key "$T/r3.key" "$T/2.root.json" >/dev/null
+    bin/pds trust publish-root "${S3FLAGS[@]}" "$T/2.root.json" "$ORIGIN" >/dev/null
+    ROTATE=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b-a}')
+    BUILDKEY=("--key" "$T/build2.key" "--timestamp-key" "$T/ts.key")
+    echo "fleet: root version 2 (build key rotated) made, signed by 2 root keys and published in $ROTATE s"
+  fi
+  if [ "$i" = 4 ]; then
+    # The timestamp key's cron job, between builds: replicas take nothing new.
+    t0=$(date +%s.%N)
+    TSOUT=$(bin/pds snapshot timestamp "${S3FLAGS[@]}" --key "$T/ts.key" "$ORIGIN")
+    RENEW=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b-a}')
+    echo "fleet: $TSOUT (renewed in $RENEW s)"
+  fi
   deltas=()
   # Build 4 carries deltas from the builds before it (they sit in $W).
   [ "$i" = 4 ] && deltas=(--deltas-from "$W")
   t0=$(date +%s.%N)
-  bin/pds snapshot publish "${S3FLAGS[@]}" "${deltas[@]}" "$W/build$i" "$ORIGIN" 2>/dev/null
+  if ! bin/pds snapshot publish "${S3FLAGS[@]}" "${BUILDKEY[@]}" "${deltas[@]}" "$W/build$i" "$ORIGIN" 2> "$W/publish$i.log"; then
+    echo "fleet: publishing build $i failed:" >&2
+    grep -v '^publish: ' "$W/publish$i.log" >&2
+    exit 1
+  fi
   t1=$(date +%s.%N)
   last=
   for _ in $(seq 1 1200); do
@@ -163,9 +214,41 @@ for i in 2 3 4; do
   echo "fleet: build $i published in ${PUB[$i]} s; every replica served it ${LAG[$i]} s after the publish finished"
   sleep 10
 done
+
+# 8. The retired build key, still under load: the publish must fail on the
+#    key (root version 2 does not name it), and every replica must go on
+#    serving build 4.
+rc=0
+bin/pds snapshot publish "${S3FLAGS[@]}" --key "$T/build.key" --timestamp-key "$T/ts.key" "$W/retired/build5" "$ORIGIN" > "$W/retired/publish.log" 2>&1 || rc=$?
+if [ "$rc" = 0 ]; then
+  echo "fleet: a publish with the retired build key succeeded (see $W/retired/publish.log)" >&2
+  exit 1
+fi
+if ! grep -q 'is not a targets key of root version 2' "$W/retired/publish.log"; then
+  echo "fleet: a publish with the retired build key failed (exit $rc), but not on the key:" >&2
+  tail -3 "$W/retired/publish.log" >&2
+  exit 1
+fi
+REFUSAL=$(grep -o 'untrusted: key [0-9a-f]\{8\}[0-9a-f]* is not a targets key of root version 2' "$W/retired/publish.log" | head -1 | sed 's/\(key [0-9a-f]\{8\}\)[0-9a-f]*/\1…/')
+echo "fleet: a publish with the retired build key was refused (exit $rc): $REFUSAL"
+sleep 5 # five polls of the followers, five watches of the servers
+serving=0 ROOTV=()
+for r in 0 1 2; do
+  if curl -fsS "http://127.0.0.1:${P_R[$r]}/readyz" | grep -q "\"build_id\":\"${ID[4]}\""; then
+    serving=$((serving + 1))
+  fi
+  v=1
+  while [ -e "$W/replica$r/snapshots/.trust/$((v + 1)).root.json" ]; do v=$((v + 1)); done
+  ROOTV+=("$v")
+done
+if [ "$serving" != 3 ]; then
+  echo "fleet: after the retired key's publish, only $serving of 3 replicas serve build 4" >&2
+  exit 1
+fi
+echo "fleet: every replica serves build 4 after the refusal; root versions the replicas ended on: ${ROOTV[*]}"
 wait "$WRK1" "$WRK2" || true
 
-# 7. Report.
+# 9. Report.
 r1=$(grep '^RESULT' "$W/wrk-identity.txt") r2=$(grep '^RESULT' "$W/wrk-resolve.txt")
 req=$(( $(field requests "$r1") + $(field requests "$r2") ))
 failed=$(( $(field errors "$r1") + $(field non2xx "$r1") + $(field errors "$r2") + $(field non2xx "$r2") ))
@@ -176,6 +259,9 @@ for r in 0 1 2; do
   pulled=$((pulled + ${b:-0}))
 done
 refused=$(cat "$W"/replica*/follow.log | grep -c '"level":"ERROR"' || true)
+# Polls between root version 2's publish and build 3's statements find the
+# origin's current statements signed by the key root 2 retired.
+retired_window=$(cat "$W"/replica*/follow.log | grep '"level":"ERROR"' | grep -c 'not enough signatures' || true)
 # How each replica took build 4, and the bytes it fetched for it.
 by_delta=0 delta_bytes=()
 for r in 0 1 2; do
@@ -191,6 +277,7 @@ out=$(mktemp)
   echo "Command: \`make fleet\` (scripts/fleet.sh; N=$N products per build, ${DUR} s of load, follower poll and serve watch every $EVERY)."
   echo "versitygw ${VERSITYGW_VERSION:-v1.8.0} (posix backend) on loopback as the S3 origin; 3 replicas, each \`pds snapshot follow\` + \`pds serve --snapshot DIR/current\`;"
   echo "nginx round-robin with keep-alive in front; wrk \`-c16\` identity GETs and \`-c4\` resolve POSTs of 100 identifiers, both through nginx."
+  echo "Trust: a root of trust (\`pds trust\`, TUF statements) with 3 root keys (threshold 2), a build key and a timestamp key; replicas follow and serve with \`--trust-root\` root version 1."
   echo
   echo "| figure | value |"
   echo "|---|---|"
@@ -202,8 +289,12 @@ out=$(mktemp)
   echo "| build 4: replicas that took it by delta / bytes each fetched | $by_delta of 3 / ${delta_bytes[*]} |"
   echo "| bytes pulled by the 3 replicas (builds 1-4) | $pulled |"
   echo "| build size on disk (build 2 / build 4) | $(du -sb "$W/build2" | cut -f1) / $(du -sb "$W/build4" | cut -f1) bytes |"
-  echo "| refusals logged by followers | $refused |"
-  echo "| whole run (3 builds, setup, load) | $SECONDS s |"
+  echo "| refusals logged by followers (of them: statements signed by the retired key, polled after root 2 and before build 3) | $refused ($retired_window) |"
+  echo "| build key rotation after build 2: root version 2 made, signed by 2 of 3 root keys, published | $ROTATE s |"
+  echo "| root version each replica ended on (SNAPS/.trust/N.root.json) | ${ROOTV[*]} |"
+  echo "| timestamp renewed between builds 3 and 4 (\`pds snapshot timestamp\`) | $RENEW s |"
+  echo "| retired key refused: \`pds snapshot publish --key\` with the first build key after build 4 | exit $rc, \"$REFUSAL\"; $serving of 3 replicas still serving build 4 |"
+  echo "| whole run (keys, 3 builds, setup, load) | $SECONDS s |"
   echo "| identity p50 / p99 through nginx | $(field p50_us "$r1") µs / $(field p99_us "$r1") µs |"
   echo "| resolve (100 ids) p50 / p99 through nginx | $(field p50_us "$r2") µs / $(field p99_us "$r2") µs |"
   echo
