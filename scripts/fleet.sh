@@ -174,7 +174,9 @@ for i in 2 3 4; do
       --build-key "$T/build2.pub" --timestamp-key "$T/ts.pub" --out "$T/2.root.json" >/dev/null
     bin/pds trust sign --key "$T/r2.key" "$T/2.root.json" >/dev/null
     bin/pds trust sign --key "$T/r3.key" "$T/2.root.json" >/dev/null
-    bin/pds trust publish-root "${S3FLAGS[@]}" "$T/2.root.json" "$ORIGIN" >/dev/null
+    # Published with the new build key: the build being served (build 2)
+    # is signed again under root 2 in the same command.
+    bin/pds trust publish-root "${S3FLAGS[@]}" --key "$T/build2.key" --timestamp-key "$T/ts.key" "$T/2.root.json" "$ORIGIN" >/dev/null
     ROTATE=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b-a}')
     BUILDKEY=("--key" "$T/build2.key" "--timestamp-key" "$T/ts.key")
     echo "fleet: root version 2 (build key rotated) made, signed by 2 root keys and published in $ROTATE s"
@@ -259,8 +261,9 @@ for r in 0 1 2; do
   pulled=$((pulled + ${b:-0}))
 done
 refused=$(cat "$W"/replica*/follow.log | grep -c '"level":"ERROR"' || true)
-# Polls between root version 2's publish and build 3's statements find the
-# origin's current statements signed by the key root 2 retired.
+# A poll between root version 2's publish and the served build's statements
+# signed again under it (the same publish-root command) finds statements
+# signed by the key root 2 retired.
 retired_window=$(cat "$W"/replica*/follow.log | grep '"level":"ERROR"' | grep -c 'not enough signatures' || true)
 # How each replica took build 4, and the bytes it fetched for it.
 by_delta=0 delta_bytes=()
@@ -289,8 +292,8 @@ out=$(mktemp)
   echo "| build 4: replicas that took it by delta / bytes each fetched | $by_delta of 3 / ${delta_bytes[*]} |"
   echo "| bytes pulled by the 3 replicas (builds 1-4) | $pulled |"
   echo "| build size on disk (build 2 / build 4) | $(du -sb "$W/build2" | cut -f1) / $(du -sb "$W/build4" | cut -f1) bytes |"
-  echo "| refusals logged by followers (of them: statements signed by the retired key, polled after root 2 and before build 3) | $refused ($retired_window) |"
-  echo "| build key rotation after build 2: root version 2 made, signed by 2 of 3 root keys, published | $ROTATE s |"
+  echo "| refusals logged by followers (of them: statements signed by the retired key, polled between root 2 and the build signed again under it) | $refused ($retired_window) |"
+  echo "| build key rotation after build 2: root version 2 made, signed by 2 of 3 root keys, published, build 2 signed again under it | $ROTATE s |"
   echo "| root version each replica ended on (SNAPS/.trust/N.root.json) | ${ROOTV[*]} |"
   echo "| timestamp renewed between builds 3 and 4 (\`pds snapshot timestamp\`) | $RENEW s |"
   echo "| retired key refused: \`pds snapshot publish --key\` with the first build key after build 4 | exit $rc, \"$REFUSAL\"; $serving of 3 replicas still serving build 4 |"
