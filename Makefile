@@ -138,7 +138,7 @@ compare-get: build ## A=REF [B=REF] [SNAP_A=DIR SNAP_B=DIR]: GETs by two pds (or
 fuzz: ## run every fuzz target for FUZZTIME each (default 10m)
 	bash scripts/fuzz.sh $${FUZZTIME:-10m}
 
-fleet: build ## versitygw origin, 3 followers + pds serve behind nginx, wrk load while three builds are published, the last by delta
+fleet: build ## versitygw origin, 3 followers + pds serve behind nginx, wrk load while three builds are published, the last by delta; the build key rotated mid-run, the retired key refused
 	bash scripts/fleet.sh
 
 conformance: build ## the public MCP conformance suite against a loopback server
