@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"math"
 	"mime"
 	"net/http"
 	"net/url"
@@ -605,7 +606,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 		p.Trust = &probeTrust{Stale: f.Stale(now), TimestampVersion: f.TimestampVersion, RootVersion: f.RootVersion}
 		if !f.Expires.IsZero() {
 			p.Trust.TimestampExpires = f.Expires.UTC().Format(time.RFC3339)
-			p.Trust.ExpiresInSeconds = int64(f.Expires.Sub(now) / time.Second)
+			p.Trust.ExpiresInSeconds = int64(math.Floor(f.Expires.Sub(now).Seconds())) // negative from the moment it expires
 		}
 	}
 	withheld := s.svc.Withheld()
