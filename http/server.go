@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"math"
 	"mime"
 	"net/http"
 	"net/url"
@@ -523,8 +524,25 @@ type probe struct {
 	Version           string `json:"version"`
 	BuildID           string `json:"build_id,omitempty"`
 	SnapshotCreatedAt string `json:"snapshot_created_at,omitempty"`
-	// Reason says why the snapshot may not be served (status "damaged").
+	// Reason says why the snapshot may not be served (status "damaged"
+	// or "stale").
 	Reason string `json:"reason,omitempty"`
+	// DataAgeSeconds is how long ago the snapshot served was built.
+	DataAgeSeconds *int64 `json:"data_age_seconds,omitempty"`
+	// Trust is the freshness of the replica's root of trust, when the
+	// server trusts one.
+	Trust *probeTrust `json:"trust,omitempty"`
+}
+
+// probeTrust is what /readyz says of the timestamp statement the replica
+// keeps: when it expires, the seconds left until then (negative past it),
+// whether it has expired, and the statement's and the root's versions.
+type probeTrust struct {
+	TimestampExpires string `json:"timestamp_expires,omitempty"`
+	ExpiresInSeconds int64  `json:"expires_in_seconds"`
+	Stale            bool   `json:"stale"`
+	TimestampVersion int64  `json:"timestamp_version"`
+	RootVersion      int64  `json:"root_version"`
 }
 
 // livez answers 200 while the process can answer at all (no key needed).
@@ -568,15 +586,30 @@ const (
 )
 
 // readyz answers 200 when a verified snapshot is open, none of its files
-// changed or damaged since, and the server is neither starting nor
-// draining; 503 with the reason otherwise (no key needed).
+// changed or damaged since, it is not withheld as stale, and the server is
+// neither starting nor draining; 503 with the reason otherwise (no key
+// needed). Either way it says how old the data is and, with a root of
+// trust, how fresh its timestamp statement is.
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	now := time.Now()
 	p := probe{Status: "ok", Version: buildinfo.Version()}
 	snap := s.svc.Current()
 	if snap != nil {
 		p.BuildID = snap.Manifest.BuildID
 		p.SnapshotCreatedAt = snap.Manifest.CreatedAt
+		if created, err := time.Parse(time.RFC3339, snap.Manifest.CreatedAt); err == nil {
+			age := int64(now.Sub(created) / time.Second)
+			p.DataAgeSeconds = &age
+		}
 	}
+	if f := s.svc.Freshness(); f != nil {
+		p.Trust = &probeTrust{Stale: f.Stale(now), TimestampVersion: f.TimestampVersion, RootVersion: f.RootVersion}
+		if !f.Expires.IsZero() {
+			p.Trust.TimestampExpires = f.Expires.UTC().Format(time.RFC3339)
+			p.Trust.ExpiresInSeconds = int64(math.Floor(f.Expires.Sub(now).Seconds())) // negative from the moment it expires
+		}
+	}
+	withheld := s.svc.Withheld()
 	switch {
 	case State(s.state.Load()) == Starting:
 		p.Status = "starting"
@@ -586,6 +619,8 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 		p.Status = "no_snapshot"
 	case snap.Damaged() != nil:
 		p.Status, p.Reason = "damaged", snap.Damaged().Error()
+	case withheld != nil:
+		p.Status, p.Reason = "stale", domain.AsError(withheld).Detail
 	}
 	if p.Status != "ok" {
 		w.Header().Set("Retry-After", "1")

@@ -64,6 +64,7 @@ func (s *Service) Limits(c domain.Caller) (domain.Limits, bool) {
 type Service struct {
 	current atomic.Pointer[Snapshot]
 	keys    atomic.Pointer[keys.Set]
+	fresh   atomic.Pointer[Freshness] // nil: no root of trust
 	meter   domain.Meter
 	log     *slog.Logger
 }
@@ -112,6 +113,10 @@ func (s *Service) snapshot() (*Snapshot, error) {
 			if err := snap.Damaged(); err != nil {
 				snap.release()
 				return nil, domain.Internal(err)
+			}
+			if err := s.Withheld(); err != nil {
+				snap.release()
+				return nil, err
 			}
 			return snap, nil
 		}

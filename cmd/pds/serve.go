@@ -22,6 +22,7 @@ import (
 	"github.com/productdata/pds/service/quota"
 	"github.com/productdata/pds/snapshots"
 	"github.com/productdata/pds/snapshots/fleet"
+	"github.com/productdata/pds/snapshots/trust"
 )
 
 // serve is the 'pds serve' subcommand: Open loads the snapshot, keys and
@@ -29,7 +30,7 @@ import (
 // snapshot pointer and keys file until ctx ends; Close drains and releases.
 type serve struct {
 	snapDir, keysFile, addr, adminAddr, origins, logLevel, usagePath string
-	trustRoot, pubKeyPath                                            string
+	trustRoot, pubKeyPath, stale                                     string
 	trust                                                            snapshots.Verifier
 	cacheMB, maxInFlight                                             int
 	watch, drain, shutdownTimeout                                    time.Duration
@@ -51,6 +52,7 @@ type serve struct {
 	checks  chan struct{}     // asks the verifier to look at the pointer; holds at most one request
 	refused string            // fingerprint of the last refused snapshot (verifier goroutine only)
 	damaged *service.Snapshot // the served snapshot last said to be damaged (verifier goroutine only)
+	fresh   freshness         // the trust's freshness last read (verifier goroutine only)
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -79,6 +81,7 @@ func (s *serve) parse(args []string, stderr io.Writer) error {
 	fs.StringVar(&s.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	fs.StringVar(&s.pubKeyPath, "pubkey", "", "minisign public key every snapshot must be signed with, at start and at every swap (see pds snapshot); with --trust-root, kept builds it signed before the fleet moved to the root")
 	fs.StringVar(&s.trustRoot, "trust-root", "", "root of trust ('pds trust root'): serve only builds that the statements under it name, at start and at every swap (see docs/deploy.md)")
+	fs.StringVar(&s.stale, "stale", "serve", "with --trust-root, what to do once the kept timestamp statement expires (the replica has not heard from its origin): 'serve' keeps answering and /readyz says stale; 'refuse' answers 503 until it is renewed")
 	fs.StringVar(&s.usagePath, "usage", "", "file that keeps quota usage across restarts (default: the keys file + \".usage\")")
 	fs.DurationVar(&s.drain, "drain", 0, "on SIGTERM or SIGINT, answer /readyz 503 for this long before closing the listener (let a load balancer notice)")
 	fs.DurationVar(&s.shutdownTimeout, "shutdown-timeout", 20*time.Second, "then wait this long for requests in flight to finish")
@@ -109,9 +112,18 @@ func (s *serve) parse(args []string, stderr io.Writer) error {
 	if s.usagePath == "" {
 		s.usagePath = s.keysFile + ".usage"
 	}
+	if s.stale != "serve" && s.stale != "refuse" {
+		return fmt.Errorf("%w: --stale %q: want serve or refuse", errUsage, s.stale)
+	}
 	var err error
 	s.trust, err = trustFlags{root: &s.trustRoot, pubkey: &s.pubKeyPath}.verifier(snapsOf(s.snapDir), false)
-	return err
+	if err != nil {
+		return err
+	}
+	if _, ok := s.trust.(*trust.Replica); !ok && s.stale == "refuse" {
+		return fmt.Errorf("%w: --stale refuse needs a root of trust (--trust-root): without one there is no timestamp to expire", errUsage)
+	}
+	return nil
 }
 
 // Open loads everything and starts the listeners; /readyz is 503 until it
@@ -148,6 +160,7 @@ func (s *serve) Open(stderr io.Writer) error {
 		return out
 	})
 	s.reportSnapshot(snap)
+	s.readFreshness()
 	var allowed []string
 	for _, o := range strings.Split(s.origins, ",") {
 		if o = strings.TrimSpace(o); o != "" {
@@ -271,6 +284,7 @@ func (s *serve) verifier(ctx context.Context) {
 			return
 		case <-s.checks:
 			s.swapIfChanged()
+			s.readFreshness()
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -46,6 +47,12 @@ type Metrics struct {
 
 	infoMu   sync.Mutex
 	lastInfo prometheus.Labels
+
+	trustOnce    sync.Once
+	trustExpires prometheus.Gauge
+	trustVersion prometheus.Gauge
+	trustRoot    prometheus.Gauge
+	trustExpiry  atomic.Int64 // Unix nanoseconds of trustExpires, for pds_trust_stale
 }
 
 // New registers the collectors; usage, when not nil, is asked for the
@@ -230,6 +237,42 @@ func (m *Metrics) Snapshot(buildID string, createdAt time.Time, formatVersion in
 	m.infoMu.Unlock()
 	m.snapshotInfo.With(l).Set(1)
 	m.snapshotCreated.Set(float64(createdAt.Unix()))
+}
+
+// Trust reports the freshness of a replica's root of trust: when its kept
+// timestamp statement expires (zero: it keeps none), that statement's
+// version and the trusted root's. Its metrics are registered at the first
+// call, so a server that trusts no root has none.
+func (m *Metrics) Trust(expires time.Time, timestampVersion, rootVersion int64) {
+	m.trustOnce.Do(func() {
+		m.trustExpires = prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "pds_trust_timestamp_expires_timestamp_seconds", Help: "When the timestamp statement the replica keeps stops holding, in Unix seconds (0: it keeps none); the time left is this minus time().",
+		})
+		m.trustVersion = prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "pds_trust_timestamp_version", Help: "Version of the timestamp statement the replica keeps (0: none).",
+		})
+		m.trustRoot = prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "pds_trust_root_version", Help: "Version of the newest root of trust the replica holds.",
+		})
+		stale := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "pds_trust_stale", Help: "1 when the kept timestamp statement has expired (or there is none): the replica has not heard from its origin within the timestamp's validity.",
+		}, func() float64 {
+			if time.Now().UnixNano() < m.trustExpiry.Load() {
+				return 0
+			}
+			return 1
+		})
+		m.reg.MustRegister(m.trustExpires, m.trustVersion, m.trustRoot, stale)
+	})
+	if expires.IsZero() {
+		m.trustExpires.Set(0)
+		m.trustExpiry.Store(0)
+	} else {
+		m.trustExpires.Set(float64(expires.Unix()))
+		m.trustExpiry.Store(expires.UnixNano())
+	}
+	m.trustVersion.Set(float64(timestampVersion))
+	m.trustRoot.Set(float64(rootVersion))
 }
 
 // Swapped counts a swap to a new snapshot.

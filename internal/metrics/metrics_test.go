@@ -88,3 +88,33 @@ func TestObserveAllocs(t *testing.T) {
 		t.Fatalf("%v allocations per request", n)
 	}
 }
+
+// The trust metrics appear only once a server reports a root of trust,
+// and pds_trust_stale follows the clock against the expiry reported.
+func TestTrustMetrics(t *testing.T) {
+	m := metrics.New(nil)
+	scrape := func() string {
+		rec := httptest.NewRecorder()
+		m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+		b, _ := io.ReadAll(rec.Body)
+		return string(b)
+	}
+	if body := scrape(); strings.Contains(body, "pds_trust_") {
+		t.Fatalf("trust metrics without a root of trust:\n%s", body)
+	}
+	m.Trust(time.Date(2100, 1, 2, 3, 4, 5, 0, time.UTC), 7, 2)
+	body := scrape()
+	for _, want := range []string{"pds_trust_timestamp_expires_timestamp_seconds 4.102542245e+09", "pds_trust_timestamp_version 7", "pds_trust_root_version 2", "pds_trust_stale 0"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("missing %q in:\n%s", want, body)
+		}
+	}
+	m.Trust(time.Now().Add(-time.Second), 8, 2)
+	if body := scrape(); !strings.Contains(body, "pds_trust_stale 1") || !strings.Contains(body, "pds_trust_timestamp_version 8") {
+		t.Errorf("an expired timestamp:\n%s", body)
+	}
+	m.Trust(time.Time{}, 0, 2)
+	if body := scrape(); !strings.Contains(body, "pds_trust_stale 1") || !strings.Contains(body, "pds_trust_timestamp_expires_timestamp_seconds 0") {
+		t.Errorf("no timestamp kept:\n%s", body)
+	}
+}
