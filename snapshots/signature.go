@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"aead.dev/minisign"
+
+	"github.com/productdata/pds/internal/osfile"
 )
 
 // PublicKey checks manifest signatures.
@@ -81,31 +83,14 @@ func GenerateKey(pubPath, secPath string) (*PublicKey, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := writeNew(secPath, append(secText, '\n'), 0o600); err != nil {
+	if err := osfile.WriteNew(secPath, append(secText, '\n'), 0o600); err != nil {
 		return nil, err
 	}
-	if err := writeNew(pubPath, append(pubText, '\n'), 0o644); err != nil {
+	if err := osfile.WriteNew(pubPath, append(pubText, '\n'), 0o644); err != nil {
 		os.Remove(secPath)
 		return nil, err
 	}
 	return &PublicKey{key: pub, path: pubPath}, nil
-}
-
-// writeNew writes a new file with mode, whatever the umask.
-func writeNew(path string, b []byte, mode fs.FileMode) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
-	if err != nil {
-		return err
-	}
-	if err := f.Chmod(mode); err != nil {
-		f.Close()
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // Sign signs dir/manifest.json with k and writes dir/manifest.json.minisig.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/productdata/pds/internal/osfile"
 	"github.com/productdata/pds/snapshots"
 )
 
@@ -78,10 +79,10 @@ func Adopt(snaps string, root, sig []byte, key *snapshots.PublicKey) (*Replica, 
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	if err := writeFile(filepath.Join(dir, anchorName+".minisig"), sig); err != nil {
+	if err := osfile.Replace(filepath.Join(dir, anchorName+".minisig"), sig); err != nil {
 		return nil, err
 	}
-	if err := writeFile(filepath.Join(dir, anchorName), root); err != nil {
+	if err := osfile.Replace(filepath.Join(dir, anchorName), root); err != nil {
 		return nil, err
 	}
 	r, err := NewReplica(root, snaps)

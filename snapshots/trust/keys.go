@@ -11,6 +11,8 @@ import (
 
 	"github.com/sigstore/sigstore/pkg/signature"
 	"github.com/theupdateframework/go-tuf/v2/metadata"
+
+	"github.com/productdata/pds/internal/osfile"
 )
 
 // A key pair is two files: the secret key, an Ed25519 key in PKCS #8 PEM
@@ -47,10 +49,10 @@ func GenerateKey(keyPath, pubPath string) (id string, err error) {
 	if err != nil {
 		return "", err
 	}
-	if err := writeNew(keyPath, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), 0o600); err != nil {
+	if err := osfile.WriteNew(keyPath, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), 0o600); err != nil {
 		return "", err
 	}
-	if err := writeNew(pubPath, append(pubJSON, '\n'), 0o644); err != nil {
+	if err := osfile.WriteNew(pubPath, append(pubJSON, '\n'), 0o644); err != nil {
 		os.Remove(keyPath)
 		return "", err
 	}
@@ -104,21 +106,4 @@ func ReadKey(path string) (*metadata.Key, error) {
 		return nil, fmt.Errorf("public key %s: an Ed25519 key is {\"keytype\":\"ed25519\",\"scheme\":\"ed25519\",\"keyval\":{\"public\":HEX}}", path)
 	}
 	return &k, nil
-}
-
-// writeNew writes a new file with mode, whatever the umask.
-func writeNew(path string, b []byte, mode os.FileMode) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
-	if err != nil {
-		return err
-	}
-	if err := f.Chmod(mode); err != nil {
-		f.Close()
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }

@@ -139,15 +139,24 @@ func Publish(ctx context.Context, st Store, b Build, build, ts *Signer, validity
 	if err != nil {
 		return time.Time{}, err
 	}
+	if err := s.put(ctx, st); err != nil {
+		return time.Time{}, err
+	}
+	return s.expires, nil
+}
+
+// put writes the statements to st, the timestamp last: until it is
+// written, readers see the statements before.
+func (s Statements) put(ctx context.Context, st Store) error {
 	for _, w := range []struct {
 		name string
 		b    []byte
 	}{{targetsName(s.version), s.Targets}, {snapshotName(s.version), s.Snapshot}, {TimestampName, s.Timestamp}} {
 		if err := st.Put(ctx, w.name, w.b); err != nil {
-			return time.Time{}, err
+			return err
 		}
 	}
-	return s.expires, nil
+	return nil
 }
 
 // Statements are a build's targets, snapshot and timestamp statements.
@@ -185,13 +194,8 @@ func Bundle(ctx context.Context, st Store, roots [][]byte, b Build, build, ts *S
 			return time.Time{}, err
 		}
 	}
-	for _, w := range []struct {
-		name string
-		b    []byte
-	}{{targetsName(s.version), s.Targets}, {snapshotName(s.version), s.Snapshot}, {TimestampName, s.Timestamp}} {
-		if err := st.Put(ctx, w.name, w.b); err != nil {
-			return time.Time{}, err
-		}
+	if err := s.put(ctx, st); err != nil {
+		return time.Time{}, err
 	}
 	return s.expires, nil
 }
@@ -401,13 +405,8 @@ func Resign(ctx context.Context, st Store, build, ts *Signer, validity time.Dura
 	if err != nil {
 		return b, err
 	}
-	for _, w := range []struct {
-		name string
-		b    []byte
-	}{{targetsName(s.version), s.Targets}, {snapshotName(s.version), s.Snapshot}, {TimestampName, s.Timestamp}} {
-		if err := st.Put(ctx, w.name, w.b); err != nil {
-			return b, err
-		}
+	if err := s.put(ctx, st); err != nil {
+		return b, err
 	}
 	return b, nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/theupdateframework/go-tuf/v2/metadata"
 
+	"github.com/productdata/pds/internal/osfile"
 	"github.com/productdata/pds/snapshots"
 )
 
@@ -161,7 +162,7 @@ func (r *Replica) Update(ctx context.Context, fetch Fetch, now time.Time) (Relea
 		if err := c.stepRoot(b); err != nil {
 			return rel, err
 		}
-		if err := writeFile(filepath.Join(r.dir, rootName(v)), b); err != nil {
+		if err := osfile.Replace(filepath.Join(r.dir, rootName(v)), b); err != nil {
 			return rel, err
 		}
 	}
@@ -237,7 +238,7 @@ func (r *Replica) Update(ctx context.Context, fetch Fetch, now time.Time) (Relea
 		name string
 		b    []byte
 	}{{TimestampName, tsb}, {"snapshot.json", snb}, {"targets.json", tb}} {
-		if err := writeFile(filepath.Join(r.dir, w.name), w.b); err != nil {
+		if err := osfile.Replace(filepath.Join(r.dir, w.name), w.b); err != nil {
 			return rel, err
 		}
 	}
@@ -282,25 +283,4 @@ func (r *Replica) Freshness() (Freshness, error) {
 func isExpired(err error) bool {
 	var e *metadata.ErrExpiredMetadata
 	return errors.As(err, &e)
-}
-
-// writeFile replaces path with b atomically and durably.
-func writeFile(path string, b []byte) error {
-	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }
