@@ -259,3 +259,119 @@ func TestFastForwardRecoveredByRotatingTheBuildKey(t *testing.T) {
 	}
 	servesTrusted(t, e.snaps, buildID(t, e.b3), e.follow.Pull.Verifier)
 }
+
+// TestEndlessDataIsCutOff: an origin that streams without end, in place
+// of a statement, a manifest or a file, is cut off at the length the
+// statements (or the trust package's limits) allow: the pull stops with
+// a refusal, and the replica keeps its build.
+func TestEndlessDataIsCutOff(t *testing.T) {
+	cases := []struct {
+		name string
+		path func(e *attackEnv) string
+		want string
+	}{
+		{"timestamp", func(e *attackEnv) string { return "trust/timestamp.json" }, "trust/timestamp.json is larger than 65536 bytes"},
+		{"root", func(e *attackEnv) string { return "trust/2.root.json" }, "trust/2.root.json is larger than 524288 bytes"},
+		{"snapshot", func(e *attackEnv) string { return "trust/2.snapshot.json" }, "trust/2.snapshot.json is larger than 65536 bytes"},
+		{"targets", func(e *attackEnv) string { return "trust/2.targets.json" }, "trust/2.targets.json is larger than 4194304 bytes"},
+		{"manifest", func(e *attackEnv) string { return buildID(t, e.b2) + "/" + snapshots.ManifestName }, "manifest.json is larger than"},
+		{"store file", func(e *attackEnv) string { return buildID(t, e.b2) + "/store/" + firstSST(t, e.b2) }, "is longer than the signed manifest says"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := newAttackEnv(t, 1)
+			e.f.publish(e.b2)
+			e.follow.Origin = hostile(t, e.f.dir, c.path(e))
+			err := e.refuses(t, c.want, e.b1)
+			t.Logf("refused: %v", err)
+		})
+	}
+}
+
+// TestEndlessDeltaFallsBackToTheWholeBuild: a delta that goes on past the
+// length the statements name is refused, and the build comes whole.
+func TestEndlessDeltaFallsBackToTheWholeBuild(t *testing.T) {
+	k := newKeys(t, t.TempDir())
+	f := newTrustFleet(t, "eu")
+	b1 := unsignedCopy(t, 1)
+	c1 := changedBuild(t, 5, "first", b1, k)
+	c2 := changedBuild(t, 6, "second", b1, k)
+	f.publish(c1)
+	snaps := filepath.Join(t.TempDir(), "snapshots")
+	r := f.replica(snaps)
+	if _, err := fleet.Pull(context.Background(), f.o, snaps, fleet.PullOptions{Verifier: r}); err != nil {
+		t.Fatal(err)
+	}
+	if pub := f.publish(c2, c1); len(pub.Deltas) != 1 {
+		t.Fatalf("published deltas %+v", pub.Deltas)
+	}
+	o := hostile(t, f.dir, buildID(t, c2)+"/deltas/"+buildID(t, c1))
+	p, err := fleet.Pull(context.Background(), o, snaps, fleet.PullOptions{Verifier: r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Via != fleet.ViaFull || p.DeltaErr == nil || !strings.Contains(p.DeltaErr.Error(), "is not the delta the signed statements name") {
+		t.Fatalf("pulled via %q; the delta's error: %v", p.Via, p.DeltaErr)
+	}
+	t.Logf("delta refused: %v", p.DeltaErr)
+	servesTrusted(t, snaps, buildID(t, c2), r)
+	sameBuild(t, filepath.Join(snaps, p.ID), c2)
+}
+
+// TestDeltaOfAnotherNightIsRefused: the origin serves, under this night's
+// delta name, the delta another night made from the same base: the delta
+// is refused and the build named by the statements comes whole.
+func TestDeltaOfAnotherNightIsRefused(t *testing.T) {
+	k := newKeys(t, t.TempDir())
+	f := newTrustFleet(t, "eu")
+	b1 := unsignedCopy(t, 1)
+	c1 := changedBuild(t, 5, "first", b1, k)
+	c2 := changedBuild(t, 6, "second", b1, k)
+	c3 := changedBuild(t, 7, "third", b1, k)
+	f.publish(c1)
+	snaps := filepath.Join(t.TempDir(), "snapshots")
+	r := f.replica(snaps)
+	if _, err := fleet.Pull(context.Background(), f.o, snaps, fleet.PullOptions{Verifier: r}); err != nil {
+		t.Fatal(err)
+	}
+	f.publish(c2, c1)
+	f.publish(c3, c1)
+	id1, id2, id3 := buildID(t, c1), buildID(t, c2), buildID(t, c3)
+	other, err := os.ReadFile(filepath.Join(f.dir, id2, "deltas", id1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(f.dir, id3, "deltas", id1), other, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := fleet.Pull(context.Background(), f.o, snaps, fleet.PullOptions{Verifier: r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.ID != id3 || p.Via != fleet.ViaFull || p.DeltaErr == nil || !errors.Is(p.DeltaErr, fleet.ErrRefused) {
+		t.Fatalf("pulled %s via %q; the delta's error: %v", p.ID, p.Via, p.DeltaErr)
+	}
+	t.Logf("delta refused: %v", p.DeltaErr)
+	servesTrusted(t, snaps, id3, r)
+	sameBuild(t, filepath.Join(snaps, id3), c3)
+}
+
+// TestFileTheManifestDoesNotListIsNotTaken: a snapshot has no
+// dependencies; a file the origin adds beside a build's listed ones is
+// never fetched (and snapshots.Verify refuses a build folder holding one:
+// TestVerify's "not listed" cases).
+func TestFileTheManifestDoesNotListIsNotTaken(t *testing.T) {
+	e := newAttackEnv(t, 1)
+	e.f.publish(e.b2)
+	extra := filepath.Join(buildID(t, e.b2), "store", "999999.sst")
+	if err := os.WriteFile(filepath.Join(e.f.dir, extra), []byte("extra"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if id, err := e.follow.Poll(context.Background()); err != nil || id != buildID(t, e.b2) {
+		t.Fatalf("took %q, %v", id, err)
+	}
+	if _, err := os.Stat(filepath.Join(e.snaps, extra)); err == nil {
+		t.Errorf("%s was fetched", extra)
+	}
+	servesTrusted(t, e.snaps, buildID(t, e.b2), e.follow.Pull.Verifier)
+}

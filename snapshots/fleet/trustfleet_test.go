@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -329,27 +330,30 @@ func (f *trustFleet) originVersion() int64 {
 }
 
 // hostile serves the folder dir over HTTP, except that each path in
-// endless streams bytes for as long as the client reads.
+// endless is served as its own bytes (if it has any) followed by more for
+// as long as the client reads.
 func hostile(t testing.TB, dir string, endless ...string) fleet.Origin {
 	t.Helper()
 	files := http.FileServer(http.Dir(dir))
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		for _, p := range endless {
-			if strings.TrimPrefix(r.URL.Path, "/") == p {
-				w.WriteHeader(http.StatusOK)
-				chunk := make([]byte, 32<<10)
-				for i := range chunk {
-					chunk[i] = '{'
-				}
-				for r.Context().Err() == nil {
-					if _, err := w.Write(chunk); err != nil {
-						return
-					}
-				}
+		if !slices.Contains(endless, strings.TrimPrefix(r.URL.Path, "/")) {
+			files.ServeHTTP(w, r)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+		b, _ := os.ReadFile(filepath.Join(dir, filepath.FromSlash(strings.TrimPrefix(r.URL.Path, "/"))))
+		if _, err := w.Write(b); err != nil {
+			return
+		}
+		chunk := make([]byte, 32<<10)
+		for i := range chunk {
+			chunk[i] = ' '
+		}
+		for r.Context().Err() == nil {
+			if _, err := w.Write(chunk); err != nil {
 				return
 			}
 		}
-		files.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
 	o, err := fleet.OpenOrigin(srv.URL+"/", fleet.S3Config{})
@@ -357,4 +361,22 @@ func hostile(t testing.TB, dir string, endless ...string) fleet.Origin {
 		t.Fatal(err)
 	}
 	return o
+}
+
+// sameBuild checks that the build in a holds the files and manifest of
+// the build in b (not its minisign signature: a build taken through a
+// root keeps its statement instead).
+func sameBuild(t testing.TB, a, b string) {
+	t.Helper()
+	m, err := snapshots.ReadManifest(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range append(m.Files, snapshots.File{Path: snapshots.ManifestName}) {
+		x, err1 := os.ReadFile(filepath.Join(a, f.Path))
+		y, err2 := os.ReadFile(filepath.Join(b, f.Path))
+		if err1 != nil || err2 != nil || string(x) != string(y) {
+			t.Errorf("%s differs", f.Path)
+		}
+	}
 }
