@@ -83,12 +83,19 @@ type trustFleet struct {
 
 func newTrustFleet(t testing.TB, deployment string) *trustFleet {
 	t.Helper()
-	f := &trustFleet{t: t, deployment: deployment}
+	o, dir := fileOrigin(t)
+	return newTrustFleetAt(t, deployment, o, dir)
+}
+
+// newTrustFleetAt is newTrustFleet at the file origin o (folder dir),
+// which may already hold builds.
+func newTrustFleetAt(t testing.TB, deployment string, o fleet.Origin, dir string) *trustFleet {
+	t.Helper()
+	f := &trustFleet{t: t, deployment: deployment, o: o, dir: dir}
 	for i := range 3 {
 		f.rootKeys = append(f.rootKeys, newTKey(t, fmt.Sprintf("root-%d", i)))
 	}
 	f.build, f.ts = newTKey(t, "build"), newTKey(t, "timestamp")
-	f.o, f.dir = fileOrigin(t)
 	f.publishRoot(f.spec(f.build, f.ts), f.rootKeys[0], f.rootKeys[1])
 	return f
 }
