@@ -53,7 +53,9 @@ func (l *legacyFleet) moveToRoot(t *testing.T, signer keyPair) *trustFleet {
 // TestMinisignReplicaAdoptsTheRootItsKeySigned: a replica that trusts a
 // minisign key meets a build published only through a root: it adopts the
 // root its key signed, takes the build through it, and still serves the
-// build its key signed before.
+// build its key signed before. A pull or follower that is given the old
+// key again (a replica restarted with --pubkey) takes builds through the
+// adopted root only: a newer build the old key alone signed is not taken.
 func TestMinisignReplicaAdoptsTheRootItsKeySigned(t *testing.T) {
 	l := newLegacyFleet(t)
 	f := l.moveToRoot(t, l.k)
@@ -73,6 +75,23 @@ func TestMinisignReplicaAdoptsTheRootItsKeySigned(t *testing.T) {
 	if err := snapshots.VerifyStatement(filepath.Join(l.snaps, buildID(t, l.b1)), a); err != nil {
 		t.Errorf("the build the old key signed before the move: %v", err)
 	}
+
+	// The old key alone signs a newer build (a thief with the old key): a
+	// pull given the old key, as a replica restarted with --pubkey is,
+	// refuses it.
+	b3 := signedCopy(t, 3, l.k)
+	if _, err := fleet.Publish(context.Background(), b3, l.o, fleet.PublishOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := fleet.Pull(context.Background(), l.o, l.snaps, pullOpts(l.k))
+	if err != nil || p.ID != buildID(t, b2) || !p.UpToDate {
+		t.Fatalf("a pull with the old key, after the folder adopted a root: %s (up to date %v), %v; want the build the root names, %s", p.ID, p.UpToDate, err, buildID(t, b2))
+	}
+	fl := follower(t, l.o, l.snaps, l.k)
+	if id, err := fl.Poll(context.Background()); err != nil || id != "" {
+		t.Fatalf("a follower with the old key, after the folder adopted a root, took %q (%v)", id, err)
+	}
+	servesTrusted(t, l.snaps, buildID(t, b2), a)
 }
 
 // TestRootSignedByAnotherMinisignKeyIsNotAdopted: a first root whose

@@ -147,10 +147,15 @@ func pullLatest(ctx context.Context, o Origin, snaps string, opts PullOptions, a
 }
 
 // takeLatest fetches the build the origin offers (latestBuild) and, with
-// activate, makes it current; a replica whose minisign key did not sign it
+// activate, makes it current. A folder that adopted a root its minisign
+// key signed takes builds through that root (adoptedTrust); a replica
+// whose minisign key did not sign the build
 // adopts the root the origin offers, if the key signed that, and takes the
 // build through it (adoptOnRefusal).
 func takeLatest(ctx context.Context, o Origin, snaps string, opts *PullOptions, activate bool) (Pulled, error) {
+	if err := adoptedTrust(snaps, opts); err != nil {
+		return Pulled{}, err
+	}
 	id, rel, err := latestBuild(ctx, o, opts)
 	if err != nil {
 		return Pulled{}, err

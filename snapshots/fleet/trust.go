@@ -68,6 +68,28 @@ func latestBuild(ctx context.Context, o Origin, opts *PullOptions) (string, *tru
 	return rel.BuildID, &rel, nil
 }
 
+// adoptedTrust makes opts.Verifier the root the snapshots folder snaps
+// adopted, when it is the minisign key that signed that root
+// (trust.Adopted): once a folder moved to a root, the old key alone signs
+// nothing it takes, whoever pulls into it and with whatever key.
+func adoptedTrust(snaps string, opts *PullOptions) error {
+	key, ok := opts.Verifier.(*snapshots.PublicKey)
+	if !ok {
+		return nil
+	}
+	r, err := trust.Adopted(snaps, key)
+	if errors.Is(err, trust.ErrUntrusted) {
+		return fmt.Errorf("%w: %w", ErrRefused, err)
+	}
+	if err != nil {
+		return err
+	}
+	if r != nil {
+		opts.Verifier = r
+	}
+	return nil
+}
+
 // adoptOnRefusal is what a replica that trusts a minisign key does when
 // the origin's latest build is not signed by it (err): if the origin
 // offers a first root that the key signed, the replica adopts it
