@@ -1,0 +1,56 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+)
+
+// TestStalledHTTPOriginFailsTheRead: an https origin that sends nothing
+// (no headers, or no more of the body) or trickles bytes far below the
+// floor fails the read once the stall limit passes, rather than holding
+// the pull, and the snapshots folder's lock, for ever.
+func TestStalledHTTPOriginFailsTheRead(t *testing.T) {
+	defer func(d time.Duration) { stallLimit = d }(stallLimit)
+	stallLimit = 100 * time.Millisecond
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/headers":
+		case "/body":
+			w.Write([]byte("{\"partial"))
+			w.(http.Flusher).Flush()
+		case "/trickle":
+			for r.Context().Err() == nil {
+				if _, err := w.Write([]byte("x")); err != nil {
+					return
+				}
+				w.(http.Flusher).Flush()
+				time.Sleep(10 * time.Millisecond)
+			}
+		}
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	o, err := OpenOrigin(srv.URL+"/", S3Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Without the stall limit the reads would wait for this.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for _, name := range []string{"headers", "body", "trickle"} {
+		rc, err := o.Open(ctx, name, 0)
+		if err == nil {
+			_, err = io.ReadAll(rc)
+			rc.Close()
+		}
+		if !errors.Is(err, errStalled) {
+			t.Errorf("%s: %v; want the stall named", name, err)
+		}
+		t.Logf("%s: %v", name, err)
+	}
+}
