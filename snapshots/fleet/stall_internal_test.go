@@ -53,4 +53,12 @@ func TestStalledHTTPOriginFailsTheRead(t *testing.T) {
 		}
 		t.Logf("%s: %v", name, err)
 	}
+	// An S3 endpoint that never answers.
+	s3, err := OpenOrigin("s3://bucket/nightly", S3Config{Endpoint: srv.URL, Region: "eu-west-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s3.Open(ctx, "latest", 0); !errors.Is(err, errStalled) {
+		t.Errorf("s3: %v; want the stall named", err)
+	}
 }
