@@ -72,3 +72,45 @@ func TestRotatedBuildKeyIsRefusedByEveryReplica(t *testing.T) {
 		}
 	}
 }
+
+// TestRotationDropsStatementsTheOldKeysSignedAfterACrash: a replica that
+// stopped after it kept a new root, before it dropped the statements the
+// root's retired keys signed (a thief's fast-forwarded ones), drops them
+// at its next pull and takes the rightful build: what decides is whether
+// the kept statements hold under the trusted root, not whether this pull
+// saw the keys change.
+func TestRotationDropsStatementsTheOldKeysSignedAfterACrash(t *testing.T) {
+	for _, rotateTimestamp := range []bool{true, false} {
+		t.Run(map[bool]string{true: "build and timestamp keys rotated", false: "build key rotated"}[rotateTimestamp], func(t *testing.T) {
+			e := newAttackEnv(t, 1)
+			clean := filepath.Join(t.TempDir(), "clean")
+			if err := os.CopyFS(clean, os.DirFS(filepath.Join(e.f.dir, fleet.TrustDir))); err != nil {
+				t.Fatal(err)
+			}
+			n := e.f.nightOf(e.b1, 1<<40)
+			n.tsVersion = 1 << 41
+			e.f.plant(n, e.f.build.raw, e.f.ts.raw, "")
+			if _, err := e.follow.Poll(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			os.RemoveAll(filepath.Join(e.f.dir, fleet.TrustDir))
+			if err := os.CopyFS(filepath.Join(e.f.dir, fleet.TrustDir), os.DirFS(clean)); err != nil {
+				t.Fatal(err)
+			}
+			ts := e.f.ts
+			if rotateTimestamp {
+				ts = e.f.use(newTKey(t, "timestamp-2"))
+			}
+			root2 := e.f.publishRoot(e.f.spec(e.f.use(newTKey(t, "build-2")), ts), e.f.rootKeys[1], e.f.rootKeys[2])
+			e.f.publish(e.b2)
+			// The replica kept root version 2 and stopped there.
+			if err := os.WriteFile(filepath.Join(e.snaps, trust.StateDir, "2.root.json"), root2, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if id, err := e.follow.Poll(context.Background()); err != nil || id != buildID(t, e.b2) {
+				t.Fatalf("after the rotation: took %q, %v", id, err)
+			}
+			servesTrusted(t, e.snaps, buildID(t, e.b2), e.follow.Pull.Verifier)
+		})
+	}
+}
