@@ -375,3 +375,27 @@ func TestFileTheManifestDoesNotListIsNotTaken(t *testing.T) {
 	}
 	servesTrusted(t, e.snaps, buildID(t, e.b2), e.follow.Pull.Verifier)
 }
+
+// TestFrozenMirrorIsRefusedOnceItsTimestampExpires: a mirror that goes on
+// serving the timestamp the replica already keeps, after it expired, is
+// refused as frozen; the replica keeps its build.
+func TestFrozenMirrorIsRefusedOnceItsTimestampExpires(t *testing.T) {
+	e := newAttackEnv(t, 1)
+	st := fleet.TrustStore(e.f.o)
+	if _, _, err := trust.RenewTimestamp(context.Background(), st, e.f.ts.s, time.Hour, time.Now().Add(-2*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	// The replica took this timestamp while it held (as if an hour ago).
+	b, err := os.ReadFile(filepath.Join(e.f.dir, fleet.TrustDir, trust.TimestampName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.snaps, trust.StateDir, trust.TimestampName), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = e.refuses(t, "expired", e.b1)
+	if !errors.Is(err, trust.ErrExpired) || !strings.Contains(err.Error(), "offers no newer one") {
+		t.Errorf("not the frozen origin's refusal: %v", err)
+	}
+	t.Logf("refused: %v", err)
+}
