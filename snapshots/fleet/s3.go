@@ -65,20 +65,15 @@ func (o *s3Origin) Open(ctx context.Context, name string, offset int64) (io.Read
 	g, ctx := newStallGuard(ctx, o.String()+"/"+name)
 	obj, err := o.client.GetObject(ctx, o.bucket, o.key(name), opts)
 	if err != nil {
-		g.timer.Stop()
-		g.cancel()
-		return nil, g.why(o.wrap(name, err))
+		return nil, g.failed(o.wrap(name, err))
 	}
 	// GetObject is lazy: Stat makes the request, so a missing object or a
 	// refused credential shows here and not in the middle of a copy.
 	if _, err := obj.Stat(); err != nil {
 		obj.Close()
-		g.timer.Stop()
-		g.cancel()
-		return nil, g.why(o.wrap(name, err))
+		return nil, g.failed(o.wrap(name, err))
 	}
-	g.rc = obj
-	return g, nil
+	return g.opened(obj), nil
 }
 
 func (o *s3Origin) wrap(name string, err error) error {
