@@ -311,11 +311,17 @@ func isExpired(err error) bool {
 	return errors.As(err, &e)
 }
 
-// writeFile replaces path with b atomically and durably.
+// writeFile replaces path with b atomically and durably, readable by
+// every user (a server may run as another). Each writer has its own
+// temporary file: a follower and a pull may update a folder at once.
 func writeFile(path string, b []byte) error {
-	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
 		return err
 	}
 	if _, err := f.Write(b); err != nil {
@@ -329,5 +335,5 @@ func writeFile(path string, b []byte) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp, path)
+	return os.Rename(f.Name(), path)
 }
