@@ -185,6 +185,9 @@ func pullBuild(ctx context.Context, o Origin, snaps, id string, rel *trust.Relea
 	}
 	if cur, ok, err := Current(snaps); err != nil || ok && cur.ID == id {
 		p.Build, p.UpToDate = cur, err == nil
+		if err == nil {
+			err = refreshStatement(filepath.Join(snaps, id), rel)
+		}
 		return p, err
 	}
 	if err := checkNotRolledBack(snaps, id); err != nil {
@@ -287,6 +290,9 @@ func checkTakeable(snaps string, m snapshots.Manifest, allowDowngrade bool) (cur
 // left by a rollback, or fetched but not activated) is checked again rather
 // than fetched again (checkPlaced); otherwise it is staged.
 func place(ctx context.Context, o Origin, snaps string, mb []byte, sig statement, m snapshots.Manifest, opts PullOptions, p *Pulled) error {
+	if err := refreshStatement(filepath.Join(snaps, m.BuildID), opts.release); err != nil {
+		return err
+	}
 	placed, err := checkPlaced(snaps, m.BuildID, opts.Verifier)
 	if err != nil {
 		return err

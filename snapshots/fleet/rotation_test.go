@@ -114,3 +114,26 @@ func TestRotationDropsStatementsTheOldKeysSignedAfterACrash(t *testing.T) {
 		})
 	}
 }
+
+// TestCurrentBuildStillServesAfterTheBuildKeyRotates: the operator
+// rotates the build key and publishes the current build's statements
+// again under the new key; every replica keeps serving its current build,
+// whose kept statement a server then checks against the new root.
+func TestCurrentBuildStillServesAfterTheBuildKeyRotates(t *testing.T) {
+	f := newTrustFleet(t, "eu")
+	b1 := unsignedCopy(t, 1)
+	f.publish(b1)
+	fl := f.follower(filepath.Join(t.TempDir(), "snapshots"))
+	if id, err := fl.Poll(context.Background()); err != nil || id != buildID(t, b1) {
+		t.Fatalf("took %q, %v", id, err)
+	}
+	f.publishRoot(f.spec(f.use(newTKey(t, "build-2")), f.ts), f.rootKeys[0], f.rootKeys[2])
+	f.publish(b1)
+	if id, err := fl.Poll(context.Background()); err != nil || id != "" {
+		t.Fatalf("after the rotation: took %q, %v", id, err)
+	}
+	if _, err := os.Stat(filepath.Join(fl.Snapshots, trust.StateDir, "2.root.json")); err != nil {
+		t.Fatal(err)
+	}
+	servesTrusted(t, fl.Snapshots, buildID(t, b1), fl.Pull.Verifier)
+}

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/productdata/pds/snapshots"
@@ -66,6 +68,32 @@ func latestBuild(ctx context.Context, o Origin, opts *PullOptions) (string, *tru
 		return "", nil, fmt.Errorf("%w: the statements name %q, which is not a build id", ErrRefused, rel.BuildID)
 	}
 	return rel.BuildID, &rel, nil
+}
+
+// refreshStatement gives the kept build in dir the statement the origin's
+// newest statements (rel) name it with, when that differs from the one it
+// keeps and vouches for the same manifest: after the build key rotates, a
+// build the retired key vouched for is vouched for by the new one, and a
+// server, which checks a build's statement against the newest root,
+// serves it again. A folder that is not that build is left alone.
+func refreshStatement(dir string, rel *trust.Release) error {
+	if rel == nil {
+		return nil
+	}
+	mb, err := os.ReadFile(filepath.Join(dir, snapshots.ManifestName))
+	if err != nil || rel.Manifest.Check(snapshots.ManifestName, mb) != nil {
+		return nil
+	}
+	path := filepath.Join(dir, trust.StatementName)
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, rel.Statement) {
+		return nil
+	}
+	tmp := path + ".new"
+	if err := writeSynced(tmp, rel.Statement); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 // adoptedTrust makes opts.Verifier the root the snapshots folder snaps
