@@ -88,12 +88,21 @@ func refreshStatement(dir string, rel *trust.Release) error {
 	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, rel.Statement) {
 		return nil
 	}
-	tmp := path + ".new"
-	if err := writeSynced(tmp, rel.Statement); err != nil {
-		os.Remove(tmp)
+	// Written beside the build, not in it: a build holds no file its
+	// manifest does not vouch for, even after a crash.
+	f, err := os.CreateTemp(filepath.Dir(dir), ".statement-*")
+	if err != nil {
 		return err
 	}
-	return os.Rename(tmp, path)
+	f.Close()
+	defer os.Remove(f.Name())
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		return err
+	}
+	if err := writeSynced(f.Name(), rel.Statement); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
 }
 
 // adoptedTrust makes opts.Verifier the root the snapshots folder snaps
