@@ -23,15 +23,20 @@ func WriteNew(path string, b []byte, mode os.FileMode) error {
 	return f.Close()
 }
 
-// Replace replaces path with b (mode 0644) in one rename, durably: a
-// reader sees the old bytes or the new ones, and after a crash one of them.
+// Replace replaces path with b (mode 0644, whatever the umask: a server may
+// read it as another user) in one rename, durably: a reader sees the old
+// bytes or the new ones, and after a crash one of them. Each call has its
+// own temporary file, so two writers of one path never mix their bytes.
 func Replace(path string, b []byte) error {
-	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(b)
+	tmp := f.Name()
+	err = f.Chmod(0o644)
+	if err == nil {
+		_, err = f.Write(b)
+	}
 	if err == nil {
 		err = f.Sync()
 	}

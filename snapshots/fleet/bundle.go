@@ -148,14 +148,8 @@ func ApplyBundle(ctx context.Context, file, snaps string, opts PullOptions) (p P
 // adopted from its minisign key counts); with a minisign key, the
 // bundle's signature must be the key's.
 func bundleStatement(ctx context.Context, file, snaps string, d *openedDelta, opts *PullOptions) (statement, error) {
-	if key, ok := opts.Verifier.(*snapshots.PublicKey); ok {
-		r, err := trust.Adopted(snaps, key)
-		if err != nil {
-			return statement{}, err
-		}
-		if r != nil {
-			opts.Verifier = r
-		}
+	if err := adoptedTrust(snaps, opts); err != nil {
+		return statement{}, err
 	}
 	r, ok := opts.Verifier.(*trust.Replica)
 	if !ok {

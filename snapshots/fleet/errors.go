@@ -41,4 +41,8 @@ var (
 	// errMismatch says a file a delta made is not the one the signed
 	// manifest lists.
 	errMismatch = errors.New("does not match the signed manifest")
+
+	// errStalled says an https origin sent nothing, or too little, for
+	// stallLimit: a stalled or deliberately slow origin. Worth retrying.
+	errStalled = errors.New("the origin stalled")
 )

@@ -103,6 +103,9 @@ func (f *Follower) Poll(ctx context.Context) (string, error) {
 		f.refused = map[string]string{}
 	}
 	o := &countingOrigin{Origin: f.Origin}
+	if err := adoptedTrust(f.Snapshots, &f.Pull); err != nil {
+		return "", f.fail("", err)
+	}
 	id, rel, err := latestBuild(ctx, o, &f.Pull)
 	if err != nil {
 		return "", f.fail("", err)

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
+	"time"
 )
 
 // Origin is where builds are published and pulled from. Names are
@@ -155,6 +157,15 @@ func (o *httpOrigin) String() string { return strings.TrimSuffix(o.base.String()
 
 func (o *httpOrigin) Open(ctx context.Context, name string, offset int64) (io.ReadCloser, error) {
 	u := o.base.JoinPath(strings.Split(path.Clean(name), "/")...)
+	g, ctx := newStallGuard(ctx, u.String())
+	rc, err := o.open(ctx, u, offset, g)
+	if err != nil {
+		return nil, g.failed(err)
+	}
+	return g.opened(rc), nil
+}
+
+func (o *httpOrigin) open(ctx context.Context, u *url.URL, offset int64, g *stallGuard) (io.ReadCloser, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
 		return nil, err
@@ -173,11 +184,13 @@ func (o *httpOrigin) Open(ctx context.Context, name string, offset int64) (io.Re
 	case resp.StatusCode == http.StatusPartialContent && offset > 0:
 		return resp.Body, nil
 	case resp.StatusCode == http.StatusOK:
-		// A server that ignores Range sends the whole file: skip what we have.
+		// A server that ignores Range sends the whole file: skip what we
+		// have, under the same stall limit.
 		if offset > 0 {
-			if _, err := io.CopyN(io.Discard, resp.Body, offset); err != nil {
+			g.rc = resp.Body
+			if _, err := io.CopyN(io.Discard, g, offset); err != nil {
 				resp.Body.Close()
-				return nil, fmt.Errorf("%s: %v", u, err)
+				return nil, fmt.Errorf("%s: %w", u, err)
 			}
 		}
 		return resp.Body, nil
@@ -188,4 +201,81 @@ func (o *httpOrigin) Open(ctx context.Context, name string, offset int64) (io.Re
 
 func (o *httpOrigin) Put(context.Context, string, io.Reader, int64) error {
 	return fmt.Errorf("origin %s: an https:// origin is pull-only; publish to s3:// or file:// and serve that directory with any static file server", o)
+}
+
+// stallLimit is how long an https or S3 origin may take to send the
+// response headers, and then each stallBytes of the body (or the rest of
+// it), counting only the time a reader waits on it: a stalled or
+// deliberately slow origin (TUF's slow retrieval attack) cannot hold a
+// pull, and the snapshots folder's lock, for ever, and a reader busy
+// elsewhere (applying a delta, writing to a slow disk) is not taken for
+// one. The floor it sets, 64 KiB a minute, is far below any real link.
+var stallLimit = time.Minute
+
+const stallBytes = 64 << 10
+
+// stallGuard cancels a request when its origin stalls: no headers, or
+// less than stallBytes of the body, within stallLimit of waiting.
+type stallGuard struct {
+	rc      io.ReadCloser
+	timer   *time.Timer
+	cancel  context.CancelFunc
+	stalled atomic.Bool
+	got     int64         // bytes in this window
+	left    time.Duration // waiting left in this window
+	what    string
+}
+
+// newStallGuard starts the wait for the response headers; the request is
+// made with the context it returns.
+func newStallGuard(ctx context.Context, what string) (*stallGuard, context.Context) {
+	ctx, cancel := context.WithCancel(ctx)
+	g := &stallGuard{cancel: cancel, what: what, left: stallLimit}
+	g.timer = time.AfterFunc(stallLimit, func() {
+		g.stalled.Store(true)
+		cancel()
+	})
+	return g, ctx
+}
+
+// opened stops the wait for the headers: the body's reads wait on rc.
+func (g *stallGuard) opened(rc io.ReadCloser) *stallGuard {
+	g.timer.Stop()
+	g.rc, g.got, g.left = rc, 0, stallLimit
+	return g
+}
+
+// failed ends a request that did not open, naming a stall that caused err.
+func (g *stallGuard) failed(err error) error {
+	g.timer.Stop()
+	g.cancel()
+	return g.why(err)
+}
+
+// why names the stall when it caused err.
+func (g *stallGuard) why(err error) error {
+	if err == nil || !g.stalled.Load() {
+		return err
+	}
+	return fmt.Errorf("%s: %w: less than %d bytes in %s of waiting (a stalled or deliberately slow origin); the pull is tried again", g.what, errStalled, stallBytes, stallLimit)
+}
+
+func (g *stallGuard) Read(p []byte) (int, error) {
+	start := time.Now()
+	g.timer.Reset(g.left)
+	n, err := g.rc.Read(p)
+	g.timer.Stop()
+	g.left -= time.Since(start)
+	g.got += int64(n)
+	if g.got >= stallBytes {
+		g.got, g.left = 0, stallLimit
+	}
+	return n, g.why(err)
+}
+
+func (g *stallGuard) Close() error {
+	g.timer.Stop()
+	err := g.rc.Close()
+	g.cancel()
+	return err
 }

@@ -147,10 +147,15 @@ func pullLatest(ctx context.Context, o Origin, snaps string, opts PullOptions, a
 }
 
 // takeLatest fetches the build the origin offers (latestBuild) and, with
-// activate, makes it current; a replica whose minisign key did not sign it
+// activate, makes it current. A folder that adopted a root its minisign
+// key signed takes builds through that root (adoptedTrust); a replica
+// whose minisign key did not sign the build
 // adopts the root the origin offers, if the key signed that, and takes the
 // build through it (adoptOnRefusal).
 func takeLatest(ctx context.Context, o Origin, snaps string, opts *PullOptions, activate bool) (Pulled, error) {
+	if err := adoptedTrust(snaps, opts); err != nil {
+		return Pulled{}, err
+	}
 	id, rel, err := latestBuild(ctx, o, opts)
 	if err != nil {
 		return Pulled{}, err
@@ -180,8 +185,8 @@ func pullBuild(ctx context.Context, o Origin, snaps, id string, rel *trust.Relea
 	}
 	if cur, ok, err := Current(snaps); err != nil || ok && cur.ID == id {
 		p.Build, p.UpToDate = cur, err == nil
-		if err == nil && rel != nil {
-			err = renewStatement(snaps, cur, rel)
+		if err == nil {
+			err = refreshStatement(filepath.Join(snaps, id), rel)
 		}
 		return p, err
 	}
@@ -285,6 +290,9 @@ func checkTakeable(snaps string, m snapshots.Manifest, allowDowngrade bool) (cur
 // left by a rollback, or fetched but not activated) is checked again rather
 // than fetched again (checkPlaced); otherwise it is staged.
 func place(ctx context.Context, o Origin, snaps string, mb []byte, sig statement, m snapshots.Manifest, opts PullOptions, p *Pulled) error {
+	if err := refreshStatement(filepath.Join(snaps, m.BuildID), opts.release); err != nil {
+		return err
+	}
 	placed, err := checkPlaced(snaps, m.BuildID, opts.Verifier)
 	if err != nil {
 		return err

@@ -62,17 +62,18 @@ func (o *s3Origin) Open(ctx context.Context, name string, offset int64) (io.Read
 			return nil, err
 		}
 	}
+	g, ctx := newStallGuard(ctx, o.String()+"/"+name)
 	obj, err := o.client.GetObject(ctx, o.bucket, o.key(name), opts)
 	if err != nil {
-		return nil, o.wrap(name, err)
+		return nil, g.failed(o.wrap(name, err))
 	}
 	// GetObject is lazy: Stat makes the request, so a missing object or a
 	// refused credential shows here and not in the middle of a copy.
 	if _, err := obj.Stat(); err != nil {
 		obj.Close()
-		return nil, o.wrap(name, err)
+		return nil, g.failed(o.wrap(name, err))
 	}
-	return obj, nil
+	return g.opened(obj), nil
 }
 
 func (o *s3Origin) wrap(name string, err error) error {

@@ -70,6 +70,63 @@ func latestBuild(ctx context.Context, o Origin, opts *PullOptions) (string, *tru
 	return rel.BuildID, &rel, nil
 }
 
+// refreshStatement gives the kept build in dir the statement the origin's
+// newest statements (rel) name it with, when that differs from the one it
+// keeps and vouches for the same manifest: after the build key rotates, a
+// build the retired key vouched for is vouched for by the new one, and a
+// server, which checks a build's statement against the newest root,
+// serves it again. A folder that is not that build is left alone.
+func refreshStatement(dir string, rel *trust.Release) error {
+	if rel == nil {
+		return nil
+	}
+	mb, err := os.ReadFile(filepath.Join(dir, snapshots.ManifestName))
+	if err != nil || rel.Manifest.Check(snapshots.ManifestName, mb) != nil {
+		return nil
+	}
+	path := filepath.Join(dir, trust.StatementName)
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, rel.Statement) {
+		return nil
+	}
+	// Written beside the build, not in it: a build holds no file its
+	// manifest does not vouch for, even after a crash.
+	f, err := os.CreateTemp(filepath.Dir(dir), ".statement-*")
+	if err != nil {
+		return err
+	}
+	f.Close()
+	defer os.Remove(f.Name())
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		return err
+	}
+	if err := writeSynced(f.Name(), rel.Statement); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+// adoptedTrust makes opts.Verifier the root the snapshots folder snaps
+// adopted, when it is the minisign key that signed that root
+// (trust.Adopted): once a folder moved to a root, the old key alone signs
+// nothing it takes, whoever pulls into it and with whatever key.
+func adoptedTrust(snaps string, opts *PullOptions) error {
+	key, ok := opts.Verifier.(*snapshots.PublicKey)
+	if !ok {
+		return nil
+	}
+	r, err := trust.Adopted(snaps, key)
+	if errors.Is(err, trust.ErrUntrusted) {
+		return fmt.Errorf("%w: %w", ErrRefused, err)
+	}
+	if err != nil {
+		return err
+	}
+	if r != nil {
+		opts.Verifier = r
+	}
+	return nil
+}
+
 // adoptOnRefusal is what a replica that trusts a minisign key does when
 // the origin's latest build is not signed by it (err): if the origin
 // offers a first root that the key signed, the replica adopts it
@@ -145,37 +202,4 @@ func (d *namedDelta) check(where string) error {
 		return fmt.Errorf("%w: %s is not the delta the signed statements name (%d bytes against %d, or other bytes)", ErrRefused, where, d.n, d.want.Length)
 	}
 	return nil
-}
-
-// renewStatement keeps beside the current build cur the newest statement
-// that names it (rel), when it differs from the one kept: after a root
-// rotation the origin signs the same build again under the new root, and
-// a server that restarts must find the build vouched for under the roots
-// it trusts. The statement replaces the old one in one rename.
-func renewStatement(snaps string, cur Build, rel *trust.Release) error {
-	path := filepath.Join(cur.Dir, snapshots.StatementName)
-	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, rel.Statement) {
-		return nil
-	}
-	mb, err := os.ReadFile(filepath.Join(cur.Dir, snapshots.ManifestName))
-	if err != nil {
-		return err
-	}
-	if err := rel.Manifest.Check(filepath.Join(cur.Dir, snapshots.ManifestName), mb); err != nil {
-		return fmt.Errorf("%w: the statements name build %s with another manifest than the one kept: %w", ErrRefused, cur.ID, err)
-	}
-	tmp := filepath.Join(snaps, "."+cur.ID+"."+snapshots.StatementName+".tmp")
-	if err := writeSynced(tmp, rel.Statement); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return syncDir(cur.Dir)
 }

@@ -169,8 +169,10 @@ func (r *Replica) Update(ctx context.Context, fetch Fetch, now time.Time) (Relea
 	root := c.root()
 	// Statements kept under other keys are not used for the rollback
 	// checks: a thief's fast-forwarded versions would block the rightful
-	// ones forever.
-	if keysChanged(kept, root, metadata.TIMESTAMP) || keysChanged(kept, root, metadata.SNAPSHOT) || keysChanged(kept, root, metadata.TARGETS) {
+	// ones forever. Keys that changed in this walk say so, and so does a
+	// kept statement the trusted root's keys did not sign (the walk that
+	// kept the root stopped before it dropped them).
+	if keysChanged(kept, root, metadata.TIMESTAMP) || keysChanged(kept, root, metadata.SNAPSHOT) || keysChanged(kept, root, metadata.TARGETS) || !r.keptSignedBy(root) {
 		for _, n := range []string{TimestampName, "snapshot.json", "targets.json"} {
 			if err := os.Remove(filepath.Join(r.dir, n)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return rel, err
@@ -243,6 +245,31 @@ func (r *Replica) Update(ctx context.Context, fetch Fetch, now time.Time) (Relea
 		}
 	}
 	return rel, nil
+}
+
+// keptSignedBy says whether every statement kept in StateDir is signed by
+// the keys root names for its role (expired or not).
+func (r *Replica) keptSignedBy(root *metadata.Metadata[metadata.RootType]) bool {
+	return signedBy(root, metadata.TIMESTAMP, r.kept(TimestampName), metadata.Timestamp()) &&
+		signedBy(root, metadata.SNAPSHOT, r.kept("snapshot.json"), metadata.Snapshot()) &&
+		signedBy(root, metadata.TARGETS, r.kept("targets.json"), metadata.Targets())
+}
+
+// kept reads a statement kept in StateDir: nil when there is none (or it
+// does not read: the checks that use it say so).
+func (r *Replica) kept(name string) []byte {
+	b, _ := os.ReadFile(filepath.Join(r.dir, name))
+	return b
+}
+
+// signedBy says whether b (nil: nothing) is a statement of m's type
+// signed by the keys root names for role.
+func signedBy[T metadata.Roles](root *metadata.Metadata[metadata.RootType], role string, b []byte, m *metadata.Metadata[T]) bool {
+	if b == nil {
+		return true
+	}
+	m, err := m.FromBytes(b)
+	return err == nil && root.VerifyDelegate(role, m) == nil
 }
 
 // Freshness is what a replica's newest valid timestamp says.
