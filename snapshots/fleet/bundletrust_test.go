@@ -28,9 +28,9 @@ func TestBundleThroughARoot(t *testing.T) {
 	b1 := unsignedCopy(t, 1)
 	c2 := changedBuild(t, 6, "second", b1, k)
 	// The origin's statements for b1 are an hour old: timestamp versions
-	// are the second they were made in, and a bundle made in the second
-	// the site's kept timestamp was would be taken for that timestamp (a
-	// version collision this test is not about).
+	// are the millisecond they were made in, and a bundle made in the
+	// millisecond the site's kept timestamp was would be taken for that
+	// timestamp (a version collision this test is not about).
 	copyBuildTo(t, b1, filepath.Join(f.dir, buildID(t, b1)))
 	mb, err := os.ReadFile(filepath.Join(b1, snapshots.ManifestName))
 	if err != nil {

@@ -245,7 +245,7 @@ func (f *trustFleet) nightOf(dir string, version int64) night {
 		f.t.Fatal(err)
 	}
 	return night{id: m.BuildID, seq: m.Sequence, manifest: mb, deployment: f.deployment,
-		version: version, tsVersion: time.Now().Unix() + 1000 + version, expires: time.Now().Add(24 * time.Hour)}
+		version: version, tsVersion: time.Now().UnixMilli() + 1000 + version, expires: time.Now().Add(24 * time.Hour)}
 }
 
 // forge writes n's statements as the trust package shapes them, signed
