@@ -13,6 +13,7 @@ import (
 
 	"github.com/productdata/pds/snapshots"
 	"github.com/productdata/pds/snapshots/fleet"
+	"github.com/productdata/pds/snapshots/trust"
 )
 
 // snapshotSynopsis is each subcommand of 'pds snapshot' and its synopsis,
@@ -24,7 +25,7 @@ var snapshotSynopsis = [][2]string{
 	{"publish", "snapshot publish [--key FILE [--timestamp-key FILE] [--valid 48h]] [--pubkey FILE] [--deltas-from DIR [--deltas 7]] [--endpoint URL --region R] [--allow-downgrade] SNAPSHOT_DIR ORIGIN"},
 	{"pull", "snapshot pull ORIGIN --into SNAPSHOTS_DIR (--trust-root FILE | --pubkey FILE) [--keep 3] [--no-delta] [--allow-downgrade] [--lock-wait 10m] [--endpoint URL --region R]"},
 	{"follow", "snapshot follow ORIGIN --snapshots SNAPSHOTS_DIR (--trust-root FILE | --pubkey FILE) [--every 30s] [--keep 3] [--no-delta] [--endpoint URL --region R]"},
-	{"bundle", "snapshot bundle --from BUILD_DIR --to BUILD_DIR --out FILE [--key FILE --roots DIR [--timestamp-key FILE] [--valid 720h]]"},
+	{"bundle", "snapshot bundle --from BUILD_DIR --to BUILD_DIR --out FILE [--key FILE --roots DIR [--timestamp-key FILE] [--valid 720h] [--legacy-key MINISIGN_SECRET_KEY]]"},
 	{"apply", "snapshot apply FILE --into SNAPSHOTS_DIR (--trust-root FILE | --pubkey FILE) [--keep 3] [--allow-downgrade] [--lock-wait 10m]"},
 	{"rollback", "snapshot rollback [--trust-root FILE | --pubkey FILE] [--lock-wait 10m] SNAPSHOTS_DIR [BUILD_ID]"},
 	{"timestamp", "snapshot timestamp --key FILE [--valid 48h] [--endpoint URL --region R] ORIGIN"},
@@ -277,12 +278,25 @@ func runSnapshotBundle(ctx context.Context, args []string, stdout, stderr io.Wri
 	out := fs.String("out", "", "the bundle file to write")
 	tsign := addSigningFlags(fs, 30*24*time.Hour)
 	roots := fs.String("roots", "", "with --key: the folder holding the chain of roots (1.root.json, 2.root.json, ...) the bundle carries")
+	legacy := fs.String("legacy-key", "", "with --key: the minisign secret key the site trusts today; the bundle carries its signature of root version 1, so the site adopts the root")
 	if _, err := parseWithArgs(fs, args, "only its flags", 0, 0, "from", "to", "out"); err != nil {
 		return err
 	}
 	bt, err := tsign.bundleTrust(*roots)
 	if err != nil {
 		return err
+	}
+	if *legacy != "" {
+		if bt == nil {
+			return fmt.Errorf("%w: --legacy-key needs --key", errUsage)
+		}
+		k, err := snapshots.ReadPrivateKey(*legacy, os.Getenv("PDS_SIGNING_PASSWORD"))
+		if err != nil {
+			return err
+		}
+		if bt.LegacySig, err = snapshots.SignBytes(bt.Roots[0], k, "file:"+trust.AdoptedName); err != nil {
+			return err
+		}
 	}
 	start := time.Now()
 	st, err := fleet.WriteBundle(ctx, *from, *to, *out, bt)

@@ -21,6 +21,10 @@ type BundleTrust struct {
 	Roots            [][]byte
 	Build, Timestamp *trust.Signer
 	Validity         time.Duration
+	// LegacySig, when set, is the old minisign key's signature of the
+	// first root: a site that trusts that key adopts the root from the
+	// bundle, as a replica does from an origin.
+	LegacySig []byte
 }
 
 // WriteBundle writes to out the delta from the build in fromDir to the
@@ -44,6 +48,9 @@ func WriteBundle(ctx context.Context, fromDir, toDir, out string, bt *BundleTrus
 		b := trust.Build{ID: target.BuildID, Sequence: target.Sequence, Manifest: mb}
 		if _, err := trust.Bundle(ctx, stmts, bt.Roots, b, bt.Build, bt.Timestamp, bt.Validity, now()); err != nil {
 			return DeltaStats{}, err
+		}
+		if bt.LegacySig != nil {
+			stmts[trust.AdoptedSigName] = bt.LegacySig
 		}
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".partial-*")
@@ -89,7 +96,7 @@ func ApplyBundle(ctx context.Context, file, snaps string, opts PullOptions) (p P
 	if err != nil {
 		return p, err
 	}
-	sig, err := bundleStatement(ctx, file, snaps, d, &opts)
+	sig, rel, err := bundleStatement(ctx, file, snaps, d, &opts)
 	if err != nil {
 		return p, err
 	}
@@ -106,6 +113,9 @@ func ApplyBundle(ctx context.Context, file, snaps string, opts PullOptions) (p P
 	p.ID, p.Manifest = m.BuildID, m
 	lock, upToDate, err := lockToTake(ctx, snaps, m, opts, &p)
 	if err != nil || upToDate {
+		if err == nil {
+			err = refreshStatement(filepath.Join(snaps, m.BuildID), rel)
+		}
 		return p, err
 	}
 	defer func() { lock.unlock(err != nil) }()
@@ -147,29 +157,44 @@ func ApplyBundle(ctx context.Context, file, snaps string, opts PullOptions) (p P
 // statements the bundle carries must name its manifest (a root the site
 // adopted from its minisign key counts); with a minisign key, the
 // bundle's signature must be the key's.
-func bundleStatement(ctx context.Context, file, snaps string, d *openedDelta, opts *PullOptions) (statement, error) {
+func bundleStatement(ctx context.Context, file, snaps string, d *openedDelta, opts *PullOptions) (statement, *trust.Release, error) {
 	if err := adoptedTrust(snaps, opts); err != nil {
-		return statement{}, err
+		return statement{}, nil, err
+	}
+	if key, ok := opts.Verifier.(*snapshots.PublicKey); ok {
+		err := key.Check(d.mb, d.sig)
+		if err == nil {
+			return statement{name: key.Statement(), b: d.sig}, nil, nil
+		}
+		sig, offered := d.stmts[trust.AdoptedSigName]
+		if !offered {
+			return statement{}, nil, fmt.Errorf("%w: %w: %s: %w", ErrRefused, snapshots.ErrSignature, file, err)
+		}
+		r, aerr := trust.Adopt(snaps, d.stmts[trust.AdoptedName], sig, key)
+		if aerr != nil {
+			return statement{}, nil, fmt.Errorf("%w: %w: %s: %w; and its root could not be adopted: %w", ErrRefused, snapshots.ErrSignature, file, err, aerr)
+		}
+		opts.Verifier = r
 	}
 	r, ok := opts.Verifier.(*trust.Replica)
 	if !ok {
 		if err := opts.Verifier.Check(d.mb, d.sig); err != nil {
-			return statement{}, fmt.Errorf("%w: %w: %s: %w", ErrRefused, snapshots.ErrSignature, file, err)
+			return statement{}, nil, fmt.Errorf("%w: %w: %s: %w", ErrRefused, snapshots.ErrSignature, file, err)
 		}
-		return statement{name: opts.Verifier.Statement(), b: d.sig}, nil
+		return statement{name: opts.Verifier.Statement(), b: d.sig}, nil, nil
 	}
 	if d.stmts == nil {
-		return statement{}, fmt.Errorf("%w: %s carries no trust statements, and this site trusts a root: make the bundle with 'pds snapshot bundle --key'", ErrRefused, file)
+		return statement{}, nil, fmt.Errorf("%w: %s carries no trust statements, and this site trusts a root: make the bundle with 'pds snapshot bundle --key'", ErrRefused, file)
 	}
 	rel, err := r.Update(ctx, d.stmts.Fetch, now())
 	if err != nil {
-		return statement{}, fmt.Errorf("%w: %s: %w", ErrRefused, file, err)
+		return statement{}, nil, fmt.Errorf("%w: %s: %w", ErrRefused, file, err)
 	}
 	if rel.BuildID != d.header.Target {
-		return statement{}, fmt.Errorf("%w: %s: its statements name build %s, and its delta leads to %s", ErrRefused, file, rel.BuildID, d.header.Target)
+		return statement{}, nil, fmt.Errorf("%w: %s: its statements name build %s, and its delta leads to %s", ErrRefused, file, rel.BuildID, d.header.Target)
 	}
 	if err := rel.Manifest.Check(file+": "+snapshots.ManifestName, d.mb); err != nil {
-		return statement{}, fmt.Errorf("%w: %w", ErrRefused, err)
+		return statement{}, nil, fmt.Errorf("%w: %w", ErrRefused, err)
 	}
-	return statement{name: snapshots.StatementName, b: rel.Statement}, nil
+	return statement{name: snapshots.StatementName, b: rel.Statement}, &rel, nil
 }

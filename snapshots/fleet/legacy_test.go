@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/productdata/pds/snapshots"
 	"github.com/productdata/pds/snapshots/fleet"
@@ -113,4 +114,39 @@ func TestRootSignedByAnotherMinisignKeyIsNotAdopted(t *testing.T) {
 	if _, ok := l.follow.Pull.Verifier.(*snapshots.PublicKey); !ok {
 		t.Errorf("the follower trusts %T", l.follow.Pull.Verifier)
 	}
+}
+
+// TestMinisignSiteAdoptsTheRootABundleCarries: a site fed only by bundles,
+// trusting a minisign key, applies a bundle whose build only a root
+// vouches for: the bundle carries the first root with the old key's
+// signature, and the site adopts the root and takes the build. Without
+// that signature the bundle is refused and the site keeps its build.
+func TestMinisignSiteAdoptsTheRootABundleCarries(t *testing.T) {
+	l := newLegacyFleet(t)
+	f := newTrustFleetAt(t, "eu", l.o, l.dir)
+	b2 := unsignedCopy(t, 2)
+	bundle := func(legacy []byte) string {
+		out := filepath.Join(t.TempDir(), "b1-b2.pdsbundle")
+		bt := &fleet.BundleTrust{Roots: f.roots, Build: f.build.s, Timestamp: f.ts.s, Validity: time.Hour, LegacySig: legacy}
+		if _, err := fleet.WriteBundle(context.Background(), l.b1, b2, out, bt); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	if _, err := fleet.ApplyBundle(context.Background(), bundle(nil), l.snaps, pullOpts(l.k)); !errors.Is(err, fleet.ErrRefused) {
+		t.Fatalf("a bundle only a root vouches for, at a site that trusts a minisign key, without the key's signature of the root: %v", err)
+	}
+	serves(t, l.snaps, buildID(t, l.b1), l.k)
+	sig, err := snapshots.SignBytes(f.roots[0], l.k.sec, "file:"+trust.AdoptedName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fleet.ApplyBundle(context.Background(), bundle(sig), l.snaps, pullOpts(l.k)); err != nil {
+		t.Fatal(err)
+	}
+	a, err := trust.Adopted(l.snaps, l.k.pub)
+	if err != nil || a == nil {
+		t.Fatalf("adopted: %v %v", a, err)
+	}
+	servesTrusted(t, l.snaps, buildID(t, b2), a)
 }

@@ -102,7 +102,7 @@ func filledUp(snaps string, m snapshots.Manifest, err error) error {
 func removeStaleStaging(snaps, keep string) {
 	entries, _ := os.ReadDir(snaps)
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), stagingPre) && e.Name() != stagingPre+keep {
+		if strings.HasPrefix(e.Name(), stagingPre) && e.Name() != stagingPre+keep || strings.HasPrefix(e.Name(), statementTmpPre) {
 			os.RemoveAll(filepath.Join(snaps, e.Name()))
 		}
 	}

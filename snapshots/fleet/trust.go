@@ -16,6 +16,11 @@ import (
 	"github.com/productdata/pds/snapshots/trust"
 )
 
+// statementTmpPre starts the name of a statement being written beside a
+// build (refreshStatement); one a crash left is removed with stale staging
+// folders.
+const statementTmpPre = ".statement-"
+
 // TrustDir is the origin's folder of trust statements (package
 // snapshots/trust): every root, and the targets, snapshot and timestamp
 // statements of the latest build.
@@ -90,7 +95,7 @@ func refreshStatement(dir string, rel *trust.Release) error {
 	}
 	// Written beside the build, not in it: a build holds no file its
 	// manifest does not vouch for, even after a crash.
-	f, err := os.CreateTemp(filepath.Dir(dir), ".statement-*")
+	f, err := os.CreateTemp(filepath.Dir(dir), statementTmpPre+"*")
 	if err != nil {
 		return err
 	}
