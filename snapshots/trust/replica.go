@@ -179,6 +179,9 @@ func (r *Replica) Update(ctx context.Context, fetch Fetch, now time.Time) (Relea
 			}
 		}
 	}
+	if root.Signed.IsExpired(c.tm.RefTime) {
+		return rel, fmt.Errorf("%w: root version %d expired at %s, and the origin offers no newer root: the root key holders must sign and publish the next one", ErrExpired, root.Signed.Version, root.Signed.Expires.Format(time.RFC3339))
+	}
 	if b, err := os.ReadFile(filepath.Join(r.dir, TimestampName)); err == nil {
 		// Loaded for its version only; an expired one is fine here.
 		if _, err := c.tm.UpdateTimestamp(b); err != nil && !isExpired(err) {
@@ -200,8 +203,10 @@ func (r *Replica) Update(ctx context.Context, fetch Fetch, now time.Time) (Relea
 		if ts.Signed.IsExpired(c.tm.RefTime) {
 			return rel, fmt.Errorf("%w: timestamp version %d expired at %s, and the origin offers no newer one (a frozen origin, or its timestamp was not renewed)", ErrExpired, ts.Signed.Version, ts.Signed.Expires.Format(time.RFC3339))
 		}
-	case isExpired(err):
+	case isExpired(err) && c.tm.Timestamp != nil:
 		return rel, fmt.Errorf("%w: the origin's newest timestamp (version %d) expired at %s (a frozen origin, or its timestamp was not renewed)", ErrExpired, c.tm.Timestamp.Signed.Version, c.tm.Timestamp.Signed.Expires.Format(time.RFC3339))
+	case isExpired(err):
+		return rel, fmt.Errorf("%w: %s: %w", ErrExpired, TimestampName, err)
 	case err != nil:
 		return rel, fmt.Errorf("%w: %s: %w", ErrUntrusted, TimestampName, err)
 	}

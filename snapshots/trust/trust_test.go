@@ -247,3 +247,13 @@ func TestBuildForAnotherDeploymentIsRefused(t *testing.T) {
 		t.Fatalf("a build of deployment us on an eu replica: %v", err)
 	}
 }
+
+func TestExpiredRootIsReportedNotFollowed(t *testing.T) {
+	f := newFleet(t, "eu")
+	f.publish("B1", 1)
+	r := f.replica()
+	_, err := r.Update(context.Background(), f.origin.Fetch, f.now.AddDate(2, 0, 0))
+	if !errors.Is(err, ErrExpired) || !strings.Contains(err.Error(), "root version 1 expired") {
+		t.Fatalf("a replica whose newest root expired: %v", err)
+	}
+}
