@@ -131,7 +131,9 @@ func Publish(ctx context.Context, st Store, b Build, build, ts *Signer, validity
 			return time.Time{}, fmt.Errorf("the origin's %s: %w", TimestampName, err)
 		}
 		prevTS = t.Signed.Version
-		prevTargets = t.Signed.Meta["snapshot.json"].Version
+		if m := t.Signed.Meta["snapshot.json"]; m != nil {
+			prevTargets = m.Version
+		}
 	} else if !errors.Is(err, ErrMissing) {
 		return time.Time{}, err
 	}
@@ -287,6 +289,9 @@ func RenewTimestamp(ctx context.Context, st Store, ts *Signer, validity time.Dur
 	now = now.UTC().Truncate(time.Second)
 	t := metadata.Timestamp(now.Add(validity))
 	t.Signed.Version = max(old.Signed.Version+1, now.UnixMilli())
+	if old.Signed.Meta["snapshot.json"] == nil {
+		return 0, time.Time{}, fmt.Errorf("the origin's %s names no snapshot; publish a build", TimestampName)
+	}
 	t.Signed.Meta = old.Signed.Meta
 	b, err := signAs(t, root, metadata.TIMESTAMP, ts)
 	if err != nil {
@@ -386,6 +391,9 @@ func Resign(ctx context.Context, st Store, build, ts *Signer, validity time.Dura
 	old, err := metadata.Timestamp().FromBytes(tsb)
 	if err != nil {
 		return b, fmt.Errorf("the origin's %s: %w", TimestampName, err)
+	}
+	if old.Signed.Meta["snapshot.json"] == nil {
+		return b, fmt.Errorf("the origin's %s names no snapshot", TimestampName)
 	}
 	v := old.Signed.Meta["snapshot.json"].Version
 	tb, err := st.Get(ctx, targetsName(v), maxTargetsBytes)

@@ -3,6 +3,7 @@ package trust
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -182,7 +183,7 @@ func (r *Replica) Update(ctx context.Context, fetch Fetch, now time.Time) (Relea
 	if root.Signed.IsExpired(c.tm.RefTime) {
 		return rel, fmt.Errorf("%w: root version %d expired at %s, and the origin offers no newer root: the root key holders must sign and publish the next one", ErrExpired, root.Signed.Version, root.Signed.Expires.Format(time.RFC3339))
 	}
-	if b, err := os.ReadFile(filepath.Join(r.dir, TimestampName)); err == nil {
+	if b, err := os.ReadFile(filepath.Join(r.dir, TimestampName)); err == nil && hasMeta(b, "snapshot.json") == nil {
 		// Loaded for its version only; an expired one is fine here.
 		if _, err := c.tm.UpdateTimestamp(b); err != nil && !isExpired(err) {
 			return rel, fmt.Errorf("kept %s: %w", TimestampName, err)
@@ -194,6 +195,9 @@ func (r *Replica) Update(ctx context.Context, fetch Fetch, now time.Time) (Relea
 			return rel, fmt.Errorf("%w: the origin has no %s: nothing was published under this root", ErrUntrusted, TimestampName)
 		}
 		return rel, err
+	}
+	if err := hasMeta(tsb, "snapshot.json"); err != nil {
+		return rel, fmt.Errorf("%w: %s: %w", ErrUntrusted, TimestampName, err)
 	}
 	ts, err := c.tm.UpdateTimestamp(tsb)
 	var equal *metadata.ErrEqualVersionNumber
@@ -210,7 +214,7 @@ func (r *Replica) Update(ctx context.Context, fetch Fetch, now time.Time) (Relea
 	case err != nil:
 		return rel, fmt.Errorf("%w: %s: %w", ErrUntrusted, TimestampName, err)
 	}
-	if b, err := os.ReadFile(filepath.Join(r.dir, "snapshot.json")); err == nil {
+	if b, err := os.ReadFile(filepath.Join(r.dir, "snapshot.json")); err == nil && hasMeta(b, "targets.json") == nil {
 		// For rollback checks only, as the timestamp above.
 		c.tm.UpdateSnapshot(b, true)
 	}
@@ -218,6 +222,9 @@ func (r *Replica) Update(ctx context.Context, fetch Fetch, now time.Time) (Relea
 	snb, err := fetch(ctx, snapshotName(sv), maxSnapshotBytes)
 	if err != nil {
 		return rel, fmt.Errorf("the origin's %s: %w", snapshotName(sv), err)
+	}
+	if err := hasMeta(snb, "targets.json"); err != nil {
+		return rel, fmt.Errorf("%w: snapshot version %d: %w", ErrUntrusted, sv, err)
 	}
 	if _, err := c.tm.UpdateSnapshot(snb, false); err != nil {
 		if isExpired(err) {
@@ -315,4 +322,25 @@ func (r *Replica) Freshness() (Freshness, error) {
 func isExpired(err error) bool {
 	var e *metadata.ErrExpiredMetadata
 	return errors.As(err, &e)
+}
+
+// hasMeta checks that the timestamp or snapshot statement b names the
+// statement name, before go-tuf reads it: go-tuf takes that entry for
+// granted, and a statement without it (signed by a stolen key, say) must
+// be refused, not crash the replica.
+func hasMeta(b []byte, name string) error {
+	var m struct {
+		Signed struct {
+			Meta map[string]*struct {
+				Version int64 `json:"version"`
+			} `json:"meta"`
+		} `json:"signed"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	if e := m.Signed.Meta[name]; e == nil || e.Version < 1 {
+		return fmt.Errorf("it names no %s", name)
+	}
+	return nil
 }

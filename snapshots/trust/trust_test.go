@@ -257,3 +257,41 @@ func TestExpiredRootIsReportedNotFollowed(t *testing.T) {
 		t.Fatalf("a replica whose newest root expired: %v", err)
 	}
 }
+
+// TestStatementWithoutItsEntryIsRefused: a timestamp or snapshot signed by
+// the right key but naming no statement (a stolen key's, say) is refused,
+// and never crashes the replica.
+func TestStatementWithoutItsEntryIsRefused(t *testing.T) {
+	for _, which := range []string{TimestampName, snapshotName(1)} {
+		t.Run(which, func(t *testing.T) {
+			f := newFleet(t, "eu")
+			f.publish("B1", 1)
+			r := f.replica()
+			ctx := context.Background()
+			if _, err := r.Update(ctx, f.origin.Fetch, f.now); err != nil {
+				t.Fatal(err)
+			}
+			var b []byte
+			var err error
+			if which == TimestampName {
+				m := metadata.Timestamp(f.now.Add(time.Hour))
+				m.Signed.Version = f.now.UnixMilli() + 100
+				m.Signed.Meta = map[string]*metadata.MetaFiles{}
+				_, err = m.Sign(f.ts.signer)
+				b, _ = m.ToBytes(false)
+			} else {
+				m := metadata.Snapshot(f.now.Add(time.Hour))
+				m.Signed.Meta = map[string]*metadata.MetaFiles{}
+				_, err = m.Sign(f.build.signer)
+				b, _ = m.ToBytes(false)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.origin[which] = b
+			if _, err := r.Update(ctx, f.origin.Fetch, f.now); !errors.Is(err, ErrUntrusted) {
+				t.Fatalf("a %s naming nothing: %v", which, err)
+			}
+		})
+	}
+}
