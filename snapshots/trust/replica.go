@@ -3,8 +3,8 @@ package trust
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
