@@ -162,6 +162,10 @@ func runSnapshotPublish(ctx context.Context, args []string, stdout, stderr io.Wr
 	if *deltas < 0 {
 		return fmt.Errorf("%w: --deltas must be 0 or more", errUsage)
 	}
+	pt, err := tsign.publishTrust()
+	if err != nil {
+		return err
+	}
 	pub, err := optionalKey(*pubPath)
 	if err != nil {
 		return err
@@ -188,12 +192,9 @@ func runSnapshotPublish(ctx context.Context, args []string, stdout, stderr io.Wr
 		return err
 	}
 	start := time.Now()
-	opts := fleet.PublishOptions{AllowDowngrade: *allow, Progress: stderr, DeltasFrom: from}
+	opts := fleet.PublishOptions{AllowDowngrade: *allow, Progress: stderr, DeltasFrom: from, Trust: pt}
 	if pub != nil {
 		opts.Verifier = pub
-	}
-	if opts.Trust, err = tsign.publishTrust(); err != nil {
-		return err
 	}
 	p, err := fleet.Publish(ctx, pos[0], o, opts)
 	if err != nil {

@@ -38,6 +38,17 @@ func TestSnapshotUsage(t *testing.T) {
 		{[]string{"snapshot", "publish", "dir"}, 2, "publish takes SNAPSHOT_DIR ORIGIN"},
 		{[]string{"snapshot", "publish", "--bogus", "a", "b"}, 2, "flag provided but not defined"},
 		{[]string{"snapshot", "pull", "ftp://x", "--into", "d", "--pubkey", "/nonexistent"}, 1, "public key /nonexistent"},
+		{[]string{"snapshot", "pull", "file:///x", "--into", "d"}, 2, "give --trust-root (a root of trust) or --pubkey (a minisign key)"},
+		{[]string{"snapshot", "pull", "file:///x", "--into", "d", "--trust-root", "/nonexistent"}, 1, "trust root: open /nonexistent"},
+		{[]string{"snapshot", "publish", "--timestamp-key", "t", "a", "b"}, 2, "--timestamp-key needs --key"},
+		{[]string{"snapshot", "bundle", "--from", "a", "--to", "b", "--out", "c", "--key", "k"}, 1, "secret key"},
+		{[]string{"snapshot", "timestamp", "o"}, 2, "--key is required"},
+		{[]string{"trust"}, 2, "pds trust takes a subcommand"},
+		{[]string{"trust", "-h"}, 0, "usage: pds trust root"},
+		{[]string{"trust", "keygen", "--key", "k"}, 2, "--pub is required"},
+		{[]string{"trust", "root", "--deployment", "d", "--threshold", "2", "--out", "o"}, 2, "a root names at least one root key"},
+		{[]string{"trust", "sign", "--key", "k"}, 2, "sign takes ROOT_FILE"},
+		{[]string{"trust", "publish-root", "r"}, 2, "publish-root takes ROOT_FILE ORIGIN"},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			code, out, errOut := runCmd(c.args...)
