@@ -161,7 +161,7 @@ arm64() {
   #     builds against whole ones (20 s and 12 s natively, ten times that here)
   local skip='^(TestSearchModel|TestUpdatedIndexAnswersAsWhole|TestIncrementalEqualsFull|TestSmallChangeBytes)$'
   [ "$PART" = smoke ] || run_tests "arm64 tests" -exec qemu-aarch64 -timeout 30m -skip "$skip" \
-    ./internal/osfile ./kv ./index ./snapshots ./snapshots/fleet ./ingest/records ./ingest/scratch ./ingest
+    ./internal/osfile ./kv ./index ./snapshots ./snapshots/fleet ./snapshots/trust ./ingest/records ./ingest/scratch ./ingest
   go build -o bin/cross/linux-arm64/pds ./cmd/pds
   unset GOOS GOARCH CGO_ENABLED
   [ "$PART" = tests ] || smoke qemu-aarch64 "$ROOT/bin/cross/linux-arm64/pds"
@@ -201,7 +201,7 @@ windows() {
   printf '{"Replace":{"%s":"%s"}}\n' "$at" "$WORK/at_windows.go" > "$WORK/overlay.json"
   export CGO_ENABLED=0 GOOS=windows GOARCH=amd64 GOFLAGS="-overlay=$WORK/overlay.json"
   if [ "$PART" != smoke ]; then
-    run_tests "windows tests" -exec wine -timeout 30m ./internal/osfile ./kv ./ingest/records ./ingest/scratch
+    run_tests "windows tests" -exec wine -timeout 30m ./internal/osfile ./kv ./ingest/records ./ingest/scratch ./snapshots/trust
     # Of the search index, the tests of its files on disk: an update that
     # removes and renames folders whose files it read, mapped files outliving
     # an update, a read-only index, an empty one. The rest of index,

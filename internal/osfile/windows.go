@@ -5,6 +5,7 @@ package osfile
 import (
 	"errors"
 	"os"
+	"time"
 
 	"golang.org/x/sys/windows"
 )
@@ -98,3 +99,18 @@ func Owner(os.FileInfo) (uid, gid int, ok bool) { return 0, 0, false }
 // StampOf returns the zero Stamp: the file information Windows gives with a
 // directory listing or a stat has no file index or change time.
 func StampOf(os.FileInfo) Stamp { return Stamp{} }
+
+// RenameOver renames from over to. Windows refuses to replace a file that
+// another handle has open without FILE_SHARE_DELETE (which Go's os.Open
+// does not ask for), even for the instant a reader holds it; the rename is
+// tried again for up to a second while it is refused so.
+func RenameOver(from, to string) error {
+	var err error
+	for wait := time.Millisecond; ; wait *= 2 {
+		err = os.Rename(from, to)
+		if err == nil || !(errors.Is(err, windows.ERROR_ACCESS_DENIED) || errors.Is(err, windows.ERROR_SHARING_VIOLATION)) || wait > 512*time.Millisecond {
+			return err
+		}
+		time.Sleep(wait)
+	}
+}

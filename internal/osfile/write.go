@@ -44,7 +44,7 @@ func Replace(path string, b []byte) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp, path)
+		err = RenameOver(tmp, path)
 	}
 	if err != nil {
 		os.Remove(tmp)

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/productdata/pds/internal/osfile"
 	"github.com/productdata/pds/snapshots"
 	"github.com/productdata/pds/snapshots/trust"
 )
@@ -107,7 +108,7 @@ func refreshStatement(dir string, rel *trust.Release) error {
 	if err := writeSynced(f.Name(), rel.Statement); err != nil {
 		return err
 	}
-	return os.Rename(f.Name(), path)
+	return osfile.RenameOver(f.Name(), path)
 }
 
 // adoptedTrust makes opts.Verifier the root the snapshots folder snaps
