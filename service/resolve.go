@@ -351,9 +351,8 @@ func (b *batch) absent(it *item) {
 	it.subject, it.reading = it.readings[0].Subject.String(), 0
 	for j, r := range it.readings {
 		if isProductNamespace(r.Subject.Namespace) {
-			c := domain.CoverageOf(r.Subject.String(), b.tenant, b.snap.sources)
-			it.status, it.reason = c.Absence()
 			it.subject, it.reading = r.Subject.String(), j
+			it.status, it.reason = b.cov.absence(it.subject)
 			b.cov.add(it.subject)
 			return
 		}
@@ -384,17 +383,24 @@ func (b *batch) readIdentities() error {
 // so each such class is looked at once; once every source the caller may see
 // is in the union, nothing more is looked at.
 type coverageUnion struct {
-	snap    *Snapshot
-	tenant  string
-	seen    map[string]bool
-	classes map[string]bool
-	left    int
-	cov     domain.Coverage
+	snap     *Snapshot
+	tenant   string
+	seen     map[string]bool
+	classes  map[string]bool
+	left     int
+	cov      domain.Coverage
+	absences map[string]absenceOf // by coverage class, see absence
 }
+
+// absenceOf is the status and reason of an absent subject.
+type absenceOf struct{ status, reason string }
+
+// maxAbsences bounds the classes a coverageUnion remembers the absence of.
+const maxAbsences = 4096
 
 func newCoverageUnion(snap *Snapshot, tenant string) *coverageUnion {
 	u := &coverageUnion{snap: snap, tenant: tenant, seen: map[string]bool{}, classes: map[string]bool{},
-		cov: domain.Coverage{SourcesConsulted: []string{}}}
+		cov: domain.Coverage{SourcesConsulted: []string{}}, absences: map[string]absenceOf{}}
 	for _, s := range snap.sources {
 		if s.VisibleTo(tenant) {
 			u.left++
@@ -427,6 +433,31 @@ func (u *coverageUnion) add(subject string) {
 			u.cov.SourcesSkipped = append(u.cov.SourcesSkipped, domain.Skipped{ID: s.ID, Reason: domain.SkipDisabled})
 		}
 	}
+}
+
+// absence is domain.CoverageOf(subject, ...).Absence() for the union's
+// tenant, remembered by class: a source covers every GTIN of a class (the
+// namespace and the first prefixLen digits) or none, and any subject of
+// another namespace when it names that namespace. A stream of misses would
+// otherwise match each against every source's prefixes.
+func (u *coverageUnion) absence(subject string) (status, reason string) {
+	ns, v, ok := cut(subject)
+	class := ""
+	switch {
+	case !ok:
+	case ns != "gtin":
+		class = subject[:len(ns)+1]
+	case len(v) > u.snap.prefixLen:
+		class = subject[:len(ns)+1+u.snap.prefixLen]
+	}
+	if a, ok := u.absences[class]; ok && class != "" {
+		return a.status, a.reason
+	}
+	status, reason = domain.CoverageOf(subject, u.tenant, u.snap.sources).Absence()
+	if class != "" && len(u.absences) < maxAbsences {
+		u.absences[class] = absenceOf{status, reason}
+	}
+	return status, reason
 }
 
 func (u *coverageUnion) result() domain.Coverage {
