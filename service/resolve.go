@@ -132,8 +132,9 @@ func batchInput(a ResolveArgs) ([]string, error) {
 // collector clear and scan) about 1 MB of items, keys and identity
 // documents. Nothing of them outlives the call: the answer is a copy.
 type batchBufs struct {
-	items []item
-	arena []byte
+	items    []item
+	readings []gs1.Reading
+	arena    []byte
 	// One phase's reads: the views (refs) or the identifiers (ids) to
 	// read, and for each the item (and reading) that asked.
 	refs []kv.ViewRef
@@ -155,6 +156,8 @@ const maxPooledBytes = 4 << 20
 func (p *batchBufs) put() {
 	clear(p.items) // drop the references to this call's inputs
 	p.items = p.items[:0]
+	clear(p.readings)
+	p.readings = p.readings[:0]
 	clear(p.refs)
 	clear(p.ids)
 	if cap(p.arena) > maxPooledBytes || p.kv.Bytes() > maxPooledBytes {
@@ -168,9 +171,18 @@ func (p *batchBufs) put() {
 func identifyAll(ids []string, bufs *batchBufs) []item {
 	items := slices.Grow(bufs.items[:0], len(ids))[:len(ids)]
 	bufs.items = items
+	// The one reading of each canonical GTIN, in one array: the array is
+	// never grown past what it was made with, so the items' slices of it
+	// stay put.
+	one := slices.Grow(bufs.readings[:0], len(ids))
 	for i, in := range ids {
 		it := &items[i]
 		it.input = in
+		if sub, ok := gs1.CanonicalGTIN(in); ok {
+			one = append(one, gs1.Reading{Subject: sub})
+			it.readings = one[len(one)-1 : len(one) : len(one)]
+			continue
+		}
 		if utf8.RuneCountInString(in) > MaxValueLength {
 			it.status, it.errCode, it.errDetail = "invalid", domain.CodeInvalidIdentifier, "longer than 256 characters"
 			continue
@@ -183,6 +195,7 @@ func identifyAll(ids []string, bufs *batchBufs) []item {
 		}
 		it.readings = rs
 	}
+	bufs.readings = one
 	return items
 }
 
