@@ -1,6 +1,7 @@
 package service
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/productdata/pds/domain"
@@ -33,6 +34,51 @@ func TestAbsenceMatchesCoverage(t *testing.T) {
 						t.Errorf("tenant %q, %s: %s %s, want %s %s", tenant, s, status, reason, wantStatus, wantReason)
 					}
 				}
+			}
+		}
+	}
+}
+
+// A coverage union of subjects holds every source that covers one of them
+// and that the tenant may see, as each subject's own coverage says.
+func TestCoverageUnionMatchesCoverage(t *testing.T) {
+	off := false
+	sources := []*domain.Source{
+		{ID: "a", Covers: &domain.Covers{Namespaces: []string{"gtin"}, GTINPrefixes: []string{"0952", "09510"}}},
+		{ID: "b", Covers: &domain.Covers{Namespaces: []string{"internal_sku"}}, Tenant: "acme"},
+		{ID: "c", Covers: &domain.Covers{Namespaces: []string{"gtin"}, GTINPrefixes: []string{"0953"}}, Enabled: &off},
+		{ID: "f", Covers: &domain.Covers{Namespaces: []string{"gln"}}},
+		{ID: "g", Covers: &domain.Covers{Namespaces: []string{"gtin"}, GTINPrefixes: []string{"4"}}},
+		{ID: "e"},
+	}
+	subjects := []string{"gtin:09520000000028", "gtin:09510000000104", "gtin:09519000000000", "gtin:09530000000000",
+		"gtin:00012345678905", "gtin:0951", "internal_sku:X-1", "gln:9520000000028", "gtin:40000000000000", "nonamespace"}
+	snap := &Snapshot{sources: sources, prefixLen: 5}
+	for _, tenant := range []string{"", "acme"} {
+		for n := range len(subjects) + 1 {
+			u := newCoverageUnion(snap, tenant)
+			want := domain.Coverage{SourcesConsulted: []string{}}
+			seen := map[string]bool{}
+			for _, s := range subjects[:n] {
+				u.add(s)
+				c := domain.CoverageOf(s, tenant, sources)
+				for _, id := range c.SourcesConsulted {
+					if !seen[id] {
+						seen[id] = true
+						want.SourcesConsulted = append(want.SourcesConsulted, id)
+					}
+				}
+				for _, sk := range c.SourcesSkipped {
+					if !seen[sk.ID] {
+						seen[sk.ID] = true
+						want.SourcesSkipped = append(want.SourcesSkipped, sk)
+					}
+				}
+			}
+			got := mergeCoverage([]*coverageUnion{u})
+			wantAll := mergeCoverage([]*coverageUnion{{cov: want}})
+			if !reflect.DeepEqual(got, wantAll) {
+				t.Errorf("tenant %q, %d subjects: %+v, want %+v", tenant, n, got, wantAll)
 			}
 		}
 	}

@@ -137,10 +137,11 @@ type batchBufs struct {
 	arena    []byte
 	// One phase's reads: the views (refs) or the identifiers (ids) to
 	// read, and for each the item (and reading) that asked.
-	refs []kv.ViewRef
-	ids  []string
-	at   []readAt
-	kv   kv.Batch
+	refs  []kv.ViewRef
+	ids   []string
+	at    []readAt
+	found [][]foundAlias // by item
+	kv    kv.Batch
 }
 
 // readAt is the item (and its reading, for an alias) a read is for.
@@ -160,6 +161,7 @@ func (p *batchBufs) put() {
 	p.readings = p.readings[:0]
 	clear(p.refs)
 	clear(p.ids)
+	clear(p.found)
 	if cap(p.arena) > maxPooledBytes || p.kv.Bytes() > maxPooledBytes {
 		return
 	}
@@ -307,7 +309,9 @@ func (b *batch) readAliases() ([][]foundAlias, error) {
 	if err != nil {
 		return nil, err
 	}
-	found := make([][]foundAlias, len(b.items))
+	found := slices.Grow(b.bufs.found[:0], len(b.items))[:len(b.items)]
+	clear(found)
+	b.bufs.found = found
 	for k, a := range aliases {
 		if !a.Found || !a.Alias.VisibleTo(b.tenant) {
 			continue
@@ -322,7 +326,9 @@ func (b *batch) readAliases() ([][]foundAlias, error) {
 		}
 	}
 	for _, fs := range found {
-		sort.Slice(fs, func(i, j int) bool { return fs[i].reading < fs[j].reading })
+		if len(fs) > 1 {
+			sort.Slice(fs, func(i, j int) bool { return fs[i].reading < fs[j].reading })
+		}
 	}
 	return found, nil
 }
@@ -396,13 +402,14 @@ func (b *batch) readIdentities() error {
 // so each such class is looked at once; once every source the caller may see
 // is in the union, nothing more is looked at.
 type coverageUnion struct {
-	snap     *Snapshot
-	tenant   string
-	seen     map[string]bool
-	classes  map[string]bool
-	left     int
-	cov      domain.Coverage
-	absences map[string]absenceOf // by coverage class, see absence
+	snap        *Snapshot
+	tenant      string
+	seen        map[string]bool
+	classes     map[string]bool
+	gtinClasses map[uint64]bool // classes of GTINs, by their digits
+	left        int
+	cov         domain.Coverage
+	absences    map[string]absenceOf // by coverage class, see absence
 }
 
 // absenceOf is the status and reason of an absent subject.
@@ -412,7 +419,7 @@ type absenceOf struct{ status, reason string }
 const maxAbsences = 4096
 
 func newCoverageUnion(snap *Snapshot, tenant string) *coverageUnion {
-	u := &coverageUnion{snap: snap, tenant: tenant, seen: map[string]bool{}, classes: map[string]bool{},
+	u := &coverageUnion{snap: snap, tenant: tenant, seen: map[string]bool{}, classes: map[string]bool{}, gtinClasses: map[uint64]bool{},
 		cov: domain.Coverage{SourcesConsulted: []string{}}, absences: map[string]absenceOf{}}
 	for _, s := range snap.sources {
 		if s.VisibleTo(tenant) {
@@ -427,13 +434,47 @@ func (u *coverageUnion) add(subject string) {
 		return
 	}
 	class := subject
-	if ns, v, ok := cut(subject); ok && ns == "gtin" && len(v) > u.snap.prefixLen {
+	switch ns, v, ok := cut(subject); {
+	case ok && ns == "gtin" && len(v) > u.snap.prefixLen:
+		// Most subjects: the class's digits as a number, quicker to look
+		// up than the string.
+		if d, ok := decimal(v[:u.snap.prefixLen]); ok {
+			if u.gtinClasses[d] {
+				return
+			}
+			u.gtinClasses[d] = true
+			u.look(subject)
+			return
+		}
 		class = subject[:len(ns)+1+u.snap.prefixLen]
+	case ok && ns != "gtin":
+		class = subject[:len(ns)+1] // a source covers all of a namespace or none of it
 	}
 	if u.classes[class] {
 		return
 	}
 	u.classes[class] = true
+	u.look(subject)
+}
+
+// decimal is the number digits (at most 19 of them) write.
+func decimal(digits string) (uint64, bool) {
+	var d uint64
+	if len(digits) > 19 {
+		return 0, false
+	}
+	for i := 0; i < len(digits); i++ {
+		c := digits[i] - '0'
+		if c > 9 {
+			return 0, false
+		}
+		d = d*10 + uint64(c)
+	}
+	return d, true
+}
+
+// look adds the sources that cover subject, the first of its class.
+func (u *coverageUnion) look(subject string) {
 	for _, s := range u.snap.sources {
 		if u.seen[s.ID] || !s.VisibleTo(u.tenant) || !s.CoversSubject(subject) {
 			continue
@@ -552,11 +593,18 @@ var resolveStatuses = []string{domain.StatusFound, domain.StatusNotFound, domain
 // as it is.
 func appendItem(b []byte, it *item) ([]byte, error) {
 	b = append(b, `{"input":`...)
+	in := len(b)
 	b = appendString(b, it.input)
+	input := b[in:len(b):len(b)]
 	b = append(b, `,"status":"`...)
 	b = append(b, it.status...)
 	b = append(b, '"')
-	if it.subject != "" {
+	switch {
+	case it.subject == "":
+	case it.subject == it.input: // a canonical subject, as most inputs of a large batch
+		b = append(b, `,"subject":`...)
+		b = append(b, input...)
+	default:
 		b = append(b, `,"subject":`...)
 		b = appendString(b, it.subject)
 	}
