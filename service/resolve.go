@@ -397,9 +397,9 @@ func (b *batch) readIdentities() error {
 	return nil
 }
 
-// coverageUnion gathers the sources a batch consulted. Subjects that share a
-// namespace and the first prefixLen digits are covered by the same sources,
-// so each such class is looked at once; once every source the caller may see
+// coverageUnion gathers the sources a batch consulted. GTINs that share
+// their first prefixLen digits are covered by the same sources, as are the
+// subjects of any other namespace, so each such class is looked at once; once every source the caller may see
 // is in the union, nothing more is looked at.
 type coverageUnion struct {
 	snap        *Snapshot
