@@ -3,6 +3,7 @@ package kv
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/klauspost/compress/s2"
+	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/internal/fuzzseed"
 	"github.com/productdata/pds/internal/osfile"
 )
@@ -464,5 +466,57 @@ func TestBuilderPoints(t *testing.T) {
 	b.Abort()
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Errorf("an aborted build left its point index: %v", err)
+	}
+}
+
+// A batch of probes (probes and probe, as Identities reads) answers each key
+// as get does, however the index is read; on a mapping whose file was cut
+// short after it was opened, the batch ends with an error of a damaged
+// index, not a crash.
+func TestPointsProbes(t *testing.T) {
+	var keys, values [][]byte
+	for i := range 3000 {
+		keys = append(keys, AppendViewKey(nil, TagIdentity, fmt.Sprintf("gtin:%014d", i*7), ""))
+		values = append(values, []byte(fmt.Sprintf(`{"subject":"gtin:%014d","n":%d}`, i*7, i)))
+	}
+	path := filepath.Join(t.TempDir(), "points")
+	writePoints(t, path, keys, values, true)
+	for mode, p := range openEach(t, path) {
+		err := p.probes(func(buf *[]byte) error {
+			for i, k := range keys {
+				absent := AppendViewKey(nil, TagIdentity, fmt.Sprintf("gtin:%014d", i*7+1), "")
+				for _, k := range [][]byte{k, absent} {
+					want, wantOK, wantErr := p.get(k, []byte("pre"))
+					got, ok, err := p.probe(k, []byte("pre"), buf)
+					if string(got) != string(want) || ok != wantOK || err != nil || wantErr != nil {
+						return fmt.Errorf("key %q: %q %v %v, get gives %q %v %v", k, got, ok, err, want, wantOK, wantErr)
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Errorf("%s: %v", mode, err)
+		}
+	}
+
+	p, err := openPoints(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.close()
+	if err := os.Truncate(path, 10); err != nil {
+		t.Fatal(err)
+	}
+	err = p.probes(func(buf *[]byte) error {
+		for _, k := range keys {
+			if _, _, err := p.probe(k, nil, buf); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if !errors.Is(err, domain.ErrDamaged) {
+		t.Fatalf("probes of a file cut short: %v", err)
 	}
 }

@@ -45,15 +45,34 @@ func (p *points) read(off, n uint64, buf *[]byte) ([]byte, error) {
 // the mapping is an error, not a crash. The caller looks at the file after
 // its reads (unchanged).
 func (p *points) get(key, dst []byte) (out []byte, ok bool, err error) {
-	var buf *[]byte
 	if p.mapped == nil {
-		buf = p.buffer()
+		buf := p.buffer()
 		defer p.bufs.Put(buf)
-	} else {
-		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-		defer faulted(&err)
-		out = dst
+		return p.probe(key, dst, buf)
 	}
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer faulted(&err)
+	out = dst
+	return p.probe(key, dst, nil)
+}
+
+// probes calls fn, which may call probe with buf, with a fault on the
+// mapping made an error as get makes it: for a batch of probes, set up once
+// rather than for each.
+func (p *points) probes(fn func(buf *[]byte) error) (err error) {
+	if p.mapped == nil {
+		buf := p.buffer()
+		defer p.bufs.Put(buf)
+		return fn(buf)
+	}
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer faulted(&err)
+	return fn(nil)
+}
+
+// probe is get, inside get's or probes' fault handling; buf is the read
+// buffer of an index that is not mapped.
+func (p *points) probe(key, dst []byte, buf *[]byte) (out []byte, ok bool, err error) {
 	le := binary.LittleEndian
 	h := xxhash.Sum64(key)
 	bk := bucket(h, p.bits)

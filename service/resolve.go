@@ -132,14 +132,16 @@ func batchInput(a ResolveArgs) ([]string, error) {
 // collector clear and scan) about 1 MB of items, keys and identity
 // documents. Nothing of them outlives the call: the answer is a copy.
 type batchBufs struct {
-	items []item
-	arena []byte
+	items    []item
+	readings []gs1.Reading
+	arena    []byte
 	// One phase's reads: the views (refs) or the identifiers (ids) to
 	// read, and for each the item (and reading) that asked.
-	refs []kv.ViewRef
-	ids  []string
-	at   []readAt
-	kv   kv.Batch
+	refs  []kv.ViewRef
+	ids   []string
+	at    []readAt
+	found [][]foundAlias // by item
+	kv    kv.Batch
 }
 
 // readAt is the item (and its reading, for an alias) a read is for.
@@ -155,8 +157,11 @@ const maxPooledBytes = 4 << 20
 func (p *batchBufs) put() {
 	clear(p.items) // drop the references to this call's inputs
 	p.items = p.items[:0]
+	clear(p.readings)
+	p.readings = p.readings[:0]
 	clear(p.refs)
 	clear(p.ids)
+	clear(p.found)
 	if cap(p.arena) > maxPooledBytes || p.kv.Bytes() > maxPooledBytes {
 		return
 	}
@@ -168,9 +173,18 @@ func (p *batchBufs) put() {
 func identifyAll(ids []string, bufs *batchBufs) []item {
 	items := slices.Grow(bufs.items[:0], len(ids))[:len(ids)]
 	bufs.items = items
+	// The one reading of each canonical GTIN, in one array: the array is
+	// never grown past what it was made with, so the items' slices of it
+	// stay put.
+	one := slices.Grow(bufs.readings[:0], len(ids))
 	for i, in := range ids {
 		it := &items[i]
 		it.input = in
+		if sub, ok := gs1.CanonicalGTIN(in); ok {
+			one = append(one, gs1.Reading{Subject: sub})
+			it.readings = one[len(one)-1 : len(one) : len(one)]
+			continue
+		}
 		if utf8.RuneCountInString(in) > MaxValueLength {
 			it.status, it.errCode, it.errDetail = "invalid", domain.CodeInvalidIdentifier, "longer than 256 characters"
 			continue
@@ -183,6 +197,7 @@ func identifyAll(ids []string, bufs *batchBufs) []item {
 		}
 		it.readings = rs
 	}
+	bufs.readings = one
 	return items
 }
 
@@ -294,7 +309,9 @@ func (b *batch) readAliases() ([][]foundAlias, error) {
 	if err != nil {
 		return nil, err
 	}
-	found := make([][]foundAlias, len(b.items))
+	found := slices.Grow(b.bufs.found[:0], len(b.items))[:len(b.items)]
+	clear(found)
+	b.bufs.found = found
 	for k, a := range aliases {
 		if !a.Found || !a.Alias.VisibleTo(b.tenant) {
 			continue
@@ -309,7 +326,9 @@ func (b *batch) readAliases() ([][]foundAlias, error) {
 		}
 	}
 	for _, fs := range found {
-		sort.Slice(fs, func(i, j int) bool { return fs[i].reading < fs[j].reading })
+		if len(fs) > 1 {
+			sort.Slice(fs, func(i, j int) bool { return fs[i].reading < fs[j].reading })
+		}
 	}
 	return found, nil
 }
@@ -351,9 +370,8 @@ func (b *batch) absent(it *item) {
 	it.subject, it.reading = it.readings[0].Subject.String(), 0
 	for j, r := range it.readings {
 		if isProductNamespace(r.Subject.Namespace) {
-			c := domain.CoverageOf(r.Subject.String(), b.tenant, b.snap.sources)
-			it.status, it.reason = c.Absence()
 			it.subject, it.reading = r.Subject.String(), j
+			it.status, it.reason = b.cov.absence(it.subject)
 			b.cov.add(it.subject)
 			return
 		}
@@ -379,22 +397,30 @@ func (b *batch) readIdentities() error {
 	return nil
 }
 
-// coverageUnion gathers the sources a batch consulted. Subjects that share a
-// namespace and the first prefixLen digits are covered by the same sources,
-// so each such class is looked at once; once every source the caller may see
+// coverageUnion gathers the sources a batch consulted. GTINs that share
+// their first prefixLen digits are covered by the same sources, as are the
+// subjects of any other namespace, so each such class is looked at once; once every source the caller may see
 // is in the union, nothing more is looked at.
 type coverageUnion struct {
-	snap    *Snapshot
-	tenant  string
-	seen    map[string]bool
-	classes map[string]bool
-	left    int
-	cov     domain.Coverage
+	snap        *Snapshot
+	tenant      string
+	seen        map[string]bool
+	classes     map[string]bool
+	gtinClasses map[uint64]bool // classes of GTINs, by their digits
+	left        int
+	cov         domain.Coverage
+	absences    map[string]absenceOf // by coverage class, see absence
 }
 
+// absenceOf is the status and reason of an absent subject.
+type absenceOf struct{ status, reason string }
+
+// maxAbsences bounds the classes a coverageUnion remembers the absence of.
+const maxAbsences = 4096
+
 func newCoverageUnion(snap *Snapshot, tenant string) *coverageUnion {
-	u := &coverageUnion{snap: snap, tenant: tenant, seen: map[string]bool{}, classes: map[string]bool{},
-		cov: domain.Coverage{SourcesConsulted: []string{}}}
+	u := &coverageUnion{snap: snap, tenant: tenant, seen: map[string]bool{}, classes: map[string]bool{}, gtinClasses: map[uint64]bool{},
+		cov: domain.Coverage{SourcesConsulted: []string{}}, absences: map[string]absenceOf{}}
 	for _, s := range snap.sources {
 		if s.VisibleTo(tenant) {
 			u.left++
@@ -408,13 +434,47 @@ func (u *coverageUnion) add(subject string) {
 		return
 	}
 	class := subject
-	if ns, v, ok := cut(subject); ok && ns == "gtin" && len(v) > u.snap.prefixLen {
+	switch ns, v, ok := cut(subject); {
+	case ok && ns == "gtin" && len(v) > u.snap.prefixLen:
+		// Most subjects: the class's digits as a number, quicker to look
+		// up than the string.
+		if d, ok := decimal(v[:u.snap.prefixLen]); ok {
+			if u.gtinClasses[d] {
+				return
+			}
+			u.gtinClasses[d] = true
+			u.look(subject)
+			return
+		}
 		class = subject[:len(ns)+1+u.snap.prefixLen]
+	case ok && ns != "gtin":
+		class = subject[:len(ns)+1] // a source covers all of a namespace or none of it
 	}
 	if u.classes[class] {
 		return
 	}
 	u.classes[class] = true
+	u.look(subject)
+}
+
+// decimal is the number digits (at most 19 of them) write.
+func decimal(digits string) (uint64, bool) {
+	var d uint64
+	if len(digits) > 19 {
+		return 0, false
+	}
+	for i := 0; i < len(digits); i++ {
+		c := digits[i] - '0'
+		if c > 9 {
+			return 0, false
+		}
+		d = d*10 + uint64(c)
+	}
+	return d, true
+}
+
+// look adds the sources that cover subject, the first of its class.
+func (u *coverageUnion) look(subject string) {
 	for _, s := range u.snap.sources {
 		if u.seen[s.ID] || !s.VisibleTo(u.tenant) || !s.CoversSubject(subject) {
 			continue
@@ -427,6 +487,31 @@ func (u *coverageUnion) add(subject string) {
 			u.cov.SourcesSkipped = append(u.cov.SourcesSkipped, domain.Skipped{ID: s.ID, Reason: domain.SkipDisabled})
 		}
 	}
+}
+
+// absence is domain.CoverageOf(subject, ...).Absence() for the union's
+// tenant, remembered by class: a source covers every GTIN of a class (the
+// namespace and the first prefixLen digits) or none, and any subject of
+// another namespace when it names that namespace. A stream of misses would
+// otherwise match each against every source's prefixes.
+func (u *coverageUnion) absence(subject string) (status, reason string) {
+	ns, v, ok := cut(subject)
+	class := ""
+	switch {
+	case !ok:
+	case ns != "gtin":
+		class = subject[:len(ns)+1]
+	case len(v) > u.snap.prefixLen:
+		class = subject[:len(ns)+1+u.snap.prefixLen]
+	}
+	if a, ok := u.absences[class]; ok && class != "" {
+		return a.status, a.reason
+	}
+	status, reason = domain.CoverageOf(subject, u.tenant, u.snap.sources).Absence()
+	if class != "" && len(u.absences) < maxAbsences {
+		u.absences[class] = absenceOf{status, reason}
+	}
+	return status, reason
 }
 
 func (u *coverageUnion) result() domain.Coverage {
@@ -508,11 +593,18 @@ var resolveStatuses = []string{domain.StatusFound, domain.StatusNotFound, domain
 // as it is.
 func appendItem(b []byte, it *item) ([]byte, error) {
 	b = append(b, `{"input":`...)
+	in := len(b)
 	b = appendString(b, it.input)
+	input := b[in:len(b):len(b)]
 	b = append(b, `,"status":"`...)
 	b = append(b, it.status...)
 	b = append(b, '"')
-	if it.subject != "" {
+	switch {
+	case it.subject == "":
+	case it.subject == it.input: // a canonical subject, as most inputs of a large batch
+		b = append(b, `,"subject":`...)
+		b = append(b, input...)
+	default:
 		b = append(b, `,"subject":`...)
 		b = appendString(b, it.subject)
 	}

@@ -67,14 +67,17 @@ func resolveOffline(ctx context.Context, args []string, stdin io.Reader, stdout,
 			return err
 		}
 	}
-	w := bufio.NewWriterSize(stdout, 1<<20)
-	out := &offlineOut{w: w}
+	// A chunk's items (hundreds of KB) are larger than the buffer and go
+	// to stdout as they are, uncopied; the buffer gathers the small writes
+	// (CSV rows, the last line).
+	w := bufio.NewWriterSize(stdout, 64<<10)
+	out := &offlineOut{w: w, count: !*quiet && isTerminal(stderr)}
 	if *format == "csv" {
 		out.csv = newCSVOutput(w, strings.Split(*columns, ","))
 	}
 	start := time.Now()
 	stop := func() {}
-	if !*quiet && isTerminal(stderr) {
+	if out.count {
 		stop = progress.Start(time.Second, func(now time.Time) {
 			n := out.lines.Load()
 			fmt.Fprintf(stderr, "\rpds resolve: %d lines, %.0f/s ", n, float64(n)/now.Sub(start).Seconds())
@@ -142,6 +145,7 @@ func writeResolveSummary(w io.Writer, sum service.StreamSummary, took time.Durat
 type offlineOut struct {
 	w     *bufio.Writer
 	csv   *csvOutput
+	count bool // count the lines written, for the progress line
 	lines atomic.Int64
 }
 
@@ -153,7 +157,9 @@ func (o *offlineOut) Begin(*service.Stamp) error {
 }
 
 func (o *offlineOut) Write(b []byte) (int, error) {
-	o.lines.Add(int64(bytes.Count(b, []byte{'\n'})))
+	if o.count {
+		o.lines.Add(int64(bytes.Count(b, []byte{'\n'})))
+	}
 	if o.csv != nil {
 		return len(b), o.csv.rows(b)
 	}

@@ -2,6 +2,7 @@ package gs1
 
 import (
 	"errors"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -86,5 +87,42 @@ func TestInterpretCanonicalAllocatesLittle(t *testing.T) {
 	})
 	if n > 2 {
 		t.Errorf("Interpret of a bare GTIN-14 allocates %v times", n)
+	}
+}
+
+// CanonicalGTIN accepts only what Interpret reads as that one subject,
+// unchanged and without warnings, and returns Interpret's subject.
+func TestCanonicalGTINIsInterpret(t *testing.T) {
+	ins := []string{"gtin:09520123456788", "gtin:09520123456789", "gtin:9520123456788", "gtin:009520123456788",
+		"gtin: 9520123456788", " gtin:09520123456788", "gtin:09520123456788 ", "GTIN:09520123456788", "gln:09520123456788",
+		"gtin:0952012345678x", "gtin:00000000000000", "09520123456788", "internal_sku:09520123456788", "gtin:0952-012345678"}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 2000 {
+		b := []byte("gtin:")
+		for range 14 {
+			b = append(b, byte('0'+rng.IntN(10)))
+		}
+		if rng.IntN(20) == 0 {
+			b[5+rng.IntN(14)] = "x: -"[rng.IntN(4)]
+		}
+		ins = append(ins, string(b))
+	}
+	accepted := 0
+	for _, in := range ins {
+		sub, ok := CanonicalGTIN(in)
+		rs, err := Interpret(in)
+		if !ok {
+			if err == nil && len(rs) == 1 && rs[0].Warnings == nil && rs[0].Subject.Namespace == NSGTIN && rs[0].Subject.String() == in {
+				t.Errorf("%q: refused, but Interpret reads it as written", in)
+			}
+			continue
+		}
+		accepted++
+		if err != nil || len(rs) != 1 || rs[0].Warnings != nil || rs[0].Subject != sub || sub.String() != in {
+			t.Errorf("%q: %v, but Interpret reads %v, %v", in, sub, rs, err)
+		}
+	}
+	if accepted < 150 {
+		t.Errorf("only %d inputs accepted", accepted)
 	}
 }

@@ -54,6 +54,22 @@ func invalidIdentifier(input, ns string, v verdict) *Error {
 	return newError(CodeInvalidIdentifier, detail)
 }
 
+// CanonicalGTIN reports whether s is a GTIN subject string already in
+// canonical form ("gtin:" and 14 digits with the right check digit) and
+// returns its subject, whose Value is s's own bytes. Interpret reads such
+// an s as that one subject with no warnings; a caller reading many
+// identifiers skips the rest of Interpret, and its allocations, with it.
+func CanonicalGTIN(s string) (Subject, bool) {
+	const prefix = NSGTIN + ":"
+	if len(s) != len(prefix)+14 || s[:len(prefix)] != prefix {
+		return Subject{}, false
+	}
+	if _, ok := ValidGTIN(s[len(prefix):]); !ok {
+		return Subject{}, false
+	}
+	return Subject{Namespace: NSGTIN, Value: s[len(prefix):]}, true
+}
+
 // ValidGTIN is the allocation-free fast path for the common case: it
 // reports whether value is a valid GTIN-8, -12, -13 or -14 (ASCII digits,
 // right mod-10 check digit) and returns it zero-padded to 14 digits. It
