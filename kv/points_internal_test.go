@@ -500,6 +500,9 @@ func TestPointsProbes(t *testing.T) {
 		}
 	}
 
+	if !osfile.Maps {
+		return // read into memory: a file cut short after opening changes nothing read
+	}
 	p, err := openPoints(path, nil)
 	if err != nil {
 		t.Fatal(err)

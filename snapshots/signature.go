@@ -210,7 +210,7 @@ func VerifyStatement(dir string, v Verifier) error {
 	if err != nil {
 		return fmt.Errorf("%w: %s: no readable %s (%w)", ErrInvalid, dir, ManifestName, err)
 	}
-	st, err := os.ReadFile(filepath.Join(dir, v.Statement()))
+	st, err := osfile.ReadFile(filepath.Join(dir, v.Statement()))
 	if errors.Is(err, fs.ErrNotExist) {
 		if f, ok := v.(interface{ Fallback() Verifier }); ok && f.Fallback() != nil {
 			return VerifyStatement(dir, f.Fallback())

@@ -23,3 +23,7 @@ func Unmap(b []byte) error {
 	}
 	return syscall.Munmap(b)
 }
+
+// Maps is whether Map maps the file (true: a file cut short under the
+// mapping faults the read that reaches past its end).
+const Maps = true

@@ -4,6 +4,7 @@ package osfile
 
 import (
 	"errors"
+	"io"
 	"os"
 	"time"
 
@@ -113,4 +114,23 @@ func RenameOver(from, to string) error {
 		}
 		time.Sleep(wait)
 	}
+}
+
+// ReadFile reads the file name whole. It opens it sharing delete access as
+// well as reading and writing, so that a writer may replace it by rename
+// (RenameOver) while it is read, as on Unix; Go's os.Open does not share
+// delete access, and a replace then fails with "Access denied".
+func ReadFile(name string) ([]byte, error) {
+	p, err := windows.UTF16PtrFromString(name)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: name, Err: err}
+	}
+	h, err := windows.CreateFile(p, windows.GENERIC_READ, windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE|windows.FILE_SHARE_DELETE,
+		nil, windows.OPEN_EXISTING, windows.FILE_ATTRIBUTE_NORMAL, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: name, Err: err}
+	}
+	f := os.NewFile(uintptr(h), name)
+	defer f.Close()
+	return io.ReadAll(f)
 }

@@ -32,14 +32,14 @@ const (
 // against key again each time, so writing the folder gains nothing.
 func Adopted(snaps string, key *snapshots.PublicKey) (*Replica, error) {
 	dir := filepath.Join(snaps, StateDir)
-	b, err := os.ReadFile(filepath.Join(dir, anchorName))
+	b, err := osfile.ReadFile(filepath.Join(dir, anchorName))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	sig, err := os.ReadFile(filepath.Join(dir, anchorName+".minisig"))
+	sig, err := osfile.ReadFile(filepath.Join(dir, anchorName+".minisig"))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}

@@ -54,7 +54,7 @@ func NewReplica(anchor []byte, snaps string) (*Replica, error) {
 
 // ReadReplica is NewReplica with the anchor read from a file.
 func ReadReplica(anchorPath, snaps string) (*Replica, error) {
-	b, err := os.ReadFile(anchorPath)
+	b, err := osfile.ReadFile(anchorPath)
 	if err != nil {
 		return nil, fmt.Errorf("trust root: %w", err)
 	}
@@ -80,7 +80,7 @@ func (r *Replica) localRoots(now time.Time) (*checker, error) {
 	}
 	for i := 0; ; i++ {
 		v := c.root().Signed.Version + 1
-		b, err := os.ReadFile(filepath.Join(r.dir, rootName(v)))
+		b, err := osfile.ReadFile(filepath.Join(r.dir, rootName(v)))
 		if errors.Is(err, fs.ErrNotExist) {
 			return c, nil
 		}
@@ -183,7 +183,7 @@ func (r *Replica) Update(ctx context.Context, fetch Fetch, now time.Time) (Relea
 	if root.Signed.IsExpired(c.tm.RefTime) {
 		return rel, fmt.Errorf("%w: root version %d expired at %s, and the origin offers no newer root: the root key holders must sign and publish the next one", ErrExpired, root.Signed.Version, root.Signed.Expires.Format(time.RFC3339))
 	}
-	if b, err := os.ReadFile(filepath.Join(r.dir, TimestampName)); err == nil && hasMeta(b, "snapshot.json") == nil {
+	if b, err := osfile.ReadFile(filepath.Join(r.dir, TimestampName)); err == nil && hasMeta(b, "snapshot.json") == nil {
 		// Loaded for its version only; an expired one is fine here.
 		if _, err := c.tm.UpdateTimestamp(b); err != nil && !isExpired(err) {
 			return rel, fmt.Errorf("kept %s: %w", TimestampName, err)
@@ -214,7 +214,7 @@ func (r *Replica) Update(ctx context.Context, fetch Fetch, now time.Time) (Relea
 	case err != nil:
 		return rel, fmt.Errorf("%w: %s: %w", ErrUntrusted, TimestampName, err)
 	}
-	if b, err := os.ReadFile(filepath.Join(r.dir, "snapshot.json")); err == nil && hasMeta(b, "targets.json") == nil {
+	if b, err := osfile.ReadFile(filepath.Join(r.dir, "snapshot.json")); err == nil && hasMeta(b, "targets.json") == nil {
 		// For rollback checks only, as the timestamp above.
 		c.tm.UpdateSnapshot(b, true)
 	}
@@ -270,7 +270,7 @@ func (r *Replica) keptSignedBy(root *metadata.Metadata[metadata.RootType]) bool 
 // kept reads a statement kept in StateDir: nil when there is none (or it
 // does not read: the checks that use it say so).
 func (r *Replica) kept(name string) []byte {
-	b, _ := os.ReadFile(filepath.Join(r.dir, name))
+	b, _ := osfile.ReadFile(filepath.Join(r.dir, name))
 	return b
 }
 
@@ -301,7 +301,7 @@ func (r *Replica) Freshness() (Freshness, error) {
 		return Freshness{}, err
 	}
 	f := Freshness{RootVersion: c.root().Signed.Version}
-	b, err := os.ReadFile(filepath.Join(r.dir, TimestampName))
+	b, err := osfile.ReadFile(filepath.Join(r.dir, TimestampName))
 	if errors.Is(err, fs.ErrNotExist) {
 		return f, nil
 	}
