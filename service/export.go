@@ -130,10 +130,10 @@ func (snap *Snapshot) readPublicViews(ctx context.Context, out chan<- *viewBatch
 }
 
 // decodePublicProduct fills p from an identity view's data, a passport
-// view's body (in braces) and its coverage. The passport's claims and
-// warnings, most of its bytes, are skipped over rather than decoded, and
-// each source is decoded once: sources maps a source's JSON, as views
-// hold it, to the source.
+// view's body (in braces) and its coverage. The passport's claims, most of
+// its bytes, are jumped over (claimsEnd) and its warnings stepped over,
+// neither decoded, and each source is decoded once: sources maps a
+// source's JSON, as views hold it, to the source.
 func decodePublicProduct(p *domain.PublicProduct, identity, passport, coverage []byte, sources map[string]domain.Source) error {
 	*p = domain.PublicProduct{}
 	if err := json.Unmarshal(identity, &p.Identity); err != nil {
@@ -141,7 +141,7 @@ func decodePublicProduct(p *domain.PublicProduct, identity, passport, coverage [
 	}
 	var data []byte
 	pp := &p.Passport
-	err := eachMember(passport, func(key string, value []byte) error {
+	member := func(key string, value []byte) error {
 		switch key {
 		case "status":
 			return json.Unmarshal(value, &pp.Status)
@@ -165,7 +165,12 @@ func decodePublicProduct(p *domain.PublicProduct, identity, passport, coverage [
 			return json.Unmarshal(value, &pp.Validation)
 		}
 		return nil
-	})
+	}
+	jumped, err := walkMembers(passport, true, member)
+	if err != nil && jumped { // perhaps the sources' name was in a claim: step over the claims after all
+		*pp, data = domain.PassportAnswer{}, nil
+		err = eachMember(passport, member)
+	}
 	if err != nil {
 		return fmt.Errorf("passport: %w", err)
 	}
@@ -183,51 +188,93 @@ func decodePublicProduct(p *domain.PublicProduct, identity, passport, coverage [
 	return nil
 }
 
-var errStoredJSON = errors.New("stored view is not the JSON object ingest writes")
+var (
+	errStoredJSON = errors.New("stored view is not the JSON object ingest writes")
+	errClaimsEnd  = errors.New("the passport's claims do not end where its sources begin")
+)
+
+// sourcesAfterClaims is what ingest writes between a passport's claims and
+// its sources (appendFoundTail).
+var sourcesAfterClaims = []byte(`],"sources":`)
+
+// claimsEnd returns where the claims of the passport body obj, an array
+// from obj[i], end, to save stepping over them: they are most of its bytes,
+// and every member read after them (sources, validation, warnings) is
+// short. That is after the ']' of the first sources member name that
+// follows a ']', or -1 if there is none. Such a name inside a claim would
+// be found instead; walkMembers notices.
+func claimsEnd(obj []byte, i int) int {
+	k := bytes.Index(obj[i:], sourcesAfterClaims)
+	if k < 0 {
+		return -1
+	}
+	return i + k + 1
+}
 
 // eachMember calls fn with the key and the value (as written) of each member
 // of the JSON object obj, a stored view that ingest wrote (so valid JSON with
 // keys free of escapes). Values are stepped over by their brackets and
 // quotes, not parsed.
 func eachMember(obj []byte, fn func(key string, value []byte) error) error {
+	_, err := walkMembers(obj, false, fn)
+	return err
+}
+
+// walkMembers is eachMember, but with jump it takes the value of a member
+// named claims to end at claimsEnd, not stepping over it, and says so
+// (jumped). The members after it must then run to the end of obj; should
+// they not, claimsEnd was inside a claim, and it returns errClaimsEnd.
+// After any error once jumped, fn has perhaps been called with what were
+// not members: start afresh with eachMember.
+func walkMembers(obj []byte, jump bool, fn func(key string, value []byte) error) (jumped bool, err error) {
 	i := skipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
-		return errStoredJSON
+		return jumped, errStoredJSON
 	}
 	i = skipSpace(obj, i+1)
 	if i < len(obj) && obj[i] == '}' {
-		return nil
+		return false, nil
 	}
 	for i < len(obj) {
 		if obj[i] != '"' {
-			return errStoredJSON
+			return jumped, errStoredJSON
 		}
 		end, err := skipString(obj, i)
 		if err != nil {
-			return err
+			return jumped, err
 		}
 		key := obj[i+1 : end-1]
 		i = skipSpace(obj, end)
 		if i >= len(obj) || obj[i] != ':' {
-			return errStoredJSON
+			return jumped, errStoredJSON
 		}
 		i = skipSpace(obj, i+1)
-		if end, err = skipValue(obj, i); err != nil {
-			return err
+		end = -1
+		if jump && !jumped && string(key) == "claims" && i < len(obj) && obj[i] == '[' {
+			end = claimsEnd(obj, i)
+			jumped = end >= 0
+		}
+		if end < 0 {
+			if end, err = skipValue(obj, i); err != nil {
+				return jumped, err
+			}
 		}
 		if err := fn(string(key), obj[i:end]); err != nil {
-			return err
+			return jumped, err
 		}
 		i = skipSpace(obj, end)
 		if i < len(obj) && obj[i] == '}' {
-			return nil
+			if jumped && skipSpace(obj, i+1) != len(obj) {
+				return jumped, errClaimsEnd
+			}
+			return jumped, nil
 		}
 		if i >= len(obj) || obj[i] != ',' {
-			return errStoredJSON
+			return jumped, errStoredJSON
 		}
 		i = skipSpace(obj, i+1)
 	}
-	return errStoredJSON
+	return jumped, errStoredJSON
 }
 
 // eachElement calls fn with each element (as written) of the JSON array arr,

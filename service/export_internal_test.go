@@ -1,8 +1,12 @@
 package service
 
 import (
+	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
+
+	"github.com/productdata/pds/domain"
 )
 
 // eachMember steps over values by their brackets and quotes: strings that
@@ -38,4 +42,72 @@ func TestEachMemberStepsOverValues(t *testing.T) {
 			t.Errorf("%q: no error", bad)
 		}
 	}
+}
+
+// decodePublicProduct jumps over the claims to the sources that follow
+// them; a sources member name inside a claim, or inside a member after the
+// real one, leaves the passport read as when every value is stepped over.
+func TestDecodePublicProductJumpsOverClaims(t *testing.T) {
+	identity := []byte(`{"subject":"gtin:1","identifiers":["gtin:1"],"trust_level":"L1","status":"active","manufacturer":"M","manufacturer_gln":null,"brand":null,"updated_at":"2025-01-01T00:00:00Z","has_passport":true}`)
+	data := `"data":{"subject":"gtin:1","attributes":{"name":"N"},"updated_at":"2025-01-01T00:00:00Z"}`
+	src := `[{"id":"s1","name":"S"}]`
+	passports := []string{
+		`{"status":"found",` + data + `,"claims":[{"o":{"v":[1],"sources":[2]}}],"sources":` + src + `,"validation":{"technical":"pass"}}`,
+		`{"status":"found",` + data + `,"claims":[{"o":{"v":[1],"sources":[2]}}],"sources":` + src + `}`,
+		`{"status":"found",` + data + `,"claims":[],"sources":` + src + `,"validation":{"technical":"pass"},"warnings":[{"code":"W","details":{"a":[1],"sources":[3]}}]}`,
+		`{"status":"found",` + data + `,"claims":[{"v":"\"],\"sources\":[\""}],"sources":` + src + `}`,
+		`{"status":"found",` + data + `,"claims":[{"o":{"v":[1],"sources":[2]}}]}`,
+		`{"status":"not_found","reason":"NO_PASSPORT","sources":[]}`,
+	}
+	for _, passport := range passports {
+		var jumped, stepped domain.PublicProduct
+		if err := decodePublicProduct(&jumped, identity, []byte(passport), nil, map[string]domain.Source{}); err != nil {
+			t.Fatalf("%s: %v", passport, err)
+		}
+		if err := stepOverEveryMember(&stepped, identity, []byte(passport)); err != nil {
+			t.Fatalf("%s: %v", passport, err)
+		}
+		if !reflect.DeepEqual(jumped, stepped) {
+			t.Errorf("%s:\njumped  %+v\nstepped %+v", passport, jumped.Passport, stepped.Passport)
+		}
+		if len(jumped.Passport.Sources) == 0 && strings.Contains(passport, src) {
+			t.Errorf("%s: no sources read", passport)
+		}
+	}
+}
+
+// stepOverEveryMember decodes what decodePublicProduct does, stepping over
+// every value of the passport.
+func stepOverEveryMember(p *domain.PublicProduct, identity, passport []byte) error {
+	*p = domain.PublicProduct{}
+	if err := json.Unmarshal(identity, &p.Identity); err != nil {
+		return err
+	}
+	pp := &p.Passport
+	var data []byte
+	err := eachMember(passport, func(key string, value []byte) error {
+		switch key {
+		case "status":
+			return json.Unmarshal(value, &pp.Status)
+		case "reason":
+			return json.Unmarshal(value, &pp.Reason)
+		case "data":
+			data = value
+		case "sources":
+			return eachElement(value, func(elem []byte) error {
+				var src domain.Source
+				err := json.Unmarshal(elem, &src)
+				pp.Sources = append(pp.Sources, src)
+				return err
+			})
+		case "validation":
+			return json.Unmarshal(value, &pp.Validation)
+		}
+		return nil
+	})
+	if err != nil || pp.Status != domain.StatusFound {
+		return err
+	}
+	pp.Data = new(domain.PassportData)
+	return json.Unmarshal(data, pp.Data)
 }
