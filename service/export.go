@@ -24,8 +24,9 @@ import (
 // It streams, a batch of products at a time: one goroutine reads the views
 // (Pebble, the point index, zstd), another decodes them and calls fn, one
 // product at a time. p itself is reused between calls, but nothing it refers
-// to is, so a copy of *p stays valid. It stops at the first error fn
-// returns, or when ctx is done.
+// to is, so a copy of *p stays valid. Its strings share the memory of the
+// views of a batch of products: one kept keeps them all. It stops at the
+// first error fn returns, or when ctx is done.
 func (snap *Snapshot) EachPublicProduct(ctx context.Context, fn func(p *domain.PublicProduct) error) error {
 	g, gctx := errgroup.WithContext(ctx)
 	batches := make(chan *viewBatch, 4)
@@ -136,7 +137,7 @@ func (snap *Snapshot) readPublicViews(ctx context.Context, out chan<- *viewBatch
 // source's JSON, as views hold it, to the source.
 func decodePublicProduct(p *domain.PublicProduct, identity, passport, coverage []byte, sources map[string]domain.Source) error {
 	*p = domain.PublicProduct{}
-	if err := json.Unmarshal(identity, &p.Identity); err != nil {
+	if err := unmarshalView(identity, &p.Identity); err != nil {
 		return fmt.Errorf("identity: %w", err)
 	}
 	var data []byte
@@ -144,9 +145,9 @@ func decodePublicProduct(p *domain.PublicProduct, identity, passport, coverage [
 	member := func(key string, value []byte) error {
 		switch key {
 		case "status":
-			return json.Unmarshal(value, &pp.Status)
+			return unmarshalView(value, &pp.Status)
 		case "reason":
-			return json.Unmarshal(value, &pp.Reason)
+			return unmarshalView(value, &pp.Reason)
 		case "data":
 			data = value
 		case "sources":
@@ -162,7 +163,7 @@ func decodePublicProduct(p *domain.PublicProduct, identity, passport, coverage [
 				return nil
 			})
 		case "validation":
-			return json.Unmarshal(value, &pp.Validation)
+			return unmarshalView(value, &pp.Validation)
 		}
 		return nil
 	}
@@ -176,16 +177,28 @@ func decodePublicProduct(p *domain.PublicProduct, identity, passport, coverage [
 	}
 	if pp.Status == domain.StatusFound {
 		pp.Data = new(domain.PassportData)
-		if err := json.Unmarshal(data, pp.Data); err != nil {
+		if err := unmarshalView(data, pp.Data); err != nil {
 			return fmt.Errorf("passport data: %w", err)
 		}
 	}
 	if len(coverage) > 0 {
-		if err := json.Unmarshal(coverage, &pp.Coverage); err != nil {
+		if err := unmarshalView(coverage, &pp.Coverage); err != nil {
 			return fmt.Errorf("coverage: %w", err)
 		}
 	}
 	return nil
+}
+
+// unmarshalView decodes the JSON value b, part of a viewBatch, into v. Its
+// strings and raw values refer to b rather than to copies: a batch's buffer
+// is never written again, and copying every string was a fifth of what
+// decoding cost.
+func unmarshalView(b []byte, v any) error {
+	rest, err := json.Parse(b, v, json.ZeroCopy)
+	if err == nil && len(rest) > 0 {
+		return errStoredJSON
+	}
+	return err
 }
 
 var (
