@@ -21,9 +21,9 @@ import (
 // same rule, applied once at ingest. A private product has no public view
 // and is left out; so is every claim and source of a tenant_upload source.
 //
-// It streams, a batch of products at a time: one goroutine reads the views
-// (Pebble, the point index, zstd), another decodes them and calls fn, one
-// product at a time. p itself is reused between calls, but nothing it refers
+// It streams, a batch of products at a time: one goroutine reads the
+// passport views (Pebble, zstd), another reads the identity views (the
+// point index), decodes them all and calls fn, one product at a time. p itself is reused between calls, but nothing it refers
 // to is, so a copy of *p stays valid. Its strings share the memory of the
 // views of a batch of products: one kept keeps them all. It stops at the
 // first error fn returns, or when ctx is done.
@@ -35,13 +35,26 @@ func (snap *Snapshot) EachPublicProduct(ctx context.Context, fn func(p *domain.P
 		return snap.readPublicViews(gctx, batches)
 	})
 	g.Go(func() error {
-		var p domain.PublicProduct
-		sources := map[string]domain.Source{}
+		var (
+			p       domain.PublicProduct
+			sources = map[string]domain.Source{}
+			ids     []byte
+		)
 		for b := range batches {
+			// The identity views are read here rather than with the others, to
+			// share the work: the reading goroutine is the busier one. They go
+			// to memory of their own for each batch, since the products' strings
+			// refer to it.
+			ids = make([]byte, 0, cap(ids))
 			for _, v := range b.views {
-				identity, passport, coverage := b.buf[v.identity:v.passport], b.buf[v.passport:v.coverage], b.buf[v.coverage:v.end]
+				subject := b.buf[v.subject:v.passport]
+				identity, err := snap.publicIdentity(subject, &ids)
+				if err != nil {
+					return err
+				}
+				passport, coverage := b.buf[v.passport:v.coverage], b.buf[v.coverage:v.end]
 				if err := decodePublicProduct(&p, identity, passport, coverage, sources); err != nil {
-					return domain.Internal(fmt.Errorf("views of %s: %w", b.buf[v.subject:v.identity], err))
+					return domain.Internal(fmt.Errorf("views of %s: %w", subject, err))
 				}
 				if err := fn(&p); err != nil {
 					return err
@@ -54,15 +67,15 @@ func (snap *Snapshot) EachPublicProduct(ctx context.Context, fn func(p *domain.P
 }
 
 // viewBatch is public views of consecutive products, copied out of the
-// store: each product's subject, identity data, passport body (in braces)
-// and coverage, one after the other in buf.
+// store: each product's subject, passport body (in braces) and coverage,
+// one after the other in buf.
 type viewBatch struct {
 	buf   []byte
 	views []publicViews
 }
 
 // publicViews are the offsets in viewBatch.buf of one product's parts.
-type publicViews struct{ subject, identity, passport, coverage, end int }
+type publicViews struct{ subject, passport, coverage, end int }
 
 // viewBatchSize is how many products a viewBatch holds.
 const viewBatchSize = 256
@@ -71,9 +84,8 @@ const viewBatchSize = 256
 // subject order, in batches.
 func (snap *Snapshot) readPublicViews(ctx context.Context, out chan<- *viewBatch) error {
 	var (
-		idBuf []byte
-		n     int
-		b     = &viewBatch{}
+		n int
+		b = &viewBatch{}
 	)
 	send := func() error {
 		select {
@@ -94,26 +106,12 @@ func (snap *Snapshot) readPublicViews(ctx context.Context, out chan<- *viewBatch
 				return err
 			}
 		}
-		raw, found, err := snap.View(kv.TagIdentity, string(subject), "", idBuf[:0])
-		idBuf = raw
-		if err != nil {
-			return err
-		}
-		if !found {
-			return domain.Internal(errMissingView(string(subject)))
-		}
-		idView, err := kv.DecodeView(raw)
-		if err != nil {
-			return domain.Internal(fmt.Errorf("identity view of %s: %w", subject, err))
-		}
 		pView, err := kv.DecodeView(value)
 		if err != nil {
 			return domain.Internal(fmt.Errorf("passport view of %s: %w", subject, err))
 		}
 		v := publicViews{subject: len(b.buf)}
 		b.buf = append(b.buf, subject...)
-		v.identity = len(b.buf)
-		b.buf = append(b.buf, idView.Body...)
 		v.passport = len(b.buf)
 		b.buf = append(append(append(b.buf, '{'), pView.Body...), '}')
 		v.coverage = len(b.buf)
@@ -128,6 +126,25 @@ func (snap *Snapshot) readPublicViews(ctx context.Context, out chan<- *viewBatch
 		err = send()
 	}
 	return err
+}
+
+// publicIdentity reads the public identity view of subject, appending it to
+// *buf, and returns its data.
+func (snap *Snapshot) publicIdentity(subject []byte, buf *[]byte) ([]byte, error) {
+	start := len(*buf)
+	raw, found, err := snap.View(kv.TagIdentity, string(subject), "", *buf)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, domain.Internal(errMissingView(string(subject)))
+	}
+	*buf = raw
+	v, err := kv.DecodeView(raw[start:])
+	if err != nil {
+		return nil, domain.Internal(fmt.Errorf("identity view of %s: %w", subject, err))
+	}
+	return v.Body, nil
 }
 
 // decodePublicProduct fills p from an identity view's data, a passport
