@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/kv"
@@ -37,7 +38,7 @@ func (snap *Snapshot) EachPublicProduct(ctx context.Context, fn func(p *domain.P
 	g.Go(func() error {
 		var (
 			p       domain.PublicProduct
-			sources = map[string]domain.Source{}
+			sources = map[string][]domain.Source{}
 			ids     []byte
 		)
 		for b := range batches {
@@ -147,12 +148,18 @@ func (snap *Snapshot) publicIdentity(subject []byte, buf *[]byte) ([]byte, error
 	return v.Body, nil
 }
 
+// maxSourceLists bounds the lists of sources decodePublicProduct keeps:
+// generated snapshots have a few dozen, but a snapshot of many sources
+// could cite a different list in every product.
+const maxSourceLists = 4096
+
 // decodePublicProduct fills p from an identity view's data, a passport
 // view's body (in braces) and its coverage. The passport's claims, most of
 // its bytes, are jumped over (claimsEnd) and its warnings stepped over,
-// neither decoded, and each source is decoded once: sources maps a
-// source's JSON, as views hold it, to the source.
-func decodePublicProduct(p *domain.PublicProduct, identity, passport, coverage []byte, sources map[string]domain.Source) error {
+// neither decoded, and each list of sources is decoded once: sources maps
+// the JSON of a passport's sources, as views hold it, to the sources (which
+// the products that cite the same ones share).
+func decodePublicProduct(p *domain.PublicProduct, identity, passport, coverage []byte, sources map[string][]domain.Source) error {
 	*p = domain.PublicProduct{}
 	if err := unmarshalView(identity, &p.Identity); err != nil {
 		return fmt.Errorf("identity: %w", err)
@@ -168,17 +175,23 @@ func decodePublicProduct(p *domain.PublicProduct, identity, passport, coverage [
 		case "data":
 			data = value
 		case "sources":
-			return eachElement(value, func(elem []byte) error {
-				src, ok := sources[string(elem)]
-				if !ok {
-					if err := json.Unmarshal(elem, &src); err != nil {
-						return err
-					}
-					sources[string(elem)] = src
+			if srcs, ok := sources[string(value)]; ok {
+				pp.Sources = srcs
+				return nil
+			}
+			err := eachElement(value, func(elem []byte) error {
+				var src domain.Source
+				if err := json.Unmarshal(elem, &src); err != nil {
+					return err
 				}
 				pp.Sources = append(pp.Sources, src)
 				return nil
 			})
+			if err == nil && len(sources) < maxSourceLists {
+				pp.Sources = slices.Clip(pp.Sources) // shared: an append must not write into it
+				sources[string(value)] = pp.Sources
+			}
+			return err
 		case "validation":
 			return unmarshalView(value, &pp.Validation)
 		}

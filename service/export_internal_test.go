@@ -61,7 +61,7 @@ func TestDecodePublicProductJumpsOverClaims(t *testing.T) {
 	}
 	for _, passport := range passports {
 		var jumped, stepped domain.PublicProduct
-		if err := decodePublicProduct(&jumped, identity, []byte(passport), nil, map[string]domain.Source{}); err != nil {
+		if err := decodePublicProduct(&jumped, identity, []byte(passport), nil, map[string][]domain.Source{}); err != nil {
 			t.Fatalf("%s: %v", passport, err)
 		}
 		if err := stepOverEveryMember(&stepped, identity, []byte(passport)); err != nil {
