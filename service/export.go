@@ -161,7 +161,7 @@ const maxSourceLists = 4096
 // the products that cite the same ones share).
 func decodePublicProduct(p *domain.PublicProduct, identity, passport, coverage []byte, sources map[string][]domain.Source) error {
 	*p = domain.PublicProduct{}
-	if err := unmarshalView(identity, &p.Identity); err != nil {
+	if err := decodeIdentity(identity, &p.Identity); err != nil {
 		return fmt.Errorf("identity: %w", err)
 	}
 	var data []byte
@@ -169,8 +169,16 @@ func decodePublicProduct(p *domain.PublicProduct, identity, passport, coverage [
 	member := func(key string, value []byte) error {
 		switch key {
 		case "status":
+			if s, err := plainString(value); err == nil {
+				pp.Status = s
+				return nil
+			}
 			return unmarshalView(value, &pp.Status)
 		case "reason":
+			if s, err := plainString(value); err == nil {
+				pp.Reason = s
+				return nil
+			}
 			return unmarshalView(value, &pp.Reason)
 		case "data":
 			data = value
@@ -217,7 +225,7 @@ func decodePublicProduct(p *domain.PublicProduct, identity, passport, coverage [
 		}
 	}
 	if len(coverage) > 0 {
-		if err := unmarshalView(coverage, &pp.Coverage); err != nil {
+		if err := decodeCoverage(coverage, &pp.Coverage); err != nil {
 			return fmt.Errorf("coverage: %w", err)
 		}
 	}

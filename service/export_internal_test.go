@@ -111,3 +111,48 @@ func stepOverEveryMember(p *domain.PublicProduct, identity, passport []byte) err
 	pp.Data = new(domain.PassportData)
 	return json.Unmarshal(data, pp.Data)
 }
+
+// The identity and coverage read by hand are what the JSON decoder makes of
+// them, escapes, nulls and members not foreseen included (which are left to
+// it).
+func TestPlainViewsDecodeAsJSON(t *testing.T) {
+	identities := []string{
+		`{"subject":"gtin:1","identifiers":["gtin:1","mpn:x"],"trust_level":"L4","status":"active","manufacturer":"Garcia & Fils","manufacturer_gln":"3164908980004","brand":null,"updated_at":"2025-06-18T20:07:50Z","has_passport":true}`,
+		`{"subject":"gtin:2","identifiers":[],"trust_level":"L1","status":"active","manufacturer":"Gu\u00e9rin \"M\"","manufacturer_gln":null,"brand":"B","updated_at":"x","has_passport":false}`,
+		`{"subject":"gtin:3","identifiers":null,"manufacturer":"Guérin","brand":"B","extra":1}`,
+		`{"subject":"gtin:4","has_passport":null}`,
+	}
+	for _, b := range identities {
+		var got, want domain.Identity
+		if err := decodeIdentity([]byte(b), &got); err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		if err := json.Unmarshal([]byte(b), &want); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\ngot  %+v\nwant %+v", b, got, want)
+		}
+	}
+	coverages := []string{
+		`{"sources_consulted":["a","b"]}`,
+		`{"sources_consulted":[],"sources_skipped":[{"id":"c","reason":"LICENCE_RESTRICTED"}]}`,
+		`{"sources_consulted":["a\"b"],"sources_skipped":[{"id":"c","reason":"R","note":"n"}]}`,
+	}
+	for _, b := range coverages {
+		var got, want domain.Coverage
+		if err := decodeCoverage([]byte(b), &got); err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		if err := json.Unmarshal([]byte(b), &want); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\ngot  %+v\nwant %+v", b, got, want)
+		}
+	}
+	var id domain.Identity
+	if err := decodeIdentity([]byte(`{"subject":1}`), &id); err == nil {
+		t.Errorf("a number for a subject: no error")
+	}
+}

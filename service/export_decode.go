@@ -1,0 +1,137 @@
+package service
+
+import (
+	"bytes"
+	"errors"
+
+	"github.com/productdata/pds/domain"
+)
+
+// Identity views, coverages and a passport's status are small flat JSON
+// objects of known shape, decoded for every product exported: for the
+// shapes ingest writes they are read here by hand, at a fraction of what
+// the JSON decoder's reflection costs; anything else (an escape in a string,
+// a member or a type not foreseen) is left to unmarshalView, which decides.
+
+// errNotPlain says a view is not of the plain shape read by hand.
+var errNotPlain = errors.New("not a plain view")
+
+// decodeIdentity decodes an identity view's data into id.
+func decodeIdentity(b []byte, id *domain.Identity) error {
+	if plainIdentity(b, id) == nil {
+		return nil
+	}
+	*id = domain.Identity{}
+	return unmarshalView(b, id)
+}
+
+func plainIdentity(b []byte, id *domain.Identity) error {
+	return eachMember(b, func(key string, v []byte) error {
+		var err error
+		switch key {
+		case "subject":
+			id.Subject, err = plainString(v)
+		case "identifiers":
+			id.Identifiers, err = plainStrings(v)
+		case "trust_level":
+			id.TrustLevel, err = plainString(v)
+		case "status":
+			id.Status, err = plainString(v)
+		case "manufacturer":
+			id.Manufacturer, err = plainString(v)
+		case "manufacturer_gln":
+			id.ManufacturerGLN, err = plainOptional(v)
+		case "brand":
+			id.Brand, err = plainOptional(v)
+		case "updated_at":
+			id.UpdatedAt, err = plainString(v)
+		case "has_passport":
+			id.HasPassport, err = plainBool(v)
+		default:
+			err = errNotPlain
+		}
+		return err
+	})
+}
+
+// decodeCoverage decodes a passport view's coverage into c.
+func decodeCoverage(b []byte, c *domain.Coverage) error {
+	if plainCoverage(b, c) == nil {
+		return nil
+	}
+	*c = domain.Coverage{}
+	return unmarshalView(b, c)
+}
+
+func plainCoverage(b []byte, c *domain.Coverage) error {
+	return eachMember(b, func(key string, v []byte) error {
+		var err error
+		switch key {
+		case "sources_consulted":
+			c.SourcesConsulted, err = plainStrings(v)
+		case "sources_skipped":
+			err = eachElement(v, func(elem []byte) error {
+				var sk domain.Skipped
+				err := eachMember(elem, func(key string, v []byte) error {
+					var err error
+					switch key {
+					case "id":
+						sk.ID, err = plainString(v)
+					case "reason":
+						sk.Reason, err = plainString(v)
+					default:
+						err = errNotPlain
+					}
+					return err
+				})
+				c.SourcesSkipped = append(c.SourcesSkipped, sk)
+				return err
+			})
+		default:
+			err = errNotPlain
+		}
+		return err
+	})
+}
+
+// plainString reads a JSON string without escapes.
+func plainString(v []byte) (string, error) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' || bytes.IndexByte(v, '\\') >= 0 {
+		return "", errNotPlain
+	}
+	return string(v[1 : len(v)-1]), nil
+}
+
+// plainOptional reads null or a JSON string without escapes.
+func plainOptional(v []byte) (*string, error) {
+	if string(v) == "null" {
+		return nil, nil
+	}
+	s, err := plainString(v)
+	if err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// plainStrings reads a JSON array of strings without escapes.
+func plainStrings(v []byte) ([]string, error) {
+	ss := []string{}
+	err := eachElement(v, func(elem []byte) error {
+		s, err := plainString(elem)
+		ss = append(ss, s)
+		return err
+	})
+	return ss, err
+}
+
+// plainBool reads true or false.
+func plainBool(v []byte) (bool, error) {
+	switch string(v) {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, errNotPlain
+}
