@@ -46,7 +46,7 @@ func (snap *Snapshot) EachPublicProduct(ctx context.Context, fn func(p *domain.P
 			// share the work: the reading goroutine is the busier one. They go
 			// to memory of their own for each batch, since the products' strings
 			// refer to it.
-			ids = make([]byte, 0, cap(ids))
+			ids = make([]byte, 0, len(ids)+len(ids)/8)
 			for _, v := range b.views {
 				subject := b.buf[v.subject:v.passport]
 				identity, err := snap.publicIdentity(subject, &ids)
@@ -91,7 +91,9 @@ func (snap *Snapshot) readPublicViews(ctx context.Context, out chan<- *viewBatch
 	send := func() error {
 		select {
 		case out <- b:
-			b = &viewBatch{buf: make([]byte, 0, cap(b.buf)), views: make([]publicViews, 0, viewBatchSize)}
+			// Room for about what the last batch took: its capacity, grown by
+			// doubling, may be twice that, and a new buffer is cleared whole.
+			b = &viewBatch{buf: make([]byte, 0, len(b.buf)+len(b.buf)/8), views: make([]publicViews, 0, viewBatchSize)}
 			return nil
 		case <-ctx.Done():
 			return ctx.Err()
