@@ -216,14 +216,9 @@ func decodePublicProduct(p *domain.PublicProduct, identity, passport, coverage [
 		return fmt.Errorf("passport: %w", err)
 	}
 	if pp.Status == domain.StatusFound {
-		// The decoder makes a map it is given no room for with room for 64
-		// entries; a passport has about 8 attributes and 3 units.
-		pp.Data = &domain.PassportData{Attributes: make(map[string]json.RawMessage, 8), Units: make(map[string]string, 8)}
-		if err := unmarshalView(data, pp.Data); err != nil {
+		pp.Data = new(domain.PassportData)
+		if err := decodePassportData(data, pp.Data); err != nil {
 			return fmt.Errorf("passport data: %w", err)
-		}
-		if len(pp.Data.Units) == 0 {
-			pp.Data.Units = nil // as when it is decoded without room made
 		}
 	}
 	if len(coverage) > 0 {

@@ -2,13 +2,15 @@ package service
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"strings"
 
 	"github.com/productdata/pds/domain"
 )
 
-// Identity views, coverages and a passport's status are small flat JSON
-// objects of known shape, decoded for every product exported: for the
+// Identity views, coverages, a passport's status and its data are small
+// JSON objects of known shape, decoded for every product exported: for the
 // shapes ingest writes they are read here by hand, at a fraction of what
 // the JSON decoder's reflection costs; anything else (an escape in a string,
 // a member or a type not foreseen) is left to unmarshalView, which decides.
@@ -47,6 +49,58 @@ func plainIdentity(b []byte, id *domain.Identity) error {
 			id.UpdatedAt, err = plainString(v)
 		case "has_passport":
 			id.HasPassport, err = plainBool(v)
+		default:
+			err = errNotPlain
+		}
+		return err
+	})
+}
+
+// decodePassportData decodes a found passport's data into d. The values of
+// its attributes refer to b, as unmarshalView's do.
+func decodePassportData(b []byte, d *domain.PassportData) error {
+	if plainPassportData(b, d) == nil {
+		return nil
+	}
+	// The decoder makes a map it is given no room for with room for 64
+	// entries; a passport has about 8 attributes and 3 units.
+	*d = domain.PassportData{Attributes: make(map[string]json.RawMessage, 8), Units: make(map[string]string, 8)}
+	if err := unmarshalView(b, d); err != nil {
+		return err
+	}
+	if len(d.Units) == 0 {
+		d.Units = nil // as when it is decoded without room made
+	}
+	return nil
+}
+
+func plainPassportData(b []byte, d *domain.PassportData) error {
+	return eachMember(b, func(key string, v []byte) error {
+		var err error
+		switch key {
+		case "subject":
+			d.Subject, err = plainString(v)
+		case "attributes":
+			d.Attributes = make(map[string]json.RawMessage, 8)
+			err = eachMember(v, func(predicate string, value []byte) error {
+				if strings.IndexByte(predicate, '\\') >= 0 {
+					return errNotPlain
+				}
+				d.Attributes[predicate] = value
+				return nil
+			})
+		case "units":
+			d.Units = make(map[string]string, 4)
+			err = eachMember(v, func(predicate string, unit []byte) error {
+				if strings.IndexByte(predicate, '\\') >= 0 {
+					return errNotPlain
+				}
+				u, err := plainString(unit)
+				d.Units[predicate] = u
+				return err
+			})
+		case "updated_at":
+			d.UpdatedAt, err = plainString(v)
 		default:
 			err = errNotPlain
 		}
