@@ -167,7 +167,10 @@ func setAttributes(r *Row, d *domain.PassportData) error {
 	var other map[string]json.RawMessage
 	var otherUnits map[string]string
 	for p, v := range d.Attributes {
-		unit := d.Units[p]
+		var unit string
+		if len(d.Units) > 0 {
+			unit = d.Units[p]
+		}
 		if setAttribute(r, p, v, unit) {
 			continue
 		}
