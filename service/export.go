@@ -168,8 +168,8 @@ func decodePublicProduct(p *domain.PublicProduct, identity, passport, coverage [
 	}
 	var data []byte
 	pp := &p.Passport
-	member := func(key string, value []byte) error {
-		switch key {
+	member := func(key, value []byte) error {
+		switch string(key) {
 		case "status":
 			if s, err := plainString(value); err == nil {
 				pp.Status = s
@@ -203,7 +203,9 @@ func decodePublicProduct(p *domain.PublicProduct, identity, passport, coverage [
 			}
 			return err
 		case "validation":
-			return unmarshalView(value, &pp.Validation)
+			v, err := decodeValidation(value)
+			pp.Validation = v
+			return err
 		}
 		return nil
 	}
@@ -268,7 +270,7 @@ func claimsEnd(obj []byte, i int) int {
 // of the JSON object obj, a stored view that ingest wrote (so valid JSON with
 // keys free of escapes). Values are stepped over by their brackets and
 // quotes, not parsed.
-func eachMember(obj []byte, fn func(key string, value []byte) error) error {
+func eachMember(obj []byte, fn func(key, value []byte) error) error {
 	_, err := walkMembers(obj, false, fn)
 	return err
 }
@@ -279,7 +281,7 @@ func eachMember(obj []byte, fn func(key string, value []byte) error) error {
 // they not, claimsEnd was inside a claim, and it returns errClaimsEnd.
 // After any error once jumped, fn has perhaps been called with what were
 // not members: start afresh with eachMember.
-func walkMembers(obj []byte, jump bool, fn func(key string, value []byte) error) (jumped bool, err error) {
+func walkMembers(obj []byte, jump bool, fn func(key, value []byte) error) (jumped bool, err error) {
 	i := skipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		return jumped, errStoredJSON
@@ -312,7 +314,7 @@ func walkMembers(obj []byte, jump bool, fn func(key string, value []byte) error)
 				return jumped, err
 			}
 		}
-		if err := fn(string(key), obj[i:end]); err != nil {
+		if err := fn(key, obj[i:end]); err != nil {
 			return jumped, err
 		}
 		i = skipSpace(obj, end)

@@ -4,13 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"strings"
 
 	"github.com/productdata/pds/domain"
 )
 
-// Identity views, coverages, a passport's status and its data are small
-// JSON objects of known shape, decoded for every product exported: for the
+// Identity views, coverages, a passport's status, verdicts and data are
+// small JSON objects of known shape, decoded for every product exported: for the
 // shapes ingest writes they are read here by hand, at a fraction of what
 // the JSON decoder's reflection costs; anything else (an escape in a string,
 // a member or a type not foreseen) is left to unmarshalView, which decides.
@@ -28,9 +27,9 @@ func decodeIdentity(b []byte, id *domain.Identity) error {
 }
 
 func plainIdentity(b []byte, id *domain.Identity) error {
-	return eachMember(b, func(key string, v []byte) error {
+	return eachMember(b, func(key, v []byte) error {
 		var err error
-		switch key {
+		switch string(key) {
 		case "subject":
 			id.Subject, err = plainString(v)
 		case "identifiers":
@@ -75,28 +74,28 @@ func decodePassportData(b []byte, d *domain.PassportData) error {
 }
 
 func plainPassportData(b []byte, d *domain.PassportData) error {
-	return eachMember(b, func(key string, v []byte) error {
+	return eachMember(b, func(key, v []byte) error {
 		var err error
-		switch key {
+		switch string(key) {
 		case "subject":
 			d.Subject, err = plainString(v)
 		case "attributes":
 			d.Attributes = make(map[string]json.RawMessage, 8)
-			err = eachMember(v, func(predicate string, value []byte) error {
-				if strings.IndexByte(predicate, '\\') >= 0 {
+			err = eachMember(v, func(predicate, value []byte) error {
+				if bytes.IndexByte(predicate, '\\') >= 0 {
 					return errNotPlain
 				}
-				d.Attributes[predicate] = value
+				d.Attributes[string(predicate)] = value
 				return nil
 			})
 		case "units":
 			d.Units = make(map[string]string, 4)
-			err = eachMember(v, func(predicate string, unit []byte) error {
-				if strings.IndexByte(predicate, '\\') >= 0 {
+			err = eachMember(v, func(predicate, unit []byte) error {
+				if bytes.IndexByte(predicate, '\\') >= 0 {
 					return errNotPlain
 				}
 				u, err := plainString(unit)
-				d.Units[predicate] = u
+				d.Units[string(predicate)] = u
 				return err
 			})
 		case "updated_at":
@@ -118,17 +117,17 @@ func decodeCoverage(b []byte, c *domain.Coverage) error {
 }
 
 func plainCoverage(b []byte, c *domain.Coverage) error {
-	return eachMember(b, func(key string, v []byte) error {
+	return eachMember(b, func(key, v []byte) error {
 		var err error
-		switch key {
+		switch string(key) {
 		case "sources_consulted":
 			c.SourcesConsulted, err = plainStrings(v)
 		case "sources_skipped":
 			err = eachElement(v, func(elem []byte) error {
 				var sk domain.Skipped
-				err := eachMember(elem, func(key string, v []byte) error {
+				err := eachMember(elem, func(key, v []byte) error {
 					var err error
-					switch key {
+					switch string(key) {
 					case "id":
 						sk.ID, err = plainString(v)
 					case "reason":
@@ -141,6 +140,36 @@ func plainCoverage(b []byte, c *domain.Coverage) error {
 				c.SourcesSkipped = append(c.SourcesSkipped, sk)
 				return err
 			})
+		default:
+			err = errNotPlain
+		}
+		return err
+	})
+}
+
+// decodeValidation decodes a passport's verdicts.
+func decodeValidation(b []byte) (*domain.Validation, error) {
+	v := new(domain.Validation)
+	if plainValidation(b, v) == nil {
+		return v, nil
+	}
+	var fallback *domain.Validation
+	err := unmarshalView(b, &fallback)
+	return fallback, err
+}
+
+func plainValidation(b []byte, v *domain.Validation) error {
+	return eachMember(b, func(key, value []byte) error {
+		var err error
+		switch string(key) {
+		case "technical":
+			v.Technical, err = plainString(value)
+		case "business":
+			v.Business, err = plainString(value)
+		case "regulatory":
+			v.Regulatory, err = plainString(value)
+		case "authority":
+			v.Authority, err = plainString(value)
 		default:
 			err = errNotPlain
 		}

@@ -16,8 +16,8 @@ func TestEachMemberStepsOverValues(t *testing.T) {
 	obj := `{"status":"found","data":{"a":"x\"}],\\","b":[1,{"sources":[]}]},` +
 		`"claims":[{"v":"\\\\"},{"v":"\"sources\":["}] , "n": -1.5e3,"t":true,"z":null,"sources":[{"id":"s"}]}`
 	var keys, values []string
-	err := eachMember([]byte(obj), func(k string, v []byte) error {
-		keys = append(keys, k)
+	err := eachMember([]byte(obj), func(k, v []byte) error {
+		keys = append(keys, string(k))
 		values = append(values, string(v))
 		return nil
 	})
@@ -38,7 +38,7 @@ func TestEachMemberStepsOverValues(t *testing.T) {
 		t.Fatalf("elements %q, want %q", elems, want)
 	}
 	for _, bad := range []string{``, `[]`, `{"a"}`, `{"a":"x}`, `{"a":[1}`, `{"a":1,}`} {
-		if err := eachMember([]byte(bad), func(string, []byte) error { return nil }); err == nil {
+		if err := eachMember([]byte(bad), func(_, _ []byte) error { return nil }); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
 	}
@@ -85,8 +85,8 @@ func stepOverEveryMember(p *domain.PublicProduct, identity, passport []byte) err
 	}
 	pp := &p.Passport
 	var data []byte
-	err := eachMember(passport, func(key string, value []byte) error {
-		switch key {
+	err := eachMember(passport, func(key, value []byte) error {
+		switch string(key) {
 		case "status":
 			return json.Unmarshal(value, &pp.Status)
 		case "reason":
@@ -178,6 +178,19 @@ func TestPlainViewsDecodeAsJSON(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s:\ngot  %+v\nwant %+v", b, got, want)
+		}
+	}
+	for _, b := range []string{`{"technical":"pass","regulatory":"fail"}`, `{"technical":"p\u00e4ss"}`, `null`, `{"other":"x"}`} {
+		got, err := decodeValidation([]byte(b))
+		if err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		var want *domain.Validation
+		if err := json.Unmarshal([]byte(b), &want); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: got %+v, want %+v", b, got, want)
 		}
 	}
 	var id domain.Identity
