@@ -3,7 +3,6 @@ package service
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -24,10 +23,12 @@ import (
 //
 // It streams, a batch of products at a time: one goroutine reads the
 // passport views (Pebble, zstd), another reads the identity views (the
-// point index), decodes them all and calls fn, one product at a time. p itself is reused between calls, but nothing it refers
-// to is, so a copy of *p stays valid. Its strings share the memory of the
-// views of a batch of products: one kept keeps them all. It stops at the
-// first error fn returns, or when ctx is done.
+// point index), decodes them all and calls fn, one product at a time. p
+// itself is reused between calls, but nothing it refers to is, so a copy of
+// *p stays valid. Its strings share the memory of the views of a batch of
+// products (one kept keeps them all), and products that cite the same
+// sources share their Passport.Sources, which must not be written to. It
+// stops at the first error fn returns, or when ctx is done.
 func (snap *Snapshot) EachPublicProduct(ctx context.Context, fn func(p *domain.PublicProduct) error) error {
 	g, gctx := errgroup.WithContext(ctx)
 	batches := make(chan *viewBatch, 4)
@@ -232,9 +233,8 @@ func decodePublicProduct(p *domain.PublicProduct, identity, passport, coverage [
 }
 
 // unmarshalView decodes the JSON value b, part of a viewBatch, into v. Its
-// strings and raw values refer to b rather than to copies: a batch's buffer
-// is never written again, and copying every string was a fifth of what
-// decoding cost.
+// strings and raw values refer to b rather than to copies, which would each
+// be an allocation: a batch's buffer is never written again.
 func unmarshalView(b []byte, v any) error {
 	rest, err := json.Parse(b, v, json.ZeroCopy)
 	if err == nil && len(rest) > 0 {
@@ -242,11 +242,6 @@ func unmarshalView(b []byte, v any) error {
 	}
 	return err
 }
-
-var (
-	errStoredJSON = errors.New("stored view is not the JSON object ingest writes")
-	errClaimsEnd  = errors.New("the passport's claims do not end where its sources begin")
-)
 
 // sourcesAfterClaims is what ingest writes between a passport's claims and
 // its sources (appendFoundTail).

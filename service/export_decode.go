@@ -3,19 +3,17 @@ package service
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 
 	"github.com/productdata/pds/domain"
 )
 
 // Identity views, coverages, a passport's status, verdicts and data are
-// small JSON objects of known shape, decoded for every product exported: for the
-// shapes ingest writes they are read here by hand, at a fraction of what
-// the JSON decoder's reflection costs; anything else (an escape in a string,
-// a member or a type not foreseen) is left to unmarshalView, which decides.
-
-// errNotPlain says a view is not of the plain shape read by hand.
-var errNotPlain = errors.New("not a plain view")
+// small JSON objects of known shape, decoded for every product exported.
+// For the shapes ingest writes they are read here by hand, for about two
+// thirds of what the JSON decoder's reflection costs (3.2 s of CPU instead
+// of 4.9 s for the identities, data and coverages of 1M products); anything
+// else (an escape in a string, a member or a type not foreseen) is left to
+// unmarshalView, which decides.
 
 // decodeIdentity decodes an identity view's data into id.
 func decodeIdentity(b []byte, id *domain.Identity) error {
