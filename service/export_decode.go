@@ -78,7 +78,9 @@ func plainPassportData(b []byte, d *domain.PassportData) error {
 		case "subject":
 			d.Subject, err = plainString(v)
 		case "attributes":
-			d.Attributes = make(map[string]json.RawMessage, 8)
+			if d.Attributes == nil { // a member given twice adds to it, as in the JSON decoder
+				d.Attributes = make(map[string]json.RawMessage, 8)
+			}
 			err = eachMember(v, func(predicate, value []byte) error {
 				if bytes.IndexByte(predicate, '\\') >= 0 {
 					return errNotPlain
@@ -87,7 +89,9 @@ func plainPassportData(b []byte, d *domain.PassportData) error {
 				return nil
 			})
 		case "units":
-			d.Units = make(map[string]string, 4)
+			if d.Units == nil {
+				d.Units = make(map[string]string, 4)
+			}
 			err = eachMember(v, func(predicate, unit []byte) error {
 				if bytes.IndexByte(predicate, '\\') >= 0 {
 					return errNotPlain
