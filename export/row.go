@@ -209,17 +209,17 @@ func setAttribute(r *Row, predicate string, value json.RawMessage, unit string) 
 		}
 		v = &s
 	case typeStrings:
-		var ss []string
-		if len(value) == 0 || value[0] != '[' || json.Unmarshal(value, &ss) != nil {
+		var elems []json.RawMessage
+		if len(value) == 0 || value[0] != '[' || json.Unmarshal(value, &elems) != nil {
 			return false
 		}
-		for _, raw := range splitArray(value) {
-			if len(raw) == 0 || raw[0] != '"' {
-				return false // a null element would read as ""
+		ss := make([]string, 0, len(elems))
+		for _, elem := range elems {
+			s, ok := parseString(elem) // not a null, which would read as ""
+			if !ok {
+				return false
 			}
-		}
-		if ss == nil {
-			ss = []string{}
+			ss = append(ss, s)
 		}
 		v = ss
 	default:
@@ -253,14 +253,4 @@ func parseString(v json.RawMessage) (string, bool) {
 	}
 	var s string
 	return s, json.Unmarshal(v, &s) == nil
-}
-
-// splitArray returns the elements of a JSON array (which json.Unmarshal
-// has already accepted).
-func splitArray(v json.RawMessage) []json.RawMessage {
-	var out []json.RawMessage
-	if json.Unmarshal(v, &out) != nil {
-		return nil
-	}
-	return out
 }

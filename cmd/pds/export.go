@@ -19,7 +19,7 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// exportBatch is how many products the snapshot's reader hands the file's
+// exportBatch is how many rows the snapshot's decoder hands the file's
 // writer at once.
 const exportBatch = 256
 
@@ -66,24 +66,28 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		})
 		defer stop()
 	}
-	// Reading and decoding the snapshot and writing the file take about as
-	// long each: one goroutine does the first, this one the second.
+	// EachPublicProduct reads the snapshot on one goroutine and decodes it on
+	// another, which makes the rows too; this one writes them.
 	g, gctx := errgroup.WithContext(ctx)
-	batches := make(chan []domain.PublicProduct, 4)
+	batches := make(chan []export.Row, 4)
 	g.Go(func() error {
 		defer close(batches)
-		batch := make([]domain.PublicProduct, 0, exportBatch)
+		batch := make([]export.Row, 0, exportBatch)
 		send := func() error {
 			select {
 			case batches <- batch:
-				batch = make([]domain.PublicProduct, 0, exportBatch)
+				batch = make([]export.Row, 0, exportBatch)
 				return nil
 			case <-gctx.Done():
 				return gctx.Err()
 			}
 		}
 		err := snap.EachPublicProduct(gctx, func(p *domain.PublicProduct) error {
-			if batch = append(batch, *p); len(batch) == exportBatch {
+			batch = batch[:len(batch)+1]
+			if err := batch[len(batch)-1].Set(p); err != nil {
+				return err
+			}
+			if len(batch) == exportBatch {
 				return send()
 			}
 			return nil
@@ -95,10 +99,8 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	})
 	g.Go(func() error {
 		for batch := range batches {
-			for i := range batch {
-				if err := w.Write(&batch[i]); err != nil {
-					return err
-				}
+			if err := w.WriteRows(batch); err != nil {
+				return err
 			}
 			rows.Add(int64(len(batch)))
 		}
