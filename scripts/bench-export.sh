@@ -21,10 +21,12 @@ rows=()
 best=
 for run in $(seq 1 "$RUNS"); do
   rm -f "$file"
+  load_before=$(cut -d' ' -f1 /proc/loadavg)
   measure bin/pds export --snapshot "$snap" --out "$file" --quiet > "$W/export.out"
+  load_after=$(cut -d' ' -f1 /proc/loadavg)
   file_bytes=$(stat -c %s "$file")
-  echo "bench-export: run $run: $WALL_S s, CPU $CPU_S s, peak RSS $RSS_MB MiB, $file_bytes bytes" >&2
-  rows+=("| $run | $WALL_S | $CPU_S | $RSS_MB | $file_bytes |")
+  echo "bench-export: run $run: $WALL_S s, CPU $CPU_S s, peak RSS $RSS_MB MiB, $file_bytes bytes; load average $load_before before, $load_after after" >&2
+  rows+=("| $run | $WALL_S | $CPU_S | $RSS_MB | $file_bytes | $load_before / $load_after |")
   if [ -z "$best" ] || awk -v a="$WALL_S" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$WALL_S; fi
 done
 products=$(sed -n 's/^exported \([0-9]*\) products.*/\1/p' "$W/export.out")
@@ -33,10 +35,10 @@ out=$(mktemp)
 {
   echo "## Parquet export (\`make bench-export\`)"
   echo
-  echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(machine), shared with other work while it ran. Command: \`make bench-export\` (scripts/bench-export.sh: \`pds export --snapshot $snap --out $file --quiet\` under \`/usr/bin/time\`, $RUNS runs; the snapshot from \`pds gen --products $N --seed 7\`)."
+  echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(machine); the load average (1 minute, the export's own included) is beside each run. Command: \`make bench-export\` (scripts/bench-export.sh: \`pds export --snapshot $snap --out $file --quiet\` under \`/usr/bin/time\`, $RUNS runs; the snapshot from \`pds gen --products $N --seed 7\`)."
   echo
-  echo "| run | wall s | CPU s | peak RSS MiB | file bytes |"
-  echo "|---:|---:|---:|---:|---:|"
+  echo "| run | wall s | CPU s | peak RSS MiB | file bytes | load average before / after |"
+  echo "|---:|---:|---:|---:|---:|---|"
   printf '%s\n' "${rows[@]}"
   echo
   awk -v p="$products" -v t="$best" -v f="$file_bytes" -v s="$snap_bytes" 'BEGIN {
