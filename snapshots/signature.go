@@ -199,10 +199,6 @@ func (k *PublicKey) Check(mb, sig []byte) error {
 	return nil
 }
 
-// VerifySignature checks dir's manifest signature with k. It does not check
-// the files; Verify does.
-func (k *PublicKey) VerifySignature(dir string) error { return VerifyStatement(dir, k) }
-
 // VerifyStatement checks dir's manifest against the statement beside it
 // with v. It does not check the files; Verify does.
 func VerifyStatement(dir string, v Verifier) error {

@@ -81,6 +81,18 @@ func PublishRoot(ctx context.Context, st Store, b []byte) (int64, error) {
 	return v, st.Put(ctx, rootName(v), b)
 }
 
+// newestRoot reads the store's roots (readRoots) and answers the newest.
+func newestRoot(ctx context.Context, st Store) (*metadata.Metadata[metadata.RootType], error) {
+	roots, err := readRoots(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	if len(roots) == 0 {
+		return nil, fmt.Errorf("the origin has no root of trust (trust/1.root.json); publish one first with 'pds trust publish-root'")
+	}
+	return decodeRoot(roots[len(roots)-1])
+}
+
 // readRoots reads the store's roots, 1.root.json on, each checked against
 // the one before.
 func readRoots(ctx context.Context, st Store) ([][]byte, error) {
@@ -113,14 +125,7 @@ func readRoots(ctx context.Context, st Store) ([][]byte, error) {
 // time in Unix milliseconds: so a site fed by bundles (whose versions are
 // those) and by the origin sees them rise.
 func Publish(ctx context.Context, st Store, b Build, build, ts *Signer, validity time.Duration, now time.Time) (time.Time, error) {
-	roots, err := readRoots(ctx, st)
-	if err != nil {
-		return time.Time{}, err
-	}
-	if len(roots) == 0 {
-		return time.Time{}, fmt.Errorf("the origin has no root of trust (trust/1.root.json); publish one first with 'pds trust publish-root'")
-	}
-	root, err := decodeRoot(roots[len(roots)-1])
+	root, err := newestRoot(ctx, st)
 	if err != nil {
 		return time.Time{}, err
 	}
@@ -264,14 +269,7 @@ func RenewTimestamp(ctx context.Context, st Store, ts *Signer, validity time.Dur
 	if validity <= 0 {
 		return 0, time.Time{}, fmt.Errorf("a timestamp's validity must be positive, not %s", validity)
 	}
-	roots, err := readRoots(ctx, st)
-	if err != nil {
-		return 0, time.Time{}, err
-	}
-	if len(roots) == 0 {
-		return 0, time.Time{}, fmt.Errorf("the origin has no root of trust (trust/1.root.json)")
-	}
-	root, err := decodeRoot(roots[len(roots)-1])
+	root, err := newestRoot(ctx, st)
 	if err != nil {
 		return 0, time.Time{}, err
 	}
@@ -342,17 +340,16 @@ func (f Files) Fetch(ctx context.Context, name string, limit int64) ([]byte, err
 // newest root names build for the targets and snapshot roles and ts for
 // the timestamp role: a retired key is refused before it costs an upload.
 func CheckSigners(ctx context.Context, st Store, build, ts *Signer) error {
-	roots, err := readRoots(ctx, st)
+	root, err := newestRoot(ctx, st)
 	if err != nil {
 		return err
 	}
-	if len(roots) == 0 {
-		return fmt.Errorf("the origin has no root of trust (trust/1.root.json); publish one first with 'pds trust publish-root'")
-	}
-	root, err := decodeRoot(roots[len(roots)-1])
-	if err != nil {
-		return err
-	}
+	return checkSigners(root, build, ts)
+}
+
+// checkSigners checks that root names build for the targets and snapshot
+// roles and ts for the timestamp role.
+func checkSigners(root *metadata.Metadata[metadata.RootType], build, ts *Signer) error {
 	for _, c := range []struct {
 		role string
 		s    *Signer
@@ -373,15 +370,11 @@ func CheckSigners(ctx context.Context, st Store, build, ts *Signer) error {
 // statement beside the build), and a server that restarts serves it.
 func Resign(ctx context.Context, st Store, build, ts *Signer, validity time.Duration, now time.Time) (Build, error) {
 	var b Build
-	if err := CheckSigners(ctx, st, build, ts); err != nil {
-		return b, err
-	}
-	roots, err := readRoots(ctx, st)
+	root, err := newestRoot(ctx, st)
 	if err != nil {
 		return b, err
 	}
-	root, err := decodeRoot(roots[len(roots)-1])
-	if err != nil {
+	if err := checkSigners(root, build, ts); err != nil {
 		return b, err
 	}
 	tsb, err := st.Get(ctx, TimestampName, maxTimestampBytes)

@@ -65,9 +65,6 @@ func ReadReplica(anchorPath, snaps string) (*Replica, error) {
 	return r, nil
 }
 
-// String names the trust, for messages.
-func (r *Replica) String() string { return "trust root" }
-
 // Statement is the name of the file a build keeps its statement in
 // (snapshots.Verifier).
 func (r *Replica) Statement() string { return StatementName }
