@@ -38,10 +38,16 @@ func resolveOffline(ctx context.Context, args []string, stdin io.Reader, stdout,
 	columns := fs.String("columns", "input,status,subject,reason,error.code", "with --format csv: the item members to write, dotted for nested ones (product.brand)")
 	cacheMB := fs.Int("cache-mb", 256, "block cache size in MiB")
 	quiet := fs.Bool("quiet", false, "no progress line and no summary on stderr")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (for go tool pprof)")
 	pos, err := parseFlagsArgs(fs, args, 1, "snapshot")
 	if err != nil {
 		return err
 	}
+	stopProfile, err := startCPUProfile(*cpuProfile)
+	if err != nil {
+		return err
+	}
+	defer stopProfile()
 	if *format != "ndjson" && *format != "csv" {
 		return fmt.Errorf("%w: --format is ndjson or csv, not %q", errUsage, *format)
 	}
