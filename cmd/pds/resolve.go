@@ -9,6 +9,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"golang.org/x/term"
 	"io"
 	"log/slog"
 	"os"
@@ -130,14 +131,11 @@ func isFlagSet(fs *flag.FlagSet, name string) bool {
 }
 
 // isTerminal reports whether w is a terminal (where a progress line is
-// for a person, not for a log).
+// for a person, not for a log). /dev/null is a character device but no
+// terminal: a run with its stderr there shows nothing and counts nothing.
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // writeResolveSummary says on stderr what a run answered.
