@@ -88,7 +88,7 @@ sample: build ## regenerate the bundled sample input (sample-input) with pds gen
 	rm -rf $(SAMPLE_IN)
 	$(BIN) gen --products 300 --seed 1 --showcase --out $(SAMPLE_IN)
 
-bench: bench-go bench-http bench-ingest bench-resolve bench-search bench-serve bench-off bench-off-nightly bench-size bench-delta bench-export ## every benchmark; figures go to BENCHMARKS.md
+bench: bench-go bench-http bench-ingest bench-resolve bench-search bench-serve bench-off bench-off-nightly bench-size bench-delta bench-export bench-memcg ## every benchmark; figures go to BENCHMARKS.md
 
 bench-go: ## in-process Go benchmarks of the hot paths (GS1 syntax, view Get, REST GET, resolve of 1000, ingest of 10k records) with allocations; table to BENCHMARKS.md
 	bash scripts/bench-go.sh
@@ -104,6 +104,9 @@ bench-resolve: build ## bulk resolve under wrk vs PostgreSQL = ANY (pgbench); th
 
 bench-serve: build ## pds serve on the 1M snapshot: start to /readyz 200 (verification included), RSS while serving
 	bash scripts/bench-serve.sh
+
+bench-memcg: build ## pds serve on the N_BIG-product snapshot inside a MEM_MB (1024) memory cgroup, page cache dropped: random identity GETs and resolve calls, ids/s, p99, disk reads a lookup (needs root); to BENCHMARKS.md
+	bash scripts/bench-memcg.sh
 
 bench-delta: build ## 1% and 5% of 1M products changed (one in seven of them deleted, DELETE_ONE_IN=0: changed only; about as many added, ADD_PER10K=0: none): the incremental build, delta size, bytes and objects a replica fetches by delta and whole, apply time; to BENCHMARKS.md
 	bash scripts/bench-delta.sh

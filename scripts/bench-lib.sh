@@ -325,3 +325,10 @@ ensure_snapshot() {
     bin/pds ingest --in "$IN" --out "$SNAP" --quiet
   fi
 }
+
+# scale_section NAME N: the BENCHMARKS.md section NAME of a run at N
+# products: NAME itself at 1M (the size most figures are measured at),
+# NAME-N at any other size, so that a run at 10M sits beside the 1M one.
+scale_section() {
+  if [ "$2" = 1000000 ]; then echo "$1"; else echo "$1-$2"; fi
+}

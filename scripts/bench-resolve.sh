@@ -152,5 +152,5 @@ out=$(mktemp)
   echo
   profile_note "$W/resolve-cpu.pprof" 8
 } > "$out"
-write_section bench-resolve "$out"
+write_section "$(scale_section bench-resolve "$N")" "$out"
 cat "$out"

@@ -132,5 +132,5 @@ out=$(mktemp)
   echo
   profile_note "$W/serve-cpu.pprof" 8
 } > "$out"
-write_section bench-serve "$out"
+write_section "$(scale_section bench-serve "$N")" "$out"
 cat "$out"
