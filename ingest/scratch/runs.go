@@ -203,9 +203,12 @@ func (rs *runStore) settle() ([]*run, error) {
 //
 // Why compressed: the records that pass through the ordered store are most
 // of a build's scratch bytes, about as many as the input's plain NDJSON, and
-// a build's disk peak is set by them; they compress to a fifth or less
-// (sorted keys share their prefixes, records their field values), at the
-// fastest level for a few per cent of a build's CPU (BENCHMARKS.md).
+// they set a build's disk peak. At 200,000 generated products MinLZ's
+// fastest level takes the runs from 1.26 GB to 355 MB (sorted keys share
+// their prefixes, records their field values); its encoding and decoding
+// are 3% of the build's CPU profile, and the build's user CPU grew less
+// than that (fewer bytes written and read). zstd's fastest level took the
+// runs to 241 MB and the build's user CPU up 6%.
 type run struct {
 	f           *os.File
 	size        int64 // the file's size
