@@ -31,7 +31,7 @@ import (
 // into its memtable's skiplist, flushing the memtables to tables and merging
 // them back takes about 12% of a build's CPU, for entries that are written once, read once in order and
 // never looked up by key. Sorting an array of entries by a 32-byte prefix
-// of their keys, writing them out as they are and merging the files does
+// of their keys, writing them out in compressed blocks and merging the files does
 // the same job with less work (BENCHMARKS.md).
 type runStore struct {
 	dir      string
