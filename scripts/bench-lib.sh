@@ -237,14 +237,15 @@ gib() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1073741824 }'; }
 # gzip at 200,000 products (measured 2026-11-29; docs/gen.md); 6.7 KB plain
 # at 1M (docs/gen.md), so the figures at 200k are the higher ones. A
 # finished snapshot: 1.28 KB (BENCHMARKS.md, make bench-size at 1M). A
-# build's folder at its peak, scratch and snapshot together: 8.2 KB at
-# 50,000 products (du every 0.2 s, 2026-11-29), 2.1 GiB or 11 KB at 200,000
-# (docs/input.md); 10 KB is taken.
+# build's folder at its peak, scratch and snapshot together (du -sb every
+# 0.2 s, 2026-11-29, 2 cores, load average 2 to 4): 3.5 KB at 200,000
+# products and at 1,000,000, the scratch store's part 2.1 KB (its runs
+# MinLZ-compressed, its lookup store Snappy); 4 KB is taken.
 BYTES_INPUT_NONE=7200
 BYTES_INPUT_ZSTD=750
 BYTES_INPUT_GZIP=900
 BYTES_SNAPSHOT=1300
-BYTES_BUILD_PEAK=10000
+BYTES_BUILD_PEAK=4000
 
 # gen_compress N: the --compress of pds gen for N products: $GEN_COMPRESS
 # when set, else zstd from 1,000,000 products (67 GB of plain NDJSON at 10M

@@ -6,10 +6,10 @@ import (
 )
 
 // A run's file is written whole in memory's size (runBytes, 32 MiB), but
-// its size and the offsets of its index are int64: a seek finds the entry
-// of the last indexed key before the one asked for, past 4 GiB and past
-// 1 TiB as well as near the start.
-func TestRunSeekOffsetsPast1TiB(t *testing.T) {
+// its size and the offsets of its blocks are int64: a seek finds the block
+// of the last indexed key before the one asked for, and where it starts and
+// ends, past 4 GiB and past 1 TiB as well as near the start.
+func TestRunSeekBlocksPast1TiB(t *testing.T) {
 	r := &run{size: 1<<41 + 100, index: []runIndex{
 		{key: []byte("a"), off: 0},
 		{key: []byte("c"), off: 1<<32 + 7},
@@ -17,18 +17,18 @@ func TestRunSeekOffsetsPast1TiB(t *testing.T) {
 		{key: []byte("g"), off: 1<<41 + 11},
 	}}
 	cases := []struct {
-		key  string
-		want int64
+		key      string
+		off, end int64
 	}{
-		{"a", 0},
-		{"b", 0},
-		{"d", 1<<32 + 7},
-		{"f", 1<<40 + 9},
-		{"z", 1<<41 + 11},
+		{"a", 0, 1<<32 + 7},
+		{"b", 0, 1<<32 + 7},
+		{"d", 1<<32 + 7, 1<<40 + 9},
+		{"f", 1<<40 + 9, 1<<41 + 11},
+		{"z", 1<<41 + 11, 1<<41 + 100},
 	}
 	for _, c := range cases {
-		if got := r.seekOffset([]byte(c.key)); got != c.want {
-			t.Errorf("seekOffset(%q) = %d, want %d", c.key, got, c.want)
+		if off, end := r.blockSpan(r.seekBlock([]byte(c.key))); off != c.off || end != c.end {
+			t.Errorf("block of %q spans [%d, %d), want [%d, %d)", c.key, off, end, c.off, c.end)
 		}
 	}
 }

@@ -39,7 +39,7 @@ func runValue(r *rand.Rand, i int) []byte {
 	case 0:
 		return nil
 	case 1:
-		return bytes.Repeat(fmt.Appendf(nil, "big %d ", i), runReadBuf/4) // past the read buffer
+		return bytes.Repeat(fmt.Appendf(nil, "big %d ", i), runBlockBytes/4) // past a block
 	default:
 		return fmt.Appendf(nil, "value %d", i)
 	}

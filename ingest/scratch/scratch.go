@@ -50,7 +50,8 @@ const batchBytes = 4 << 20
 func Open(dir string, ordered ...byte) (*Store, error) {
 	// Lookup store. Reads are point lookups, mostly of absent keys
 	// (duplicate checks): bloom filters answer those without reading a
-	// block; no compression, and a cache, keep the hits cheap. 32 KiB
+	// block; the cache, which holds blocks decoded, keeps the hits cheap
+	// (Snappy, scratchOptions). 32 KiB
 	// blocks: neighbouring ids of a batch's sorted lookups share them, and
 	// an ingest that names no ordered table (the Open Food Facts importer's)
 	// reads in order here too.
@@ -85,14 +86,20 @@ func Open(dir string, ordered ...byte) (*Store, error) {
 	return s, nil
 }
 
-// scratchOptions returns the lookup store's options: no write-ahead log, no
-// compression, 32 KiB blocks, the cache and the memtable size. The caller
-// sets the rest, then calls EnsureDefaults.
+// scratchOptions returns the lookup store's options: no write-ahead log,
+// Snappy blocks of 32 KiB, the cache and the memtable size. The caller sets
+// the rest, then calls EnsureDefaults.
+//
+// Why Snappy: at 200,000 generated products it halves the store's disk
+// peak (114 MB to 56 MB) for under half a per cent of a build's CPU; the
+// id tables' blocks are decoded once into the cache, which the point reads
+// hit. MinLZ, Pebble's fastest profile, needs the newest table format,
+// whose blocks kept the store at 100 MB.
 func scratchOptions(cache *pebble.Cache, memTable uint64) *pebble.Options {
 	opts := &pebble.Options{DisableWAL: true, MemTableSize: memTable, Logger: pebbleutil.Logger{}, Cache: cache}
 	for i := range opts.Levels {
 		opts.Levels[i].BlockSize = 32 << 10
-		opts.Levels[i].Compression = func() *sstable.CompressionProfile { return sstable.NoCompression }
+		opts.Levels[i].Compression = func() *sstable.CompressionProfile { return sstable.SnappyCompression }
 	}
 	return opts
 }
