@@ -20,8 +20,12 @@ import (
 // OpenOptions configure Open.
 type OpenOptions struct {
 	// CacheBytes is the store's block cache; zero or less sizes it from
-	// the snapshot (see AutoCacheBytes).
+	// the snapshot (see AutoCacheBytes), at most MaxAutoCacheBytes when
+	// that is set.
 	CacheBytes int64
+	// MaxAutoCacheBytes, when positive, caps the cache sized from the
+	// snapshot (a server in a memory cgroup takes a share of its limit).
+	MaxAutoCacheBytes int64
 	// Verifier, when set, must vouch for the manifest (a minisign key, or
 	// a trust root): an unsigned or otherwise signed snapshot is refused.
 	Verifier Verifier
@@ -150,6 +154,9 @@ func Open(dir string, o OpenOptions) (*Snapshot, error) {
 	s.Verified = time.Since(start)
 	if s.CacheBytes <= 0 {
 		s.CacheBytes = AutoCacheBytes(m)
+		if o.MaxAutoCacheBytes > 0 {
+			s.CacheBytes = min(s.CacheBytes, o.MaxAutoCacheBytes)
+		}
 	}
 	if err := s.open(o, !lazy); err != nil {
 		s.Close()

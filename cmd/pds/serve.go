@@ -75,7 +75,7 @@ func (s *serve) parse(args []string, stderr io.Writer) error {
 	fs.StringVar(&s.addr, "addr", "127.0.0.1:8080", "listen address of the API and the /livez, /healthz, /readyz probes")
 	fs.StringVar(&s.adminAddr, "admin-addr", "", "if set, serve /metrics and Go's /debug/pprof profiles on this (loopback) address")
 	fs.StringVar(&s.adminAddr, "debug-addr", "", "old name of --admin-addr")
-	fs.IntVar(&s.cacheMB, "cache-mb", 0, "block cache size in MiB (0: the store's size on disk, at least 256 and at most 1024)")
+	fs.IntVar(&s.cacheMB, "cache-mb", 0, "block cache size in MiB (0: the store's size on disk, at least 256 and at most 1024, and at most a quarter of the memory cgroup's limit when there is one)")
 	fs.StringVar(&s.origins, "allowed-origins", "", "comma-separated Origin values the MCP endpoint accepts besides loopback")
 	fs.DurationVar(&s.watch, "watch", 2*time.Second, "how often to check the snapshot pointer and the keys file for a change (0: only on SIGHUP)")
 	fs.StringVar(&s.logLevel, "log-level", "info", "log level: debug, info, warn, error")
@@ -199,6 +199,9 @@ func (s *serve) Open(stderr io.Writer) error {
 	if n, ok := diskReadBytes(); ok {
 		attrs = append(attrs, "disk_read_kb", n>>10)
 	}
+	if n, ok := memoryLimit(); ok {
+		attrs = append(attrs, "memory_limit_mb", n>>20)
+	}
 	s.log.Info("serving", attrs...)
 	// Ready: only now is the search index hashed, so the start reads no
 	// more than answers need.
@@ -207,7 +210,14 @@ func (s *serve) Open(stderr io.Writer) error {
 }
 
 func (s *serve) openOptions() snapshots.OpenOptions {
-	return snapshots.OpenOptions{CacheBytes: int64(s.cacheMB) << 20, Verifier: s.trust, NoPoints: s.noPoints, HashAll: s.hashAll}
+	o := snapshots.OpenOptions{CacheBytes: int64(s.cacheMB) << 20, Verifier: s.trust, NoPoints: s.noPoints, HashAll: s.hashAll}
+	if limit, ok := memoryLimit(); ok {
+		// A quarter of the cgroup's limit: the rest is the server's own
+		// memory (search index offsets, connections) and the page cache
+		// the snapshot's other reads go through, which the limit counts.
+		o.MaxAutoCacheBytes = max(limit/4, 16<<20)
+	}
+	return o
 }
 
 func (s *serve) reportSnapshot(snap *service.Snapshot) {
