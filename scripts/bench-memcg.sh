@@ -34,6 +34,7 @@ if [ -d /sys/fs/cgroup/memory ] && [ -w /sys/fs/cgroup/memory ]; then
   echo $((MEM_MB << 20)) > "$CG/memory.limit_in_bytes"
   cg_peak() { echo $(( $(cat "$CG/memory.max_usage_in_bytes") >> 20 )); }
   cg_reset() { echo 0 > "$CG/memory.max_usage_in_bytes"; }
+  cg_ooms() { awk '$1 == "oom_kill" { print $2 }' "$CG/memory.oom_control"; }
 elif grep -qw memory /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
   CG=/sys/fs/cgroup/pds-bench
   echo +memory > /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null || true
@@ -41,6 +42,7 @@ elif grep -qw memory /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
   echo $((MEM_MB << 20)) > "$CG/memory.max"
   cg_peak() { if [ -f "$CG/memory.peak" ]; then echo $(( $(cat "$CG/memory.peak") >> 20 )); else echo "?"; fi; }
   cg_reset() { :; }
+  cg_ooms() { awk '$1 == "oom_kill" { print $2 }' "$CG/memory.events"; }
 else
   echo "bench-memcg: no writable memory cgroup controller (v1 /sys/fs/cgroup/memory or v2 with memory in cgroup.controllers)" >&2
   exit 1
@@ -96,6 +98,13 @@ run() {
   read -r r1 b1 < <(disk_reads)
   rps=$(field rps "$out")
   local rss secs lookups
+  if ! kill -0 "$PDS_PID" 2>/dev/null; then
+    # Killed inside the cgroup: say so, with the kernel's count of the
+    # cgroup's OOM kills, rather than report the rate of a dead server.
+    echo "$kind died oom_kills=$(cg_ooms) cgroup_peak_mib=$(cg_peak) log=$(tail -n 1 "$W/serve-memcg.log" | tr ' ' _)"
+    PDS_PID=
+    return
+  fi
   rss=$(( $(awk '/VmHWM/{print $2}' /proc/$PDS_PID/status) / 1024 ))
   secs=${DUR%s}
   lookups=$(awk -v r="$rps" -v s="$secs" -v p="$per" 'BEGIN { printf "%.0f", r * s * p }')
@@ -120,6 +129,10 @@ out=$(mktemp)
   echo "| run | identifiers/s | p50 ms | p99 ms | disk reads a lookup | bytes read a lookup | cgroup peak MiB | server RSS MiB | 5xx |"
   echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
   for line in "$ID" "$RES"; do
+    if [[ $line == *" died "* ]]; then
+      echo "| ${line%% *} | the server was killed in the cgroup ($(field oom_kills "$line") OOM kills; cgroup peak $(field cgroup_peak_mib "$line") MiB) | | | | | | | |"
+      continue
+    fi
     echo "| ${line%% *} | $(field ids_per_s "$line") | $(awk -v u="$(field p50_us "$line")" 'BEGIN{printf "%.2f", u/1000}') | $(awk -v u="$(field p99_us "$line")" 'BEGIN{printf "%.2f", u/1000}') | $(field reads_per_lookup "$line") | $(field bytes_read_per_lookup "$line") | $(field cgroup_peak_mib "$line") | $(field rss_peak_mib "$line") | $(field errors_5xx "$line") |"
   done
   echo
