@@ -144,7 +144,10 @@ func canonical(identifier string) string {
 func newIdentifier(id string, taken map[string]bool) (string, error) {
 	id = canonical(id)
 	if v, ok := strings.CutPrefix(id, "gtin:"); ok && len(v) == 14 {
-		for pos := 12; pos >= 8; pos-- {
+		// The item reference's last digits first; in a dense catalogue
+		// (10M generated products fill whole ranges) digits further left
+		// too, though the prefix then changes.
+		for pos := 12; pos >= 1; pos-- {
 			for d := byte(1); d <= 9; d++ {
 				b := []byte(v)
 				b[pos] = '0' + (b[pos]-'0'+d)%10
