@@ -21,7 +21,7 @@ MODIFIED = $(shell test -n "$$(git status --porcelain --untracked-files=no 2>/de
 BUILDINFO := github.com/productdata/pds/internal/buildinfo
 LDFLAGS = -X $(BUILDINFO).version=$(PDS_VERSION) -X $(BUILDINFO).commit=$(PDS_COMMIT) -X $(BUILDINFO).modified=$(MODIFIED)
 
-.PHONY: help build cross test-arm64 test-windows tools tools-check fleet run test lint fmt load image-test bench bench-go bench-http bench-ingest bench-resolve bench-search bench-serve bench-off bench-off-nightly bench-size bench-delta bench-export compare-ingest compare-get fuzz conformance sample clean
+.PHONY: help build cross test-arm64 test-windows tools tools-check fleet run test lint fmt load image-test bench bench-go bench-http bench-ingest bench-resolve bench-search bench-serve bench-off bench-off-nightly bench-size bench-delta bench-export bench-memcg bench-scale compare-ingest compare-get fuzz conformance sample clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -104,6 +104,9 @@ bench-resolve: build ## bulk resolve under wrk vs PostgreSQL = ANY (pgbench); th
 
 bench-serve: build ## pds serve on the 1M snapshot: start to /readyz 200 (verification included), RSS while serving
 	bash scripts/bench-serve.sh
+
+bench-scale: build ## SCALE (10M) products beside BASE_SCALE (1M): full build with records, a night of NIGHT (10,000) products, its delta and pull, then bench-resolve, bench-serve and bench-memcg at SCALE (STAGES picks; each stage checks the disk first); to BENCHMARKS.md
+	bash scripts/bench-scale.sh
 
 bench-memcg: build ## pds serve on the N_BIG-product snapshot inside a MEM_MB (1024) memory cgroup, page cache dropped: random identity GETs and resolve calls, ids/s, p99, disk reads a lookup (needs root); to BENCHMARKS.md
 	bash scripts/bench-memcg.sh
