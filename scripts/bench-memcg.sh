@@ -110,8 +110,17 @@ run() {
   lookups=$(awk -v r="$rps" -v s="$secs" -v p="$per" 'BEGIN { printf "%.0f", r * s * p }')
   local errors
   errors=$(grep -c '"status":5' "$W/serve-memcg.log" || true)
+  # A server short of memory may not finish draining: 30 s, then SIGKILL,
+  # and the row says so.
+  local killed=no
+  kill "$PDS_PID" 2>/dev/null || true
+  for _ in $(seq 1 300); do kill -0 "$PDS_PID" 2>/dev/null || break; sleep 0.1; done
+  if kill -0 "$PDS_PID" 2>/dev/null; then
+    kill -9 "$PDS_PID" 2>/dev/null || true
+    killed=yes
+  fi
   stop_pds
-  echo "$kind ids_per_s=$(awk -v r="$rps" -v p="$per" 'BEGIN{printf "%.0f", r*p}') p50_us=$(field p50_us "$out") p99_us=$(field p99_us "$out") reads_per_lookup=$(awk -v a="$r0" -v b="$r1" -v n="$lookups" 'BEGIN{printf "%.2f", (b-a)/n}') bytes_read_per_lookup=$(awk -v a="$b0" -v b="$b1" -v n="$lookups" 'BEGIN{printf "%.0f", (b-a)/n}') cgroup_peak_mib=$(cg_peak) rss_peak_mib=$rss errors_5xx=$errors"
+  echo "$kind ids_per_s=$(awk -v r="$rps" -v p="$per" 'BEGIN{printf "%.0f", r*p}') p50_us=$(field p50_us "$out") p99_us=$(field p99_us "$out") reads_per_lookup=$(awk -v a="$r0" -v b="$r1" -v n="$lookups" 'BEGIN{printf "%.2f", (b-a)/n}') bytes_read_per_lookup=$(awk -v a="$b0" -v b="$b1" -v n="$lookups" 'BEGIN{printf "%.0f", (b-a)/n}') cgroup_peak_mib=$(cg_peak) rss_peak_mib=$rss errors_5xx=$errors sigkill_at_stop=$killed"
 }
 
 SIZE_MB=$(( $(du -sbL "$snap" | cut -f1) / 1048576 ))
@@ -126,14 +135,14 @@ out=$(mktemp)
   echo
   echo "Measured $(date -u +%Y-%m-%d) on $(machine). Command: \`N_BIG=$N MEM_MB=$MEM_MB make bench-memcg\` (scripts/bench-memcg.sh): the $N-product snapshot ($SIZE_MB MiB) served by \`pds serve\` inside a memory cgroup of $MEM_MB MiB (page cache included), the page cache dropped before each run; wrk -c$CONNS for $DUR on random existing identifiers (200,000 distinct)."
   echo
-  echo "| run | identifiers/s | p50 ms | p99 ms | disk reads a lookup | bytes read a lookup | cgroup peak MiB | server RSS MiB | 5xx |"
-  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+  echo "| run | identifiers/s | p50 ms | p99 ms | disk reads a lookup | bytes read a lookup | cgroup peak MiB | server RSS MiB | 5xx | stopped by SIGTERM within 30 s |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
   for line in "$ID" "$RES"; do
     if [[ $line == *" died "* ]]; then
-      echo "| ${line%% *} | the server was killed in the cgroup ($(field oom_kills "$line") OOM kills; cgroup peak $(field cgroup_peak_mib "$line") MiB) | | | | | | | |"
+      echo "| ${line%% *} | the server was killed in the cgroup ($(field oom_kills "$line") OOM kills; cgroup peak $(field cgroup_peak_mib "$line") MiB) | | | | | | | | |"
       continue
     fi
-    echo "| ${line%% *} | $(field ids_per_s "$line") | $(awk -v u="$(field p50_us "$line")" 'BEGIN{printf "%.2f", u/1000}') | $(awk -v u="$(field p99_us "$line")" 'BEGIN{printf "%.2f", u/1000}') | $(field reads_per_lookup "$line") | $(field bytes_read_per_lookup "$line") | $(field cgroup_peak_mib "$line") | $(field rss_peak_mib "$line") | $(field errors_5xx "$line") |"
+    echo "| ${line%% *} | $(field ids_per_s "$line") | $(awk -v u="$(field p50_us "$line")" 'BEGIN{printf "%.2f", u/1000}') | $(awk -v u="$(field p99_us "$line")" 'BEGIN{printf "%.2f", u/1000}') | $(field reads_per_lookup "$line") | $(field bytes_read_per_lookup "$line") | $(field cgroup_peak_mib "$line") | $(field rss_peak_mib "$line") | $(field errors_5xx "$line") | $([ "$(field sigkill_at_stop "$line")" = yes ] && echo "no: killed" || echo yes) |"
   done
   echo
   echo "Machine load average when the run ended: $(cut -d' ' -f1-3 /proc/loadavg)."
