@@ -338,3 +338,11 @@ ensure_snapshot() {
 scale_section() {
   if [ "$2" = 1000000 ]; then echo "$1"; else echo "$1-$2"; fi
 }
+
+# drop_caches: empty the kernel's page cache, so that the next start reads
+# from disk. It needs root; without it cold runs cannot be measured, and
+# the script stops saying so.
+drop_caches() {
+  sync
+  echo 3 > /proc/sys/vm/drop_caches 2>/dev/null || { echo "bench: cannot drop the page cache (needs root: echo 3 > /proc/sys/vm/drop_caches)" >&2; exit 1; }
+}

@@ -73,8 +73,7 @@ start_in_cgroup() {
   rm -f "$W/keys-memcg.json"
   KEY=$(bin/pds keys add --keys "$W/keys-memcg.json" --tenant bench --scopes products:read,products:resolve 2>/dev/null)
   export KEY
-  sync
-  echo 3 > /proc/sys/vm/drop_caches
+  drop_caches
   cg_reset
   bash -c "echo \$\$ > $CG/cgroup.procs && exec bin/pds serve --snapshot $snap --keys $W/keys-memcg.json --addr 127.0.0.1:$PORT_PDS" > "$W/serve-memcg.log" 2>&1 &
   PDS_PID=$!

@@ -22,12 +22,6 @@ snap=$SNAP
 trap 'stop_pds' EXIT
 SIZE_MB=$(( $(du -sbL "$snap" | cut -f1) / 1048576 ))
 
-# drop_caches: empty the kernel's page cache, so that the next start reads
-# from disk. It needs root; without it the cold runs cannot be measured.
-drop_caches() {
-  sync
-  echo 3 > /proc/sys/vm/drop_caches 2>/dev/null || { echo "bench-serve: cannot drop the page cache (needs root: echo 3 > /proc/sys/vm/drop_caches)" >&2; exit 1; }
-}
 
 # ready_probe PORT: whether /readyz answers 200. It asks through bash's own
 # /dev/tcp rather than curl, and ready_ms waits with read -t on a pipe

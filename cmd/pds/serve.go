@@ -33,6 +33,7 @@ type serve struct {
 	trustRoot, pubKeyPath, stale                                     string
 	trust                                                            snapshots.Verifier
 	cacheMB, maxInFlight                                             int
+	memoryLimit                                                      int64 // the cgroup's, read once at start; 0: none
 	watch, drain, shutdownTimeout                                    time.Duration
 	limits                                                           httpfront.Limits
 	netHTTPOnly, noPoints, hashAll                                   bool
@@ -123,6 +124,7 @@ func (s *serve) parse(args []string, stderr io.Writer) error {
 	if _, ok := s.trust.(*trust.Replica); !ok && s.stale == "refuse" {
 		return fmt.Errorf("%w: --stale refuse needs a root of trust (--trust-root): without one there is no timestamp to expire", errUsage)
 	}
+	s.memoryLimit, _ = memoryLimit()
 	return nil
 }
 
@@ -199,8 +201,8 @@ func (s *serve) Open(stderr io.Writer) error {
 	if n, ok := diskReadBytes(); ok {
 		attrs = append(attrs, "disk_read_kb", n>>10)
 	}
-	if n, ok := memoryLimit(); ok {
-		attrs = append(attrs, "memory_limit_mb", n>>20)
+	if s.memoryLimit > 0 {
+		attrs = append(attrs, "memory_limit_mb", s.memoryLimit>>20)
 	}
 	s.log.Info("serving", attrs...)
 	// Ready: only now is the search index hashed, so the start reads no
@@ -211,11 +213,11 @@ func (s *serve) Open(stderr io.Writer) error {
 
 func (s *serve) openOptions() snapshots.OpenOptions {
 	o := snapshots.OpenOptions{CacheBytes: int64(s.cacheMB) << 20, Verifier: s.trust, NoPoints: s.noPoints, HashAll: s.hashAll}
-	if limit, ok := memoryLimit(); ok {
+	if s.memoryLimit > 0 {
 		// A quarter of the cgroup's limit: the rest is the server's own
 		// memory (search index offsets, connections) and the page cache
 		// the snapshot's other reads go through, which the limit counts.
-		o.MaxAutoCacheBytes = max(limit/4, 16<<20)
+		o.MaxAutoCacheBytes = max(s.memoryLimit/4, 16<<20)
 	}
 	return o
 }
