@@ -196,6 +196,63 @@ func (b *Builder) Add(d Doc) error {
 	return nil
 }
 
+// KeepsBase reports whether b updates a base index (Update, with a base of this index format),
+// and so takes KeepBaseBefore, DropBase and KeepBaseRest.
+func (b *Builder) KeepsBase() bool { return b.up != nil }
+
+// KeepBaseBefore keeps the base's docs of the subjects that sort before subject as the base has
+// them (the same stored record, position and block; not indexed again), without their being
+// added. An update told only what changed calls it before the docs of each subject it adds or
+// drops, then DropBase, and KeepBaseRest at the end; its index is the one Add of every doc
+// makes. Docs added afterwards must not sort before subject.
+func (b *Builder) KeepBaseBefore(subject string) error { return b.keepBase(subject, false) }
+
+// KeepBaseRest keeps every base doc not yet kept or dropped (see KeepBaseBefore).
+func (b *Builder) KeepBaseRest() error { return b.keepBase("", true) }
+
+// DropBase drops the base's docs of subject (and of any subject before it not yet kept) that
+// the docs added for it did not match: call it once the subject's docs, if any, are added.
+func (b *Builder) DropBase(subject string) error {
+	if err := b.ready(); err != nil {
+		return err
+	}
+	if err := b.flush(); err != nil {
+		return err
+	}
+	if err := b.up.dropThrough(subject); err != nil {
+		b.err = err
+		return err
+	}
+	return nil
+}
+
+func (b *Builder) keepBase(subject string, all bool) error {
+	if err := b.ready(); err != nil {
+		return err
+	}
+	if err := b.flush(); err != nil {
+		return err
+	}
+	if err := b.up.keep(b, subject, all); err != nil {
+		b.err = err
+		return err
+	}
+	return nil
+}
+
+// ready is the error of a call that keeps or drops base docs now.
+func (b *Builder) ready() error {
+	switch {
+	case b.closed:
+		return errAddAfterClose
+	case b.err != nil:
+		return b.err
+	case b.up == nil:
+		return errors.New("index: no base to keep docs of: the index is built whole")
+	}
+	return nil
+}
+
 // flush writes the pending docs of one subject in visibility order, the order of their IDs.
 func (b *Builder) flush() error {
 	slices.SortFunc(b.pending, func(x, y Doc) int { return strings.Compare(x.Visibility, y.Visibility) })
@@ -252,14 +309,7 @@ func (b *Builder) write(d Doc, name string, nc *nameCount, block int, pos uint64
 	nameID := noName
 	if nc != nil {
 		rec.block = block
-		nameID = nc.id
-		nc.count++
-		nc.blocks = max(nc.blocks, block+1)
-		if block == nc.last {
-			nc.inLast++
-		} else {
-			nc.last, nc.inLast = block, 1
-		}
+		nameID = nc.count1(block)
 	}
 	if index {
 		fields := append(b.fields[:0],
@@ -285,6 +335,38 @@ func (b *Builder) write(d Doc, name string, nc *nameCount, block int, pos uint64
 	if err := b.store.add(&rec, key, nameID, pos); err != nil {
 		return fmt.Errorf("index: %s: %w", d.Subject, err)
 	}
+	b.written(key, pos)
+	return nil
+}
+
+// count1 counts one more doc of the name, in block, and returns the name's id.
+func (nc *nameCount) count1(block int) uint32 {
+	nc.count++
+	nc.blocks = max(nc.blocks, block+1)
+	if block == nc.last {
+		nc.inLast++
+	} else {
+		nc.last, nc.inLast = block, 1
+	}
+	return nc.id
+}
+
+// writeStored adds a base doc as its stored record rec has it (an update's kept doc) at
+// position pos, of name nc (nil: none) in block, with updated-time key key.
+func (b *Builder) writeStored(rec []byte, key uint64, nc *nameCount, block int, pos uint64) error {
+	nameID := noName
+	if nc != nil {
+		nameID = nc.count1(block)
+	}
+	if err := b.store.addStored(rec, key, nameID, pos); err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	b.written(key, pos)
+	return nil
+}
+
+// written counts a doc written at position pos with updated-time key key.
+func (b *Builder) written(key, pos uint64) {
 	if b.meta.Docs == 0 || key < b.meta.MinUpdated {
 		b.meta.MinUpdated = key
 	}
@@ -293,7 +375,6 @@ func (b *Builder) write(d Doc, name string, nc *nameCount, block int, pos uint64
 	}
 	b.meta.Docs++
 	b.lastPos = pos
-	return nil
 }
 
 // trustTerms are the terms of trust levels 0..5.

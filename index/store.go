@@ -165,6 +165,11 @@ func newStoreWriter(dir string) (*storeWriter, error) {
 
 func (w *storeWriter) add(r *record, key uint64, name uint32, pos uint64) error {
 	w.buf = r.encode(w.buf[:0])
+	return w.addStored(w.buf, key, name, pos)
+}
+
+// addStored adds a record already encoded.
+func (w *storeWriter) addStored(rec []byte, key uint64, name uint32, pos uint64) error {
 	var e [idxEntrySize]byte
 	binary.LittleEndian.PutUint64(e[0:], w.off)
 	binary.LittleEndian.PutUint64(e[8:], key)
@@ -173,10 +178,10 @@ func (w *storeWriter) add(r *record, key uint64, name uint32, pos uint64) error 
 	if _, err := w.idx.Write(e[:]); err != nil {
 		return err
 	}
-	if _, err := w.data.Write(w.buf); err != nil {
+	if _, err := w.data.Write(rec); err != nil {
 		return err
 	}
-	w.off += uint64(len(w.buf))
+	w.off += uint64(len(rec))
 	return nil
 }
 

@@ -3,6 +3,7 @@ package index
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -66,7 +68,10 @@ type updater struct {
 	base      *docStore
 	baseData  *bufio.Reader  // docs.dat, read in order
 	next      int            // ordinal of the next base doc not yet matched
-	nextRec   record         // its record, when next < len(base.off)
+	nextRaw   []byte         // its stored record, when next < len(base.off)
+	nextRec   record         // the record decoded, when decoded is set
+	decoded   bool
+	ncOf      []*nameCount   // base name id → the new index's count of the name, once met
 	lastOf    map[string]int // name → ordinal of its last base doc
 	baseNames []string       // base name id → name
 	drops     []string       // Bleve IDs of base docs dropped or changed
@@ -138,8 +143,9 @@ func updateFrom(dir, baseDir string, blockSize, segmentDocs int) (*Builder, erro
 	return b, nil
 }
 
-// read reads the record of base doc u.next, if there is one.
+// read reads the stored record of base doc u.next, if there is one; peek decodes it.
 func (u *updater) read() error {
+	u.decoded = false
 	if u.next >= len(u.base.off) {
 		return nil
 	}
@@ -147,30 +153,45 @@ func (u *updater) read() error {
 	if u.next+1 < len(u.base.off) {
 		end = u.base.off[u.next+1]
 	}
-	b := make([]byte, end-u.base.off[u.next])
-	if _, err := io.ReadFull(u.baseData, b); err != nil {
+	start := u.base.off[u.next]
+	if start > end || end > u.base.size {
+		return fmt.Errorf("index: update: base doc %d: %w", u.next, errCorrupt)
+	}
+	u.nextRaw = slices.Grow(u.nextRaw[:0], int(end-start))[:end-start]
+	if _, err := io.ReadFull(u.baseData, u.nextRaw); err != nil {
 		return fmt.Errorf("index: update: base doc %d: %w", u.next, err)
 	}
-	r, err := decodeRecord(b, u.base.format)
-	if err != nil {
-		return fmt.Errorf("index: update: base doc %d: %w", u.next, err)
-	}
-	u.nextRec = r
 	return nil
+}
+
+// peek returns the record of base doc u.next, decoded.
+func (u *updater) peek() (record, error) {
+	if !u.decoded {
+		r, err := decodeRecord(u.nextRaw, u.base.format)
+		if err != nil {
+			return record{}, fmt.Errorf("index: update: base doc %d: %w", u.next, err)
+		}
+		u.nextRec, u.decoded = r, true
+	}
+	return u.nextRec, nil
 }
 
 // match returns the base doc with the subject and visibility of d, if there is one; the base
 // docs before it are dropped.
 func (u *updater) match(d *Doc) (ord int, r record, ok bool, err error) {
 	for u.next < len(u.base.off) {
-		c := strings.Compare(u.nextRec.subject, d.Subject)
+		next, err := u.peek()
+		if err != nil {
+			return 0, record{}, false, err
+		}
+		c := strings.Compare(next.subject, d.Subject)
 		if c == 0 {
-			c = strings.Compare(u.nextRec.visibility, d.Visibility)
+			c = strings.Compare(next.visibility, d.Visibility)
 		}
 		if c > 0 {
 			return 0, record{}, false, nil
 		}
-		ord, r = u.next, u.nextRec
+		ord, r = u.next, next
 		if c < 0 {
 			u.drops = append(u.drops, u.base.id(uint32(ord)))
 		}
@@ -231,9 +252,7 @@ func (u *updater) add(b *Builder, d Doc) error {
 		pos = b.lastPos + step
 		block = u.newBlock(b, nc)
 	}
-	if nc != nil && (block < nc.last || block == nc.last && nc.inLast >= maxBlockFill*b.blockSize) {
-		u.giveUp(fmt.Sprintf("a page of one manufacturer's products would hold more than %d", maxBlockFill*b.blockSize))
-	}
+	u.checkBlock(b, nc, block)
 	if u.rebuild {
 		// The docs still go to the doc store, from which Close builds the index whole.
 		return b.write(d, name, nc, block, b.lastPos+1, false)
@@ -244,6 +263,114 @@ func (u *updater) add(b *Builder, d Doc) error {
 		}
 	}
 	return b.write(d, name, nc, block, pos, index)
+}
+
+// checkBlock gives up keeping the base when a doc of name nc in block would break the order of
+// the name's blocks or fill one past maxBlockFill blocks' worth.
+func (u *updater) checkBlock(b *Builder, nc *nameCount, block int) {
+	if nc != nil && (block < nc.last || block == nc.last && nc.inLast >= maxBlockFill*b.blockSize) {
+		u.giveUp(fmt.Sprintf("a page of one manufacturer's products would hold more than %d", maxBlockFill*b.blockSize))
+	}
+}
+
+// keep writes the base docs whose subject sorts before limit (every one left: all) to the new
+// index as the base has them: the same record, position and block, not indexed again. It reads
+// only their stored records, so a night pays for the docs it keeps a copy, not a comparison.
+func (u *updater) keep(b *Builder, limit string, all bool) error {
+	var last []byte
+	for u.next < len(u.base.off) {
+		subject, block, err := rawSubjectBlock(u.nextRaw)
+		if err != nil {
+			return fmt.Errorf("index: update: base doc %d: %w", u.next, err)
+		}
+		if !all && string(subject) >= limit {
+			break
+		}
+		if b.meta.Docs >= maxDocs {
+			return errTooManyDocs
+		}
+		var nc *nameCount
+		if id := u.base.names[u.next]; id != noName {
+			if nc, err = u.nameOf(b, id); err != nil {
+				return err
+			}
+		}
+		u.checkBlock(b, nc, block)
+		pos := u.base.pos[u.next]
+		if u.rebuild {
+			pos = b.lastPos + 1
+		}
+		if err := b.writeStored(u.nextRaw, u.base.key[u.next], nc, block, pos); err != nil {
+			return err
+		}
+		last = append(last[:0], subject...)
+		u.next++
+		if err := u.read(); err != nil {
+			return err
+		}
+	}
+	if last != nil {
+		b.lastSubj = string(last)
+	}
+	return nil
+}
+
+// dropThrough drops the base docs whose subject sorts before or at subject: those of a product
+// the night computed that no doc added matched, and those of a product it deleted.
+func (u *updater) dropThrough(subject string) error {
+	for u.next < len(u.base.off) {
+		s, _, err := rawSubjectBlock(u.nextRaw)
+		if err != nil {
+			return fmt.Errorf("index: update: base doc %d: %w", u.next, err)
+		}
+		if string(s) > subject {
+			return nil
+		}
+		u.drops = append(u.drops, u.base.id(uint32(u.next)))
+		u.next++
+		if err := u.read(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// nameOf is the new index's count of the base's name id, added (as a doc's name is, on first
+// appearance) when new.
+func (u *updater) nameOf(b *Builder, id uint32) (*nameCount, error) {
+	if int(id) >= len(u.baseNames) {
+		return nil, fmt.Errorf("index: update: base doc %d names name %d of %d", u.next, id, len(u.baseNames))
+	}
+	if u.ncOf == nil {
+		u.ncOf = make([]*nameCount, len(u.baseNames))
+	}
+	if u.ncOf[id] == nil {
+		u.ncOf[id] = b.nameCount(u.baseNames[id])
+	}
+	return u.ncOf[id], nil
+}
+
+// rawSubjectBlock reads a stored record's subject and block without decoding the rest.
+func rawSubjectBlock(rec []byte) (subject []byte, block int, err error) {
+	b := rec
+	for i := range 4 {
+		n, k := binary.Uvarint(b)
+		if k <= 0 || uint64(len(b)-k) < n {
+			return nil, 0, errCorrupt
+		}
+		if i == 0 {
+			subject = b[k : k+int(n)]
+		}
+		b = b[k+int(n):]
+	}
+	if len(b) < 1 {
+		return nil, 0, errCorrupt
+	}
+	v, k := binary.Uvarint(b[1:])
+	if k <= 0 {
+		return nil, 0, errCorrupt
+	}
+	return subject, int(v), nil
 }
 
 // newBlock is the block of a doc new to name nc: the block of the name's doc before it, or the

@@ -281,3 +281,104 @@ func fileSums(t *testing.T, dir string) map[string]string {
 	}
 	return sums
 }
+
+// writeUpdatedFromChange updates base to docs as a night does that knows what changed: it adds
+// only the docs of the subjects whose docs differ from prev's (new, changed or gone), drops the
+// base's docs of those subjects, and keeps every other base doc as it is.
+func writeUpdatedFromChange(t *testing.T, dir, base string, prev, docs []Doc, blockSize int) (report string) {
+	t.Helper()
+	b, err := updateFrom(dir, base, blockSize, batchSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !b.KeepsBase() {
+		t.Fatal("an update of a base of this format does not keep it")
+	}
+	bySubject := func(docs []Doc) map[string][]Doc {
+		m := map[string][]Doc{}
+		for _, d := range docs {
+			m[d.Subject] = append(m[d.Subject], d)
+		}
+		return m
+	}
+	was, now := bySubject(prev), bySubject(docs)
+	var changed []string
+	for s, ds := range now {
+		if old, ok := was[s]; !ok || fmt.Sprint(old) != fmt.Sprint(ds) {
+			changed = append(changed, s)
+		}
+	}
+	for s := range was {
+		if _, ok := now[s]; !ok {
+			changed = append(changed, s)
+		}
+	}
+	slices.Sort(changed)
+	for _, s := range changed {
+		if err := b.KeepBaseBefore(s); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range now[s] {
+			if err := b.Add(d); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := b.DropBase(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.KeepBaseRest(); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Report()
+}
+
+// TestUpdateToldOnlyTheChangeWritesTheSameIndex holds an update that is given only the docs of
+// the subjects that changed (keeping the base's other docs as stored) to the bytes of an update
+// given every doc, night after night, including nights that give up keeping the base.
+func TestUpdateToldOnlyTheChangeWritesTheSameIndex(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		seed      uint64
+		blockSize int
+	}{{"seed 1", 1, 4}, {"seed 2", 2, 16}, {"blocks overflow", 3, 1}} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r := rand.New(rand.NewPCG(c.seed, 78))
+			tmp := t.TempDir()
+			docs := modelDocs(400, c.seed)
+			prev := filepath.Join(tmp, "0")
+			writeTestIndex(t, prev, docs, c.blockSize, batchSize)
+			reports := map[bool]int{}
+			for n := 1; n <= 3; n++ {
+				next := night(docs, r, n)
+				every, change := filepath.Join(tmp, fmt.Sprint(n)), filepath.Join(tmp, fmt.Sprintf("change-%d", n))
+				want := writeUpdated(t, every, prev, next, c.blockSize)
+				got := writeUpdatedFromChange(t, change, prev, docs, next, c.blockSize)
+				if got != want {
+					t.Fatalf("night %d: report %q, given every doc %q", n, got, want)
+				}
+				reports[strings.HasPrefix(got, "updated:")]++
+				a, b := fileSums(t, every), fileSums(t, change)
+				for rel, sum := range a {
+					if b[rel] != sum {
+						t.Errorf("night %d: %s differs from the update given every doc", n, rel)
+					}
+				}
+				if len(a) != len(b) {
+					t.Errorf("night %d: %d files, the update given every doc %d", n, len(b), len(a))
+				}
+				docs, prev = next, every
+			}
+			if c.blockSize == 1 && reports[false] == 0 {
+				t.Errorf("no night built whole: %v", reports)
+			}
+			if c.blockSize > 1 && reports[true] == 0 {
+				t.Errorf("no night kept the base: %v", reports)
+			}
+		})
+	}
+}

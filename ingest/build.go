@@ -111,10 +111,15 @@ func (b *builder) build(ctx context.Context, w *snapshots.Writer) (err error) {
 	ix := b.index
 	b.index = nil
 	indexed := make(chan error, 1)
+	if b.up != nil {
+		// Made once, here: the index's feed and the store's merge both read it.
+		b.up.night()
+	}
 	go func() {
 		if b.up != nil {
-			// An incremental build's index is fed now, kept products and
-			// computed ones in subject order, beside the store's merge.
+			// An incremental build's index is fed now, the products
+			// computed and dropped in subject order, beside the store's
+			// merge.
 			if err := b.feedIndex(ix); err != nil {
 				ix.Close()
 				indexed <- err

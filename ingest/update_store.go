@@ -128,8 +128,13 @@ func (s *sortedScratch) Value() ([]byte, error) {
 
 func (s *sortedScratch) Err() error { return s.it.Error() }
 
-// feedIndex gives the search index every product's docs in subject order:
-// the kept ones' from the base's records, the computed ones' as staged.
+// feedIndex gives the search index the night's docs in subject order. An
+// index that keeps its base (ix.KeepsBase) is told only what changed: the
+// base's docs of every kept product stay as the base index stores them,
+// each computed product's docs are added, and each dropped product's base
+// docs dropped, so the kept products' records are not read. An index built
+// whole (its base is of an older format) is given every product's docs: the
+// kept ones' from the base's records, the computed ones' as staged.
 func (b *builder) feedIndex(ix *index.Builder) error {
 	it, err := b.scratch.NewIter([]byte{tagStagedDocs, 0})
 	if err != nil {
@@ -148,15 +153,52 @@ func (b *builder) feedIndex(ix *index.Builder) error {
 		}
 		return nil
 	}
-	st := newStaged(it, add)
-	return st.finish(b.up.baseRec.Scan([]byte{keptSummary, 0}, func(k, v []byte) error {
-		subject := k[2:]
-		if b.up.isDropped(string(subject)) {
-			return nil
+	if !ix.KeepsBase() {
+		st := newStaged(it, add)
+		return st.finish(b.up.baseRec.Scan([]byte{keptSummary, 0}, func(k, v []byte) error {
+			subject := k[2:]
+			if b.up.isDropped(string(subject)) {
+				return nil
+			}
+			if err := st.until(subject); err != nil {
+				return err
+			}
+			return add(subject, v)
+		}))
+	}
+	dropped := b.up.night().Dropped
+	ok := it.First()
+	for ok || len(dropped) > 0 {
+		// The next subject the night computed or dropped (or both).
+		var subject string
+		if ok {
+			subject = string(it.Key()[2:])
 		}
-		if err := st.until(subject); err != nil {
-			return err
+		computed := ok
+		if len(dropped) > 0 && (!ok || dropped[0] <= subject) {
+			if !ok || dropped[0] < subject {
+				subject, computed = dropped[0], false
+			}
+			dropped = dropped[1:]
 		}
-		return add(subject, v)
-	}))
+		if err := ix.KeepBaseBefore(subject); err != nil {
+			return fmt.Errorf("index: %w", err)
+		}
+		if computed {
+			if err := add(it.Key()[2:], it.Value()); err != nil {
+				return err
+			}
+			ok = it.Next()
+		}
+		if err := ix.DropBase(subject); err != nil {
+			return fmt.Errorf("index: %w", err)
+		}
+	}
+	if err := it.Error(); err != nil {
+		return err
+	}
+	if err := ix.KeepBaseRest(); err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	return nil
 }
