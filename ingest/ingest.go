@@ -64,7 +64,12 @@ func Run(ctx context.Context, opts Options) (_ Summary, err error) {
 	}
 	defer w.Close()
 	b.summary.RemovedStale = w.RemovedStale
+	stop := b.startProgress()
+	defer stop()
 	if opts.Base != "" {
+		// The base's kept records are checked here, its snapshot's
+		// store and search index when the build starts on them.
+		b.stage(stageBase)
 		if err := b.openBase(); err != nil {
 			return b.summary, err
 		}
@@ -84,8 +89,6 @@ func Run(ctx context.Context, opts Options) (_ Summary, err error) {
 		}()
 	}
 
-	stop := b.startProgress()
-	defer stop()
 	if err := b.build(ctx, w); err != nil {
 		return b.summary, err
 	}

@@ -15,7 +15,10 @@ func (b *builder) startProgress() (stop func()) {
 	}
 	last, lastName, lastAt := int64(0), "", time.Now()
 	return progress.Start(b.opts.ProgressEvery, func(now time.Time) {
-		name := b.current.Load().(string)
+		name, _ := b.current.Load().(string)
+		if name == "" {
+			return // between stages
+		}
 		n := b.count.Load()
 		if name != lastName {
 			last, lastName = 0, name
@@ -35,15 +38,18 @@ func progressLine(stage string, done, total int64, interval, running time.Durati
 	return fmt.Sprintf("ingest: %s: %d records (%.0f/s)", stage, total, float64(done)/interval.Seconds())
 }
 
-// The stages after the views, which count no records; finishingStages says
-// what each does, for the progress lines.
+// The stages that count no records (the check of an incremental build's
+// base, and those after the views); finishingStages says what each does,
+// for the progress lines.
 const (
+	stageBase      = "base"
 	stageFinishing = "finishing"
 	stageManifest  = "manifest"
 	stagePublish   = "publish"
 )
 
 var finishingStages = map[string]string{
+	stageBase:      "checking the base's files against their checksums",
 	stageFinishing: "merging the search index and writing the store's last tables",
 	stageManifest:  "checksumming the snapshot's files",
 	stagePublish:   "syncing the snapshot to disk",
