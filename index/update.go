@@ -66,10 +66,10 @@ func (u *updater) giveUp(why string) {
 type updater struct {
 	baseDir   string
 	base      *docStore
-	baseData  *bufio.Reader  // docs.dat, read in order
-	next      int            // ordinal of the next base doc not yet matched
-	nextRaw   []byte         // its stored record, when next < len(base.off)
-	nextRec   record         // the record decoded, when decoded is set
+	baseData  *bufio.Reader // docs.dat, read in order
+	next      int           // ordinal of the next base doc not yet matched
+	nextRaw   []byte        // its stored record, when next < len(base.off)
+	nextRec   record        // the record decoded, when decoded is set
 	decoded   bool
 	ncOf      []*nameCount   // base name id → the new index's count of the name, once met
 	lastOf    map[string]int // name → ordinal of its last base doc
