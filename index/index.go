@@ -109,6 +109,13 @@ type OpenOptions struct {
 	// segment and a reader of its private copy (see private.go) before
 	// Bleve reads the copy; an error fails the open.
 	CheckSegment func(path string, copy io.Reader) error
+	// CopyDir, when set, is a folder on disk for the private copies: each
+	// is a file there whose name is removed at once, so its pages are the
+	// page cache's, which the kernel drops under memory pressure and reads
+	// again, where a copy in memory (a memfd) stays resident. For a server
+	// with less memory than its search index. Not on Windows, which maps
+	// the segment files themselves.
+	CopyDir string
 }
 
 // Open opens the index in dir read-only, with no check of its segments'

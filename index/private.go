@@ -89,9 +89,9 @@ func (p orderedZap) Open(path string) (segment.Segment, error) {
 		return p.ZapPlugin.Open(path)
 	}
 	servedDirs.Lock()
-	check := s.o.CheckSegment
+	check, copyDir := s.o.CheckSegment, s.o.CopyDir
 	servedDirs.Unlock()
-	seg, err := openPrivate(p.ZapPlugin, path, check)
+	seg, err := openPrivate(p.ZapPlugin, path, check, copyDir)
 	if err != nil {
 		servedDirs.Lock()
 		if s.err == nil {
@@ -103,14 +103,14 @@ func (p orderedZap) Open(path string) (segment.Segment, error) {
 }
 
 // openPrivate opens a private copy of the segment at path, checked by check
-// (when set) before zap reads it.
-func openPrivate(z *zapv15.ZapPlugin, path string, check func(string, io.Reader) error) (segment.Segment, error) {
+// (when set) before zap reads it: in memory, or in copyDir when set.
+func openPrivate(z *zapv15.ZapPlugin, path string, check func(string, io.Reader) error, copyDir string) (segment.Segment, error) {
 	src, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer src.Close()
-	cp, name, err := privateCopy(src)
+	cp, name, err := privateCopy(src, copyDir)
 	if err != nil {
 		return nil, fmt.Errorf("index: a private copy of %s: %w", path, err)
 	}

@@ -14,11 +14,14 @@ import (
 // cut, grow or write it any more. It returns the copy and a name by which
 // it can be opened again. Where memfds are refused (an old kernel, a
 // sandbox that forbids them) it copies src into a temporary file instead
-// (tempCopy).
-func privateCopy(src *os.File) (*os.File, string, error) {
+// (tempCopy). With dir set, the copy is a temporary file in dir.
+func privateCopy(src *os.File, dir string) (*os.File, string, error) {
+	if dir != "" {
+		return tempCopy(src, dir)
+	}
 	fd, err := unix.MemfdCreate("pds-"+filepath.Base(src.Name()), unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
 	if err != nil {
-		return tempCopy(src)
+		return tempCopy(src, "")
 	}
 	f := os.NewFile(uintptr(fd), "memfd:"+filepath.Base(src.Name()))
 	if _, err := io.Copy(f, src); err != nil {

@@ -6,14 +6,28 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 )
 
-// A served index (OpenWith) reads its segments from private copies: each
-// copy is given to CheckSegment before Bleve reads it, with the file's
-// bytes, and once open the index answers the same with every segment file
-// cut to nothing. A failed check fails the open.
+// A served index (OpenWith) reads its segments from private copies, in
+// memory or in a folder (CopyDir): each copy is given to CheckSegment before
+// Bleve reads it, with the file's bytes, and once open the index answers the
+// same with every segment file cut to nothing. A failed check fails the open.
 func TestServedSegmentsAreCheckedPrivateCopies(t *testing.T) {
+	for _, place := range []string{"memory", "folder"} {
+		t.Run(place, func(t *testing.T) {
+			copyDir := ""
+			if place == "folder" {
+				copyDir = t.TempDir()
+			}
+			servedFromPrivateCopies(t, copyDir)
+		})
+	}
+}
+
+func servedFromPrivateCopies(t *testing.T, copyDir string) {
 	base, dir := filepath.Join(t.TempDir(), "base"), filepath.Join(t.TempDir(), "ix")
 	docs := modelDocs(300, 3)
 	writeTestIndex(t, base, docs[:250], 4, batchSize)
@@ -48,11 +62,21 @@ func TestServedSegmentsAreCheckedPrivateCopies(t *testing.T) {
 		}
 		checked[path] = true
 		return nil
-	}})
+	}, CopyDir: copyDir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ix.Close()
+	if copyDir != "" && runtime.GOOS != "windows" {
+		if names, err := os.ReadDir(copyDir); err != nil || len(names) != 0 {
+			t.Errorf("the copy folder holds %d names (%v): a copy's name is removed at once", len(names), err)
+		}
+		if runtime.GOOS == "linux" {
+			if n := openFilesIn(t, copyDir); n != len(segments) {
+				t.Errorf("%d files open in the copy folder, want one a segment (%d)", n, len(segments))
+			}
+		}
+	}
 	for _, p := range segments {
 		if !checked[p] {
 			t.Errorf("%s was not checked", p)
@@ -70,4 +94,21 @@ func TestServedSegmentsAreCheckedPrivateCopies(t *testing.T) {
 	if !errors.Is(err, refused) {
 		t.Fatalf("open with a check that refuses: %v", err)
 	}
+}
+
+// openFilesIn counts the files this process holds open in dir (Linux).
+func openFilesIn(t *testing.T, dir string) int {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, fd := range fds {
+		target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name()))
+		if err == nil && strings.HasPrefix(target, dir+string(filepath.Separator)) {
+			n++
+		}
+	}
+	return n
 }

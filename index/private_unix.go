@@ -7,11 +7,11 @@ import (
 	"os"
 )
 
-// tempCopy copies src into a new file in the temporary folder whose name
-// is removed at once: no other process can open it then. It returns the
-// copy and a name by which it can be opened again.
-func tempCopy(src *os.File) (*os.File, string, error) {
-	f, err := os.CreateTemp("", "pds-segment-*")
+// tempCopy copies src into a new file in dir (the temporary folder: "")
+// whose name is removed at once: no other process can open it by name then.
+// It returns the copy and a name by which it can be opened again.
+func tempCopy(src *os.File, dir string) (*os.File, string, error) {
+	f, err := os.CreateTemp(dir, "pds-segment-*")
 	if err != nil {
 		return nil, "", err
 	}

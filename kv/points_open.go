@@ -77,6 +77,24 @@ func openPoints(path string, guard PointsGuard) (p *points, err error) {
 	return p, nil
 }
 
+// adviseRandom tells the kernel that the records and entries of a mapped
+// index are read at random. Without it, a page fault there reads the disk's
+// whole read-ahead window around the page (8 MiB on some disks) to answer
+// one lookup of about a hundred bytes: what warms the page cache fastest
+// while the index fits in memory, but where it does not, each such read
+// pushes out pages other lookups need, and the server reads megabytes a
+// lookup. The header, dictionary and radix, read whole at opening, keep the
+// default. Advice only: an error changes nothing read, so it is not one.
+func (p *points) adviseRandom() {
+	page := uint64(os.Getpagesize())
+	from := (p.dataAt + page - 1) / page * page
+	to := p.radixAt() / page * page
+	if p.mapped == nil || to <= from || to > uint64(len(p.mapped)) {
+		return
+	}
+	_ = osfile.AdviseRandom(p.mapped[from:to])
+}
+
 // readPointsFile opens the point index at path to be read with pread: no
 // mapping, its radix read into memory (4 bytes a bucket), the same checks.
 func readPointsFile(path string, guard PointsGuard) (p *points, err error) {

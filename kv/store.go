@@ -171,6 +171,16 @@ func (s *Store) UsePoints(path string, guard PointsGuard) error {
 	return s.setPoints(openPoints(path, guard))
 }
 
+// AdvisePointsRandom tells the kernel that the mapped point index
+// (UsePoints) is read at random, so that a page fault reads that page
+// alone and not the disk's read-ahead window around it: for a server whose
+// memory cannot hold the index. It does nothing without a mapped index.
+func (s *Store) AdvisePointsRandom() {
+	if s.points != nil {
+		s.points.adviseRandom()
+	}
+}
+
 // ReadPoints is UsePoints without a mapping: each probe reads the file
 // with pread (three reads of a few bytes), and only the index's radix, 4
 // bytes a bucket, is held in memory.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -394,5 +395,49 @@ func TestIndexOpenedOnlyAfterItsHash(t *testing.T) {
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// A server whose memory cannot hold the point index (more than half of its
+// memory limit) reads the index a page at a time; one that can, or that
+// knows no limit, keeps the kernel's read-ahead. Where the index is read
+// into memory instead of mapped (Windows), there is nothing to advise.
+func TestPointIndexReadAtRandomWhenMemoryCannotHoldIt(t *testing.T) {
+	snap := passportSnapshot(t)
+	m, err := snapshots.ReadManifest(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var size int64
+	for _, f := range m.Files {
+		if f.Path == snapshots.PointsPath {
+			size = f.Size
+		}
+	}
+	if size == 0 {
+		t.Fatalf("the manifest lists no %s", snapshots.PointsPath)
+	}
+	for _, c := range []struct {
+		name   string
+		limit  int64
+		random bool
+	}{
+		{"no limit", 0, false},
+		{"twice the index", 2 * size, false},
+		{"under twice the index", 2*size - 1, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := snapshots.Open(snap, snapshots.OpenOptions{MemoryLimit: c.limit})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if want := c.random && runtime.GOOS != "windows"; s.PointsRandom != want {
+				t.Errorf("memory limit %d, index %d bytes: read at random %v, want %v", c.limit, size, s.PointsRandom, want)
+			}
+			if _, ok, err := s.View(kv.TagIdentity, "gtin:04006381333931", "", nil); err != nil || !ok {
+				t.Errorf("an identity read: %v %v", ok, err)
+			}
+		})
 	}
 }

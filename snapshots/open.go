@@ -14,6 +14,7 @@ import (
 
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/index"
+	"github.com/productdata/pds/internal/osfile"
 	"github.com/productdata/pds/kv"
 )
 
@@ -35,6 +36,16 @@ type OpenOptions struct {
 	// HashAll hashes every file whole before Open returns, as for formats
 	// before 3, instead of checking each chunk as it is first read.
 	HashAll bool
+	// SearchCopyDir, when set, is a folder on disk for the private copies
+	// of the search index's segments (index.OpenOptions.CopyDir) instead
+	// of memory.
+	SearchCopyDir string
+	// MemoryLimit, when positive, is the memory the serving process may
+	// use, page cache included (its cgroup's limit). A mapped point index
+	// larger than half of it is read a page at a time
+	// (kv.Store.AdvisePointsRandom): it cannot stay in memory, and the
+	// disk's read-ahead would evict what lookups need.
+	MemoryLimit int64
 }
 
 // Snapshot is an opened, verified snapshot. Serving reads it through Alias
@@ -50,8 +61,10 @@ type Snapshot struct {
 	CursorKey []byte
 	// CacheBytes is the size of the store's block cache.
 	CacheBytes int64
-	// Points is whether identity views are read from the point index.
-	Points bool
+	// Points is whether identity views are read from the point index;
+	// PointsRandom whether its pages are read one at a time
+	// (OpenOptions.MemoryLimit).
+	Points, PointsRandom bool
 	// Verified is how long checking the signature and the files took,
 	// Opened how long opening the store, the sources and the index took
 	// after that.
@@ -74,6 +87,7 @@ type Snapshot struct {
 	pendingIndex []File
 	stopIndex    context.CancelFunc
 	indexCtx     context.Context
+	copyDir      string // OpenOptions.SearchCopyDir
 }
 
 // The bounds of AutoCacheBytes.
@@ -119,7 +133,8 @@ func Open(dir string, o OpenOptions) (*Snapshot, error) {
 		return nil, err
 	}
 	defer root.Close()
-	s := &Snapshot{Dir: real, Manifest: m, CacheBytes: o.CacheBytes, files: map[string]*sealed{}, indexChecked: make(chan struct{})}
+	s := &Snapshot{Dir: real, Manifest: m, CacheBytes: o.CacheBytes, files: map[string]*sealed{}, indexChecked: make(chan struct{}),
+		copyDir: o.SearchCopyDir}
 	s.indexCtx, s.stopIndex = context.WithCancel(context.Background())
 	lazy := chunked(m.FormatVersion) && !o.HashAll
 	var hashes map[string][]byte
@@ -258,7 +273,7 @@ func (s *Snapshot) openIndex(ctx context.Context) (*index.Index, error) {
 		mu.Unlock()
 		return nil
 	}
-	ix, err := index.OpenWith(join(s.Dir, IndexDir), index.OpenOptions{CheckSegment: check})
+	ix, err := index.OpenWith(join(s.Dir, IndexDir), index.OpenOptions{CheckSegment: check, CopyDir: s.copyDir})
 	if err != nil {
 		return nil, err
 	}
@@ -301,6 +316,10 @@ func (s *Snapshot) open(o OpenOptions, withIndex bool) error {
 	switch {
 	case s.Points:
 		err = st.UsePoints(join(s.Dir, PointsPath), pointsGuard{s, listed})
+		if err == nil && o.MemoryLimit > 0 && listed.size > o.MemoryLimit/2 {
+			st.AdvisePointsRandom()
+			s.PointsRandom = osfile.Maps
+		}
 	case st.PointsOnly() && listed != nil:
 		err = st.ReadPoints(join(s.Dir, PointsPath), pointsGuard{s, listed})
 	case st.PointsOnly():

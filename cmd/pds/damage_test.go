@@ -260,6 +260,8 @@ func waitReady(base, want string) string {
 // 503 SERVICE_UNAVAILABLE. It is done a few times, each time with a fresh
 // copy of the snapshot and a fresh server: the process died in one of the
 // first three rounds, every time, when Bleve mapped the files themselves.
+// Every other round keeps the copies in a folder (--search-copy-dir) rather
+// than in memory.
 func TestCutSearchSegmentUnderConcurrentSearches(t *testing.T) {
 	original := twoSegmentSnapshot(t)
 	keysPath, secrets := ingesttest.Keys(t)
@@ -275,7 +277,13 @@ func TestCutSearchSegmentUnderConcurrentSearches(t *testing.T) {
 			t.Fatal(err)
 		}
 		segment := largestSegment(t, snap)
-		base, exited, stderr := startServeProcess(t, "--snapshot", snap, "--keys", keysPath, "--watch", "100ms")
+		args := []string{"--snapshot", snap, "--keys", keysPath, "--watch", "100ms"}
+		copyDir := ""
+		if round%2 == 1 {
+			copyDir = t.TempDir()
+			args = append(args, "--search-copy-dir", copyDir)
+		}
+		base, exited, stderr := startServeProcess(t, args...)
 		want := map[string]string{}
 		for _, p := range paths {
 			status, body := damageGet(base+p, key)
@@ -308,6 +316,9 @@ func TestCutSearchSegmentUnderConcurrentSearches(t *testing.T) {
 		}
 		if !strings.Contains(ready, `"damaged"`) {
 			t.Fatalf("round %d: /readyz after the cut: %s", round, ready)
+		}
+		if copyDir != "" && !strings.Contains(stderr.String(), `"search_copy_dir":"`+copyDir+`"`) {
+			t.Fatalf("round %d: the serving line does not name the copy folder: %s", round, stderr.String())
 		}
 	}
 }

@@ -61,6 +61,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"serve", "--snapshot", "x", "--keys", "k", "--max-conns-share", "0"}, 2, "--max-conns-share 0: want a share above 0 and at most 1"},
 		{[]string{"serve", "--snapshot", "x", "--keys", "k", "--max-conns-share", "1.5"}, 2, "--max-conns-share 1.5"},
 		{[]string{"serve", "--snapshot", "x", "--keys", "k", "--max-conns-share", "NaN"}, 2, "--max-conns-share NaN"},
+		{[]string{"serve", "--snapshot", "x", "--keys", "k", "--search-copy-dir", "no-such-folder"}, 2, "--search-copy-dir: open no-such-folder"},
 		{[]string{"keys"}, 2, "a keys subcommand is required"},
 		{[]string{"keys", "nope"}, 2, "unknown keys subcommand"},
 		{[]string{"keys", "revoke", "--keys", "k"}, 2, "the id of the key to revoke is required"},

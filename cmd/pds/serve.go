@@ -30,7 +30,7 @@ import (
 // snapshot pointer and keys file until ctx ends; Close drains and releases.
 type serve struct {
 	snapDir, keysFile, addr, adminAddr, origins, logLevel, usagePath string
-	trustRoot, pubKeyPath, stale                                     string
+	trustRoot, pubKeyPath, stale, searchCopyDir                      string
 	trust                                                            snapshots.Verifier
 	cacheMB, maxInFlight                                             int
 	memoryLimit                                                      int64 // the cgroup's, read once at start; 0: none
@@ -95,6 +95,7 @@ func (s *serve) parse(args []string, stderr io.Writer) error {
 	fs.DurationVar(&s.limits.IdleTimeout, "idle-timeout", s.limits.IdleTimeout, "time a keep-alive connection may stay idle after an answer")
 	fs.BoolVar(&s.netHTTPOnly, "net-http-only", false, "answer every request with net/http, without the lane for plain GETs (see docs/design.md)")
 	fs.BoolVar(&s.hashAll, "hash-all", false, "hash every file of the snapshot whole before serving it, instead of checking each 64 KiB as it is first read (see docs/snapshots.md)")
+	fs.StringVar(&s.searchCopyDir, "search-copy-dir", "", "a folder on disk (not tmpfs) for the private copies of the search index's segments, which are otherwise kept in memory that cannot be paged out; for a server with less memory than the snapshot's search index (see docs/operating.md)")
 	fs.BoolVar(&s.noPoints, "no-point-index", false, "read identity views from the store, not from the snapshot's point index (slower; maps no file; see docs/design.md)")
 	s.res.define(fs)
 	if err := parseFlags(fs, args, "snapshot", "keys", "addr"); err != nil {
@@ -123,6 +124,15 @@ func (s *serve) parse(args []string, stderr io.Writer) error {
 	}
 	if _, ok := s.trust.(*trust.Replica); !ok && s.stale == "refuse" {
 		return fmt.Errorf("%w: --stale refuse needs a root of trust (--trust-root): without one there is no timestamp to expire", errUsage)
+	}
+	if s.searchCopyDir != "" {
+		// Fail now, not when the index is opened in the background.
+		f, err := os.CreateTemp(s.searchCopyDir, "pds-segment-*")
+		if err != nil {
+			return fmt.Errorf("%w: --search-copy-dir: %w", errUsage, err)
+		}
+		f.Close()
+		os.Remove(f.Name())
 	}
 	s.memoryLimit, _ = memoryLimit()
 	return nil
@@ -204,6 +214,12 @@ func (s *serve) Open(stderr io.Writer) error {
 	if s.memoryLimit > 0 {
 		attrs = append(attrs, "memory_limit_mb", s.memoryLimit>>20)
 	}
+	if snap.PointsRandom {
+		attrs = append(attrs, "point_index_random", true)
+	}
+	if s.searchCopyDir != "" {
+		attrs = append(attrs, "search_copy_dir", s.searchCopyDir)
+	}
 	s.log.Info("serving", attrs...)
 	// Ready: only now is the search index hashed, so the start reads no
 	// more than answers need.
@@ -212,12 +228,14 @@ func (s *serve) Open(stderr io.Writer) error {
 }
 
 func (s *serve) openOptions() snapshots.OpenOptions {
-	o := snapshots.OpenOptions{CacheBytes: int64(s.cacheMB) << 20, Verifier: s.trust, NoPoints: s.noPoints, HashAll: s.hashAll}
+	o := snapshots.OpenOptions{CacheBytes: int64(s.cacheMB) << 20, Verifier: s.trust, NoPoints: s.noPoints, HashAll: s.hashAll,
+		SearchCopyDir: s.searchCopyDir}
 	if s.memoryLimit > 0 {
 		// A quarter of the cgroup's limit: the rest is the server's own
 		// memory (search index offsets, connections) and the page cache
 		// the snapshot's other reads go through, which the limit counts.
 		o.MaxAutoCacheBytes = max(s.memoryLimit/4, 16<<20)
+		o.MemoryLimit = s.memoryLimit
 	}
 	return o
 }

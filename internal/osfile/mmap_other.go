@@ -14,3 +14,6 @@ func Unmap([]byte) error { return nil }
 // Maps is whether Map maps the file (false: it reads it into memory, and a
 // file cut short afterwards changes nothing read from it).
 const Maps = false
+
+// AdviseRandom does nothing where Map reads the file into memory.
+func AdviseRandom([]byte) error { return nil }
