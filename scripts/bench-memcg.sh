@@ -7,9 +7,11 @@
 # dropped, the server started in the cgroup, then wrk for DUR. It reports
 # identifiers/s, p50 and p99, the disk reads a lookup costs (the device's
 # reads completed, /proc/diskstats, over the lookups answered), and the
-# cgroup's peak memory. Needs root (the cgroup and dropping the cache); it
-# stops and says so otherwise. Cgroup v1's memory controller when mounted,
-# else v2's.
+# cgroup's peak memory. Each kind runs twice: with the search index's
+# private copies in memory (the default) and in a folder on the snapshot's
+# disk (--search-copy-dir), where the kernel can drop their pages. Needs
+# root (the cgroup and dropping the cache); it stops and says so otherwise.
+# Cgroup v1's memory controller when mounted, else v2's.
 source "$(dirname "$0")/bench-lib.sh"
 cd "$(dirname "$0")/.."
 need wrk wrk
@@ -67,15 +69,19 @@ for i in $(seq 1 50); do
   shuf -n 1000 --random-source=<(yes "m$i") "$SUBJ" | sed 's/.*/"&"/' | paste -sd, - | sed 's/^/{"identifiers":[/; s/$/]}/' >> "$W/memcg-bodies.txt"
 done
 
-# start_in_cgroup: drop the page cache, then start pds serve inside the
-# cgroup and wait for /readyz. Sets PDS_PID and KEY.
+# The folder for the search index's copies, on the snapshot's disk.
+COPIES="$W/memcg-search-copies"
+mkdir -p "$COPIES"
+
+# start_in_cgroup [FLAG...]: drop the page cache, then start pds serve
+# inside the cgroup, with FLAGs, and wait for /readyz. Sets PDS_PID and KEY.
 start_in_cgroup() {
   rm -f "$W/keys-memcg.json"
   KEY=$(bin/pds keys add --keys "$W/keys-memcg.json" --tenant bench --scopes products:read,products:resolve 2>/dev/null)
   export KEY
   drop_caches
   cg_reset
-  bash -c "echo \$\$ > $CG/cgroup.procs && exec bin/pds serve --snapshot $snap --keys $W/keys-memcg.json --addr 127.0.0.1:$PORT_PDS" > "$W/serve-memcg.log" 2>&1 &
+  bash -c "echo \$\$ > $CG/cgroup.procs && exec bin/pds serve --snapshot $snap --keys $W/keys-memcg.json --addr 127.0.0.1:$PORT_PDS $*" > "$W/serve-memcg.log" 2>&1 &
   PDS_PID=$!
   PDS_LOG="$W/serve-memcg.log"
   for _ in $(seq 1 600); do
@@ -87,10 +93,11 @@ start_in_cgroup() {
   exit 1
 }
 
-# run KIND PER_REQUEST [wrk env]: one cold run; prints its row.
+# run KIND COPIES PER_REQUEST [wrk env]: one cold run with the search
+# index's copies in COPIES (memory, or a folder); prints its row.
 run() {
-  local kind=$1 per=$2; shift 2
-  start_in_cgroup
+  local kind=$1 copies=$2 per=$3; shift 3
+  if [ "$copies" = memory ]; then start_in_cgroup; else start_in_cgroup --search-copy-dir "$copies"; fi
   local r0 b0 r1 b1 out rps
   read -r r0 b0 < <(disk_reads)
   out=$(export "$@"; wrk_run "$kind" "$CONNS" "$DUR" "http://127.0.0.1:$PORT_PDS")
@@ -100,7 +107,7 @@ run() {
   if ! kill -0 "$PDS_PID" 2>/dev/null; then
     # Killed inside the cgroup: say so, with the kernel's count of the
     # cgroup's OOM kills, rather than report the rate of a dead server.
-    echo "$kind died oom_kills=$(cg_ooms) cgroup_peak_mib=$(cg_peak) log=$(tail -n 1 "$W/serve-memcg.log" | tr ' ' _)"
+    echo "$kind,$copies died oom_kills=$(cg_ooms) cgroup_peak_mib=$(cg_peak) log=$(tail -n 1 "$W/serve-memcg.log" | tr ' ' _)"
     PDS_PID=
     return
   fi
@@ -119,14 +126,17 @@ run() {
     killed=yes
   fi
   stop_pds
-  echo "$kind ids_per_s=$(awk -v r="$rps" -v p="$per" 'BEGIN{printf "%.0f", r*p}') p50_us=$(field p50_us "$out") p99_us=$(field p99_us "$out") reads_per_lookup=$(awk -v a="$r0" -v b="$r1" -v n="$lookups" 'BEGIN{printf "%.2f", (b-a)/n}') bytes_read_per_lookup=$(awk -v a="$b0" -v b="$b1" -v n="$lookups" 'BEGIN{printf "%.0f", (b-a)/n}') cgroup_peak_mib=$(cg_peak) rss_peak_mib=$rss errors_5xx=$errors sigkill_at_stop=$killed"
+  echo "$kind,$copies ids_per_s=$(awk -v r="$rps" -v p="$per" 'BEGIN{printf "%.0f", r*p}') p50_us=$(field p50_us "$out") p99_us=$(field p99_us "$out") reads_per_lookup=$(awk -v a="$r0" -v b="$r1" -v n="$lookups" 'BEGIN{printf "%.2f", (b-a)/n}') bytes_read_per_lookup=$(awk -v a="$b0" -v b="$b1" -v n="$lookups" 'BEGIN{printf "%.0f", (b-a)/n}') cgroup_peak_mib=$(cg_peak) rss_peak_mib=$rss errors_5xx=$errors sigkill_at_stop=$killed"
 }
 
 SIZE_MB=$(( $(du -sbL "$snap" | cut -f1) / 1048576 ))
-ID=$(run identity 1 PATHS="$W/memcg-paths-identity.txt")
-echo "$ID"
-RES=$(run resolve 1000 PATHS="$W/memcg-paths-resolve.txt" BODIES="$W/memcg-bodies.txt")
-echo "$RES"
+ROWS=()
+for copies in memory "$COPIES"; do
+  ROWS+=("$(run identity "$copies" 1 PATHS="$W/memcg-paths-identity.txt")")
+  echo "${ROWS[-1]}"
+  ROWS+=("$(run resolve "$copies" 1000 PATHS="$W/memcg-paths-resolve.txt" BODIES="$W/memcg-bodies.txt")")
+  echo "${ROWS[-1]}"
+done
 
 out=$(mktemp)
 {
@@ -134,14 +144,19 @@ out=$(mktemp)
   echo
   echo "Measured $(date -u +%Y-%m-%d) on $(machine). Command: \`N_BIG=$N MEM_MB=$MEM_MB make bench-memcg\` (scripts/bench-memcg.sh): the $N-product snapshot ($SIZE_MB MiB) served by \`pds serve\` inside a memory cgroup of $MEM_MB MiB (page cache included), the page cache dropped before each run; wrk -c$CONNS for $DUR on random existing identifiers (200,000 distinct)."
   echo
-  echo "| run | identifiers/s | p50 ms | p99 ms | disk reads a lookup | bytes read a lookup | cgroup peak MiB | server RSS MiB | 5xx | stopped by SIGTERM within 30 s |"
-  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
-  for line in "$ID" "$RES"; do
+  echo "The search index's private copies are in memory (the default) or in a folder on the snapshot's disk (\`--search-copy-dir\`), whose pages the kernel may drop."
+  echo
+  echo "| run | search copies | identifiers/s | p50 ms | p99 ms | disk reads a lookup | bytes read a lookup | cgroup peak MiB | server RSS MiB | 5xx | stopped by SIGTERM within 30 s |"
+  echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+  for line in "${ROWS[@]}"; do
+    name=${line%% *}
+    kind=${name%%,*}
+    place=$([ "${name#*,}" = memory ] && echo "in memory" || echo "on disk")
     if [[ $line == *" died "* ]]; then
-      echo "| ${line%% *} | the server was killed in the cgroup ($(field oom_kills "$line") OOM kills; cgroup peak $(field cgroup_peak_mib "$line") MiB) | | | | | | | | |"
+      echo "| $kind | $place | the server was killed in the cgroup ($(field oom_kills "$line") OOM kills; cgroup peak $(field cgroup_peak_mib "$line") MiB) | | | | | | | | |"
       continue
     fi
-    echo "| ${line%% *} | $(field ids_per_s "$line") | $(awk -v u="$(field p50_us "$line")" 'BEGIN{printf "%.2f", u/1000}') | $(awk -v u="$(field p99_us "$line")" 'BEGIN{printf "%.2f", u/1000}') | $(field reads_per_lookup "$line") | $(field bytes_read_per_lookup "$line") | $(field cgroup_peak_mib "$line") | $(field rss_peak_mib "$line") | $(field errors_5xx "$line") | $([ "$(field sigkill_at_stop "$line")" = yes ] && echo "no: killed" || echo yes) |"
+    echo "| $kind | $place | $(field ids_per_s "$line") | $(awk -v u="$(field p50_us "$line")" 'BEGIN{printf "%.2f", u/1000}') | $(awk -v u="$(field p99_us "$line")" 'BEGIN{printf "%.2f", u/1000}') | $(field reads_per_lookup "$line") | $(field bytes_read_per_lookup "$line") | $(field cgroup_peak_mib "$line") | $(field rss_peak_mib "$line") | $(field errors_5xx "$line") | $([ "$(field sigkill_at_stop "$line")" = yes ] && echo "no: killed" || echo yes) |"
   done
   echo
   echo "Machine load average when the run ended: $(cut -d' ' -f1-3 /proc/loadavg)."
