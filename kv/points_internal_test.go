@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"math/rand/v2"
 	"os"
@@ -521,5 +522,57 @@ func TestPointsProbes(t *testing.T) {
 	})
 	if !errors.Is(err, domain.ErrDamaged) {
 		t.Fatalf("probes of a file cut short: %v", err)
+	}
+}
+
+// checkLog is a PointsGuard that vouches for every byte and records the
+// ranges it was asked about.
+type checkLog struct{ ranges [][2]int64 }
+
+func (g *checkLog) Check(_ []byte, off, n int64) error {
+	g.ranges = append(g.ranges, [2]int64{off, off + n})
+	return nil
+}
+
+func (g *checkLog) ReadAt(r io.ReaderAt, p []byte, off int64) (int, error) {
+	g.ranges = append(g.ranges, [2]int64{off, off + int64(len(p))})
+	return r.ReadAt(p, off)
+}
+
+func (g *checkLog) Unchanged(os.FileInfo, error) error { return nil }
+
+// Opening a mapped point index under a guard asks the guard for none of
+// its radix, which would read it all from disk (64 MiB at ten million
+// products); each probe asks for its own slot, before it reads it.
+func TestMappedRadixCheckedSlotBySlot(t *testing.T) {
+	var keys, values [][]byte
+	for i := range 5000 {
+		keys = append(keys, AppendViewKey(nil, TagIdentity, fmt.Sprintf("gtin:%014d", i*3), ""))
+		values = append(values, []byte(fmt.Sprintf(`{"subject":"gtin:%014d","n":%d}`, i*3, i)))
+	}
+	path := filepath.Join(t.TempDir(), "points")
+	writePoints(t, path, keys, values, true)
+	g := &checkLog{}
+	p, err := openPoints(path, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.close()
+	radix := int64(p.radixAt())
+	for _, r := range g.ranges {
+		if r[1] > radix {
+			t.Fatalf("opening checked [%d, %d), inside the radix at %d", r[0], r[1], radix)
+		}
+	}
+	for _, i := range []int{0, 1234, 4999} {
+		g.ranges = nil
+		v, ok, err := p.get(keys[i], nil)
+		if err != nil || !ok || string(v) != string(values[i]) {
+			t.Fatalf("get %s: %q %v %v", keys[i], v, ok, err)
+		}
+		slot := radix + int64(bucket(xxhash.Sum64(keys[i]), p.bits))*4
+		if len(g.ranges) == 0 || g.ranges[0] != [2]int64{slot, slot + 8} {
+			t.Errorf("get %s: first checked %v, want its radix slot [%d, %d)", keys[i], g.ranges, slot, slot+8)
+		}
 	}
 }

@@ -76,8 +76,13 @@ func (p *points) probe(key, dst []byte, buf *[]byte) (out []byte, ok bool, err e
 	le := binary.LittleEndian
 	h := xxhash.Sum64(key)
 	bk := bucket(h, p.bits)
+	if p.mapped != nil && p.guard != nil {
+		if err := p.guard.Check(p.mapped, int64(p.radixAt()+bk*4), 8); err != nil {
+			return dst, false, err
+		}
+	}
 	lo, hi := uint64(le.Uint32(p.radix[bk*4:])), uint64(le.Uint32(p.radix[bk*4+4:]))
-	if lo > hi || hi > p.count { // checked at opening; a file changed under the mapping since is not trusted
+	if lo > hi || hi > p.count { // a file changed under the mapping, or a slot no check vouched for, is not trusted
 		return dst, false, corrupt()
 	}
 	if hi == lo {
