@@ -117,8 +117,11 @@ percentiles() {
 # --cache-mb $CACHE_MB, 0 by default: sized from the store) on
 # 127.0.0.1:PORT in the background (log: $W/serve-NAME.log), with its admin
 # listener (metrics and pprof) on 127.0.0.1:PORT+1 (ADMIN), and any
-# $SERVE_FLAGS (such as --no-point-index), and wait until it listens. Sets PDS_PID; stop_pds stops it, and the caller's EXIT trap should
-# too (kill "$PDS_PID").
+# $SERVE_FLAGS (such as --no-point-index), and wait until it listens and
+# its search index is open (checked and opened in the background after the
+# start: at 10M products that is seconds of disk and CPU, which a
+# measurement must not share). Sets PDS_PID; stop_pds stops it, and the
+# caller's EXIT trap should too (kill "$PDS_PID").
 PDS_PID=
 start_pds() {
   local name=$1 snap=$2 port=$3 scopes=$4
@@ -131,6 +134,17 @@ start_pds() {
   PDS_PID=$!
   PDS_LOG="$W/serve-$name.log"
   wait_port "127.0.0.1:$port"
+  local i
+  for i in $(seq 1 3000); do
+    grep -q '"msg":"search index ready"' "$PDS_LOG" && return 0
+    if grep -q '"msg":"search index not opened' "$PDS_LOG" || ! kill -0 "$PDS_PID" 2>/dev/null; then
+      echo "bench: pds serve's search index did not open: $(tail -n 2 "$PDS_LOG")" >&2
+      exit 1
+    fi
+    sleep 0.1
+  done
+  echo "bench: pds serve's search index not open after 300 s" >&2
+  exit 1
 }
 
 # serving_field LOG NAME: the number NAME of the "serving" line the server

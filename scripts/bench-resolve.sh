@@ -131,7 +131,7 @@ out=$(mktemp)
   echo "| pds \`--no-point-index\` (identity views from Pebble) | $PEBBLE_RPS | $(awk -v r="$PEBBLE_RPS" 'BEGIN{printf "%.0f", r*1000}') | $(ms "$(field p50_us "$PEBBLE")") | $(ms "$(field p99_us "$PEBBLE")") |"
   echo "| PostgreSQL 15 | $PG_TPS | $(awk -v r="$PG_TPS" 'BEGIN{printf "%.0f", r*1000}') | $(ms "$PG_P50") | $(ms "$PG_P99") |"
   echo
-  echo "Catalogue-sized resolves in the same run, over the same 1M-product snapshot: $STREAM_LINES lines, every tenth a valid GTIN no product has, the others existing subjects (final counts $STREAM_COUNTS)."
+  echo "Catalogue-sized resolves in the same run, over the same $N-product snapshot: $STREAM_LINES lines, every tenth a valid GTIN no product has, the others existing subjects (final counts $STREAM_COUNTS)."
   echo
   echo "| how | identifiers/s | vs the batch call | wall time | memory |"
   echo "|---|---:|---:|---:|---|"

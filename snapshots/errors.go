@@ -32,8 +32,9 @@ var (
 	// (guard.go); it never leaves the package.
 	errReadAgain = errors.New("read again")
 
-	// errClosed is the cause of a search index check stopped by Close.
-	errClosed = errors.New("snapshots: the snapshot was closed")
+	// ErrClosed is the error of a search, or of WaitIndex, on a snapshot
+	// closed before its search index was open: its check was stopped.
+	ErrClosed = errors.New("snapshots: the snapshot was closed")
 
 	// errLocked is lockExclusive's error when a live process holds a
 	// build's temporary folder (tempdir.go).

@@ -213,7 +213,7 @@ func (s *Snapshot) checkIndex(files []File) {
 			s.index.Close()
 			s.index = nil
 		}
-		s.indexErr = errClosed
+		s.indexErr = ErrClosed
 		return
 	}
 	if err != nil {
@@ -425,14 +425,8 @@ func (s *Snapshot) Layers() (int, error) { return s.store.Layers() }
 // the files reaches; the doc store beside them is read with pread. A panic
 // of the search is an error that marks the snapshot damaged.
 func (s *Snapshot) Search(ctx context.Context, q index.Query) (page index.Page, err error) {
-	s.CheckInBackground()
-	select {
-	case <-s.indexChecked:
-	case <-ctx.Done():
-		return page, ctx.Err()
-	}
-	if s.indexErr != nil {
-		return page, s.indexErr
+	if err := s.WaitIndex(ctx); err != nil {
+		return page, err
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -448,12 +442,26 @@ func (s *Snapshot) Search(ctx context.Context, q index.Query) (page index.Page, 
 	return page, err
 }
 
+// WaitIndex starts the search index's check (CheckInBackground) and waits
+// until its files are hashed and it is open, or ctx ends. It returns nil
+// when the index is ready to search, its error otherwise (ErrClosed once
+// the snapshot was closed first).
+func (s *Snapshot) WaitIndex(ctx context.Context) error {
+	s.CheckInBackground()
+	select {
+	case <-s.indexChecked:
+		return s.indexErr
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // Close closes the store and the search index; a check of the index still
 // running in the background is stopped and waited for.
 func (s *Snapshot) Close() error {
 	s.stopIndex()
 	s.indexStart.Do(func() { // never started: it will not be
-		s.indexErr = errClosed
+		s.indexErr = ErrClosed
 		close(s.indexChecked)
 	})
 	<-s.indexChecked

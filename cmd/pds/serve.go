@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -223,8 +224,22 @@ func (s *serve) Open(stderr io.Writer) error {
 	s.log.Info("serving", attrs...)
 	// Ready: only now is the search index hashed, so the start reads no
 	// more than answers need.
-	snap.CheckInBackground()
+	go s.reportIndex(snap, time.Now())
 	return nil
+}
+
+// reportIndex starts the check of snap's search index in the background
+// and logs when the index is open, or why it is not: until then a search
+// waits for it.
+func (s *serve) reportIndex(snap *service.Snapshot, since time.Time) {
+	err := snap.WaitIndex(context.Background())
+	switch {
+	case err == nil:
+		s.log.Info("search index ready", "build_id", snap.Manifest.BuildID, "took_ms", time.Since(since).Milliseconds())
+	case errors.Is(err, snapshots.ErrClosed):
+	default:
+		s.log.Error("search index not opened; searches fail", "build_id", snap.Manifest.BuildID, "error", err.Error())
+	}
 }
 
 func (s *serve) openOptions() snapshots.OpenOptions {
@@ -375,7 +390,7 @@ func (s *serve) swapIfChanged() {
 		return
 	}
 	s.svc.Swap(next)
-	next.CheckInBackground()
+	go s.reportIndex(next, time.Now())
 	s.metrics.Swapped()
 	a, ok := fleet.ArrivalOf(next.Dir)
 	if !ok {

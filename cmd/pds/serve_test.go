@@ -74,6 +74,14 @@ func TestServeOperable(t *testing.T) {
 	if _, err := os.Stat("/proc/self/io"); err == nil && !regexp.MustCompile(`"msg":"serving",.*"disk_read_kb":[0-9]+`).MatchString(stderr.String()) {
 		t.Errorf("the serving line lacks disk_read_kb: %s", stderr.String())
 	}
+	// The search index is checked and opened after the start, and the log
+	// says when it is ready (make bench-* wait for that line).
+	for i := 0; i < 400 && !strings.Contains(stderr.String(), `"msg":"search index ready"`); i++ {
+		time.Sleep(25 * time.Millisecond)
+	}
+	if !regexp.MustCompile(`"msg":"search index ready","build_id":"[0-9A-Z]+","took_ms":[0-9]+`).MatchString(stderr.String()) {
+		t.Errorf("no search index ready line: %s", stderr.String())
+	}
 	get := func(url string) (int, string) {
 		res, err := http.Get(url)
 		if err != nil {
