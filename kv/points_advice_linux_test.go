@@ -2,9 +2,7 @@ package kv
 
 import (
 	"bufio"
-	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,13 +15,7 @@ import (
 // page and not the disk's read-ahead window, and its header, dictionary and
 // radix are not.
 func TestMappedPointsRecordsAreAdvisedRandom(t *testing.T) {
-	var keys, values [][]byte
-	for i := range 40000 {
-		keys = append(keys, AppendViewKey(nil, TagIdentity, fmt.Sprintf("gtin:%014d", i*7), ""))
-		values = append(values, []byte(fmt.Sprintf(`{"subject":"gtin:%014d","n":%d}`, i*7, i)))
-	}
-	path := filepath.Join(t.TempDir(), "points")
-	writePoints(t, path, keys, values, true)
+	path, _, _ := identityPoints(t, 40000)
 	p, err := openPoints(path, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -52,6 +52,20 @@ func writePoints(t testing.TB, path string, keys, values [][]byte, dict bool) {
 	}
 }
 
+// identityPoints writes a point index of n identity views, of subjects
+// gtin:0, gtin:7, gtin:14, … (so that a key between two is absent), with a
+// dictionary, and returns its path, keys and values.
+func identityPoints(t testing.TB, n int) (path string, keys, values [][]byte) {
+	t.Helper()
+	for i := range n {
+		keys = append(keys, AppendViewKey(nil, TagIdentity, fmt.Sprintf("gtin:%014d", i*7), ""))
+		values = append(values, []byte(fmt.Sprintf(`{"subject":"gtin:%014d","n":%d}`, i*7, i)))
+	}
+	path = filepath.Join(t.TempDir(), "points")
+	writePoints(t, path, keys, values, true)
+	return path, keys, values
+}
+
 // pointsV1 is a point index of version 1 (snapshot format 2), as that pds
 // wrote it: values stored as they are, no dictionary.
 func pointsV1(keys, values [][]byte) []byte {
@@ -475,13 +489,7 @@ func TestBuilderPoints(t *testing.T) {
 // short after it was opened, the batch ends with an error of a damaged
 // index, not a crash.
 func TestPointsProbes(t *testing.T) {
-	var keys, values [][]byte
-	for i := range 3000 {
-		keys = append(keys, AppendViewKey(nil, TagIdentity, fmt.Sprintf("gtin:%014d", i*7), ""))
-		values = append(values, []byte(fmt.Sprintf(`{"subject":"gtin:%014d","n":%d}`, i*7, i)))
-	}
-	path := filepath.Join(t.TempDir(), "points")
-	writePoints(t, path, keys, values, true)
+	path, keys, _ := identityPoints(t, 3000)
 	for mode, p := range openEach(t, path) {
 		err := p.probes(func(buf *[]byte) error {
 			for i, k := range keys {
@@ -545,13 +553,7 @@ func (g *checkLog) Unchanged(os.FileInfo, error) error { return nil }
 // its radix, which would read it all from disk (64 MiB at ten million
 // products); each probe asks for its own slot, before it reads it.
 func TestMappedRadixCheckedSlotBySlot(t *testing.T) {
-	var keys, values [][]byte
-	for i := range 5000 {
-		keys = append(keys, AppendViewKey(nil, TagIdentity, fmt.Sprintf("gtin:%014d", i*3), ""))
-		values = append(values, []byte(fmt.Sprintf(`{"subject":"gtin:%014d","n":%d}`, i*3, i)))
-	}
-	path := filepath.Join(t.TempDir(), "points")
-	writePoints(t, path, keys, values, true)
+	path, keys, values := identityPoints(t, 5000)
 	g := &checkLog{}
 	p, err := openPoints(path, g)
 	if err != nil {
