@@ -205,43 +205,24 @@ func (b *Builder) KeepsBase() bool { return b.up != nil }
 // added. An update told only what changed calls it before the docs of each subject it adds or
 // drops, then DropBase, and KeepBaseRest at the end; its index is the one Add of every doc
 // makes. Docs added afterwards must not sort before subject.
-func (b *Builder) KeepBaseBefore(subject string) error { return b.keepBase(subject, false) }
+func (b *Builder) KeepBaseBefore(subject string) error {
+	return b.onBase(func() error { return b.up.keep(b, subject, false) })
+}
 
 // KeepBaseRest keeps every base doc not yet kept or dropped (see KeepBaseBefore).
-func (b *Builder) KeepBaseRest() error { return b.keepBase("", true) }
+func (b *Builder) KeepBaseRest() error {
+	return b.onBase(func() error { return b.up.keep(b, "", true) })
+}
 
 // DropBase drops the base's docs of subject (and of any subject before it not yet kept) that
 // the docs added for it did not match: call it once the subject's docs, if any, are added.
 func (b *Builder) DropBase(subject string) error {
-	if err := b.ready(); err != nil {
-		return err
-	}
-	if err := b.flush(); err != nil {
-		return err
-	}
-	if err := b.up.dropThrough(subject); err != nil {
-		b.err = err
-		return err
-	}
-	return nil
+	return b.onBase(func() error { return b.up.dropThrough(subject) })
 }
 
-func (b *Builder) keepBase(subject string, all bool) error {
-	if err := b.ready(); err != nil {
-		return err
-	}
-	if err := b.flush(); err != nil {
-		return err
-	}
-	if err := b.up.keep(b, subject, all); err != nil {
-		b.err = err
-		return err
-	}
-	return nil
-}
-
-// ready is the error of a call that keeps or drops base docs now.
-func (b *Builder) ready() error {
+// onBase runs fn, which keeps or drops base docs, once the docs added before are written; its
+// error ends the build as Add's does.
+func (b *Builder) onBase(fn func() error) error {
 	switch {
 	case b.closed:
 		return errAddAfterClose
@@ -249,6 +230,13 @@ func (b *Builder) ready() error {
 		return b.err
 	case b.up == nil:
 		return errors.New("index: no base to keep docs of: the index is built whole")
+	}
+	if err := b.flush(); err != nil {
+		return err
+	}
+	if err := fn(); err != nil {
+		b.err = err
+		return err
 	}
 	return nil
 }

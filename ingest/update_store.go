@@ -182,7 +182,7 @@ func (b *builder) feedIndex(ix *index.Builder) error {
 			dropped = dropped[1:]
 		}
 		if err := ix.KeepBaseBefore(subject); err != nil {
-			return fmt.Errorf("index: %w", err)
+			return err
 		}
 		if computed {
 			if err := add(it.Key()[2:], it.Value()); err != nil {
@@ -191,14 +191,11 @@ func (b *builder) feedIndex(ix *index.Builder) error {
 			ok = it.Next()
 		}
 		if err := ix.DropBase(subject); err != nil {
-			return fmt.Errorf("index: %w", err)
+			return err
 		}
 	}
 	if err := it.Error(); err != nil {
 		return err
 	}
-	if err := ix.KeepBaseRest(); err != nil {
-		return fmt.Errorf("index: %w", err)
-	}
-	return nil
+	return ix.KeepBaseRest()
 }

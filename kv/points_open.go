@@ -85,14 +85,18 @@ func openPoints(path string, guard PointsGuard) (p *points, err error) {
 // pushes out pages other lookups need, and the server reads megabytes a
 // lookup. The header, dictionary and radix, read whole at opening, keep the
 // default. Advice only: an error changes nothing read, so it is not one.
-func (p *points) adviseRandom() {
+// It reports whether the index is mapped, and so was advised.
+func (p *points) adviseRandom() bool {
+	if p.mapped == nil || !osfile.Maps {
+		return false
+	}
 	page := uint64(os.Getpagesize())
 	from := (p.dataAt + page - 1) / page * page
 	to := p.radixAt() / page * page
-	if p.mapped == nil || to <= from || to > uint64(len(p.mapped)) {
-		return
+	if to > from && to <= uint64(len(p.mapped)) {
+		_ = osfile.AdviseRandom(p.mapped[from:to])
 	}
-	_ = osfile.AdviseRandom(p.mapped[from:to])
+	return true
 }
 
 // readPointsFile opens the point index at path to be read with pread: no

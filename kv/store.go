@@ -174,11 +174,11 @@ func (s *Store) UsePoints(path string, guard PointsGuard) error {
 // AdvisePointsRandom tells the kernel that the mapped point index
 // (UsePoints) is read at random, so that a page fault reads that page
 // alone and not the disk's read-ahead window around it: for a server whose
-// memory cannot hold the index. It does nothing without a mapped index.
-func (s *Store) AdvisePointsRandom() {
-	if s.points != nil {
-		s.points.adviseRandom()
-	}
+// memory cannot hold the index. It reports whether there was a mapping to
+// advise: none without a point index, or where the index is read into
+// memory instead of mapped (Windows).
+func (s *Store) AdvisePointsRandom() bool {
+	return s.points != nil && s.points.adviseRandom()
 }
 
 // ReadPoints is UsePoints without a mapping: each probe reads the file

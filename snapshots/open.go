@@ -14,7 +14,6 @@ import (
 
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/index"
-	"github.com/productdata/pds/internal/osfile"
 	"github.com/productdata/pds/kv"
 )
 
@@ -317,8 +316,7 @@ func (s *Snapshot) open(o OpenOptions, withIndex bool) error {
 	case s.Points:
 		err = st.UsePoints(join(s.Dir, PointsPath), pointsGuard{s, listed})
 		if err == nil && o.MemoryLimit > 0 && listed.size > o.MemoryLimit/2 {
-			st.AdvisePointsRandom()
-			s.PointsRandom = osfile.Maps
+			s.PointsRandom = st.AdvisePointsRandom()
 		}
 	case st.PointsOnly() && listed != nil:
 		err = st.ReadPoints(join(s.Dir, PointsPath), pointsGuard{s, listed})
