@@ -107,7 +107,7 @@ var layers = []struct {
 	why  string
 }{
 	{"vocabulary and tools", []string{"domain", "domain/gs1", "domain/gs1/internal/aigen", "snapshots/delta", "snapshots/internal/snapshottest", "ingest/jsonutf8", "http/openapi",
-		"internal/osfile", "internal/pebbleutil", "internal/buildinfo", "internal/progress", "internal/metrics", "internal/fuzzseed", "internal/flood"},
+		"internal/osfile", "internal/pebbleutil", "kv/jsonshape", "internal/buildinfo", "internal/progress", "internal/metrics", "internal/fuzzseed", "internal/flood"},
 		"what every layer may use: the domain types, identifier syntax, and small helpers that know nothing of pds's layers"},
 	{"adapters", []string{"kv", "index", "service/keys", "service/quota", "ingest/records", "ingest/scratch"},
 		"each turns one outside thing (Pebble, Bleve, a keys or quota file, a scratch sort) into domain types"},

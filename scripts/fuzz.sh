@@ -21,6 +21,8 @@ targets=(
   "./snapshots/fleet/ FuzzOpenDelta"
   "./snapshots/trust/ FuzzStatements"
   "./kv/ FuzzViewsPart"
+  "./kv/jsonshape/ FuzzRoundTrip"
+  "./kv/jsonshape/ FuzzParse"
   "./http/ FuzzREST"
   "./http/httpfront/ FuzzLaneHead"
   "./http/httpfront/ FuzzLaneHeadInPieces"
