@@ -56,6 +56,18 @@ func (s *subjectSample) add(subject string) {
 	}
 }
 
+// smallest returns the n subjects of the sample whose hashes are the
+// smallest: the bottom-n sample, which a sample of n would have kept.
+func (s *subjectSample) smallest(n int) map[string]bool {
+	items := slices.Clone(s.items)
+	slices.SortFunc(items, compareSample)
+	out := make(map[string]bool, min(n, len(items)))
+	for _, it := range items[:min(n, len(items))] {
+		out[it.subject] = true
+	}
+	return out
+}
+
 // subjects returns the sampled subjects in key order.
 func (s *subjectSample) subjects() []string {
 	out := make([]string, len(s.items))

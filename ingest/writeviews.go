@@ -143,10 +143,16 @@ func (o *subjectOut) encode(enc *kv.Encoder, buf []byte) []byte {
 	return buf
 }
 
-// samplesWanted is how many products' views make the store's compression
-// dictionaries (kv.Builder.Train): a 128 KiB dictionary holds the last
+// samplesWanted is how many products' identity views make the table of
+// their shapes (kv.Builder.Train): with fewer, a few percent of the views
+// have a shape no two samples share, and are stored piece by piece
+// (kv/jsonshape). viewsSamples of them, the bottom of the sample, make the
+// passport and evidence dictionary: a 128 KiB dictionary holds the last
 // eight or so, and the rest are there for the inputs whose views are small.
-const samplesWanted = 256
+const (
+	samplesWanted = 4096
+	viewsSamples  = 256
+)
 
 // train computes the views of the sampled products (b.sample: a spread over
 // all the products, whatever their order) and gives them to the store's
@@ -168,6 +174,7 @@ func (b *builder) train(ctx context.Context) error {
 		return b.out.TrainWith(d)
 	}
 	var s kv.Samples
+	forViews := b.sample.smallest(viewsSamples)
 	err := b.gather(ctx, b.sample.subjects(), func(bt []rawSubject) error {
 		for _, o := range b.computeAll(bt) {
 			if o.err != nil {
@@ -176,8 +183,10 @@ func (b *builder) train(ctx context.Context) error {
 			for i := range o.views {
 				v := &o.views[i]
 				s.Identity = append(s.Identity, kv.AppendView(nil, v.identity))
-				s.Passport = append(s.Passport, kv.AppendView(nil, v.passport))
-				s.Evidence = append(s.Evidence, kv.AppendView(nil, v.evidence))
+				if forViews[o.subject] {
+					s.Passport = append(s.Passport, kv.AppendView(nil, v.passport))
+					s.Evidence = append(s.Evidence, kv.AppendView(nil, v.evidence))
+				}
 				releaseBodies(&v.views)
 			}
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/klauspost/compress/s2"
 	"github.com/productdata/pds/internal/pebbleutil"
+	"github.com/productdata/pds/kv/jsonshape"
 )
 
 // storeOptions are the options the store is built and opened with: 4 KiB data
@@ -158,20 +159,26 @@ func (b *Builder) Train(s Samples) error {
 	if d.Views = coverDict(pe, viewsDictSize, viewsDictSegment); len(d.Views) < minDictSize {
 		d.Views = nil
 	}
-	if raw := rawDict(s.Identity, identityDictSize); raw != nil {
-		start := s.Identity[len(s.Identity)-1]
-		if sd := s2.MakeDict(raw, start[:min(len(start), 16)]); sd != nil {
-			d.Identity = sd.Bytes()
+	bodies := make([][]byte, 0, len(s.Identity))
+	for _, v := range s.Identity {
+		view, err := DecodeView(v)
+		if err != nil {
+			return fmt.Errorf("kv: a sampled identity view: %w", err)
 		}
+		bodies = append(bodies, view.Body)
 	}
+	d.IdentityShapes = jsonshape.Train(bodies).Bytes()
 	return b.TrainWith(d)
 }
 
 // Dictionaries are a store's compression dictionaries: of its TagViews
-// frames (a zstd raw dictionary) and of its identity views (an s2
-// dictionary, as s2.Dict.Bytes gives it). Either may be empty.
+// frames (a zstd raw dictionary, or none) and of its identity views: the
+// table of their shapes (jsonshape.Table.Bytes), or, in a store whose point
+// index is of version 2, an s2 dictionary (s2.Dict.Bytes, or none) in
+// Identity and IdentityShapes nil.
 type Dictionaries struct {
 	Views, Identity []byte
+	IdentityShapes  []byte
 }
 
 // TrainWith is Train with dictionaries made already, such as an earlier
@@ -181,11 +188,15 @@ func (b *Builder) TrainWith(d Dictionaries) error {
 	if b.points == nil || b.enc != nil {
 		return errors.New("kv: Train comes once, after WritePoints")
 	}
-	enc, err := newEncoder(d.Views, d.Identity)
+	enc, err := newEncoder(d)
 	if err != nil {
 		return err
 	}
-	if err := b.points.setDict(d.Identity); err != nil {
+	dict, version := d.Identity, 2
+	if d.IdentityShapes != nil {
+		dict, version = d.IdentityShapes, 3
+	}
+	if err := b.points.setDict(dict, version); err != nil {
 		return err
 	}
 	b.enc, b.viewsDict = enc, d.Views
@@ -196,7 +207,7 @@ func (b *Builder) TrainWith(d Dictionaries) error {
 // store of layout 3, whose point index is open (UsePoints or ReadPoints),
 // read through the store's and the index's guards.
 func (s *Store) Dictionaries() (Dictionaries, error) {
-	if s.views == nil || s.points == nil || s.points.version != 2 {
+	if s.views == nil || s.points == nil || s.points.version < 2 {
 		return Dictionaries{}, errors.New("kv: the store has no compression dictionaries (a store of layout 3, with its point index open, has them)")
 	}
 	v, ok, err := s.get(Key(TagDict, dictViews), nil)
@@ -216,6 +227,9 @@ func (s *Store) Dictionaries() (Dictionaries, error) {
 	}
 	if err != nil {
 		return Dictionaries{}, s.noteDamage(err)
+	}
+	if s.points.version == 3 {
+		return Dictionaries{Views: v[n:], IdentityShapes: bytes.Clone(identity)}, nil
 	}
 	return Dictionaries{Views: v[n:], Identity: bytes.Clone(identity)}, nil
 }
@@ -249,7 +263,7 @@ func (b *Builder) Set(key, value []byte) error {
 	t.entries++
 	switch tag {
 	case PointsTag:
-		n, err := s2.DecodedLen(value)
+		n, err := b.identityLen(value)
 		if err != nil {
 			return fmt.Errorf("kv: identity value of %q: %w", key, err)
 		}
@@ -262,6 +276,16 @@ func (b *Builder) Set(key, value []byte) error {
 		b.maxFrame = max(b.maxFrame, n)
 	}
 	return b.setTable(tag, t, key, value)
+}
+
+// identityLen is the decoded length of an identity value of the builder's
+// Encoder.
+func (b *Builder) identityLen(value []byte) (int, error) {
+	if b.points.version == 3 {
+		_, _, _, n, err := shapedParts(value)
+		return int(n), err
+	}
+	return s2.DecodedLen(value)
 }
 
 // next is table tag's writer, once key is found to come after the table's

@@ -35,6 +35,12 @@ func testViews(i int, tenants ...string) (identity, passport, evidence []byte) {
 // view for every tenth) and its point index under dir.
 func buildTestStore(t testing.TB, dir string, n int, fileSize uint64) {
 	t.Helper()
+	buildTestStoreWith(t, dir, n, fileSize, (*Builder).Train)
+}
+
+// buildTestStoreWith is buildTestStore with the dictionaries train makes.
+func buildTestStoreWith(t testing.TB, dir string, n int, fileSize uint64, train func(*Builder, Samples) error) {
+	t.Helper()
 	b, err := NewBuilder(filepath.Join(dir, "store"), filepath.Join(dir, "sst"))
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +57,7 @@ func buildTestStore(t testing.TB, dir string, n int, fileSize uint64) {
 		id, p, e := testViews(i)
 		s.Identity, s.Passport, s.Evidence = append(s.Identity, id), append(s.Passport, p), append(s.Evidence, e)
 	}
-	if err := b.Train(s); err != nil {
+	if err := train(b, s); err != nil {
 		t.Fatal(err)
 	}
 	enc := b.Encoder()
@@ -66,7 +72,7 @@ func buildTestStore(t testing.TB, dir string, n int, fileSize uint64) {
 		}
 		for _, tenant := range tenants {
 			id, p, e := testViews(i, tenant)
-			if err := b.Set(AppendViewKey(nil, TagIdentity, subject, tenant), enc.Identity(id)); err != nil {
+			if err := b.Set(AppendViewKey(nil, TagIdentity, subject, tenant), enc.Identity(subject, id)); err != nil {
 				t.Fatal(err)
 			}
 			if err := b.Set(AppendViewKey(nil, TagViews, subject, tenant), enc.Views(append(p, e...), len(p))); err != nil {

@@ -5,9 +5,12 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/klauspost/compress/s2"
 )
 
 // A night's change to the test store of buildTestStore: product 5's views
@@ -78,7 +81,7 @@ func buildTestLayer(t testing.TB, base, dir string, c testNight) {
 				continue
 			}
 			if id, _, _, ok := c.views(i, tenant); ok {
-				must(b.Set(AppendViewKey(nil, TagIdentity, subject(i), tenant), enc.Identity(id)))
+				must(b.Set(AppendViewKey(nil, TagIdentity, subject(i), tenant), enc.Identity(subject(i), id)))
 			}
 		}
 	}
@@ -137,6 +140,54 @@ func checkNight(t *testing.T, dir string, c testNight) {
 	}
 	if got, err := st.Layers(); err != nil || got != c.night {
 		t.Errorf("night %d: the store holds %d layers", c.night, got)
+	}
+}
+
+// trainV2 makes the dictionaries of a store whose point index is of version
+// 2, as snapshots of format 5 have it: an s2 dictionary of identity views.
+func trainV2(b *Builder, s Samples) error {
+	pe := make([][]byte, len(s.Passport))
+	for i := range pe {
+		pe[i] = slices.Concat(s.Passport[i], s.Evidence[i])
+	}
+	d := Dictionaries{Views: coverDict(pe, viewsDictSize, viewsDictSegment)}
+	sd := s2.MakeDict(rawDict(s.Identity, identityDictSize), nil)
+	if sd == nil {
+		return fmt.Errorf("no s2 dictionary of %d samples", len(s.Identity))
+	}
+	d.Identity = sd.Bytes()
+	return b.TrainWith(d)
+}
+
+// pointsMagicOf is the magic of the point index under dir.
+func pointsMagicOf(t *testing.T, dir string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "points"))
+	if err != nil || len(b) < 8 {
+		t.Fatalf("%v, %d bytes", err, len(b))
+	}
+	return string(b[:8])
+}
+
+// A night on a base whose point index is of version 2 keeps that version
+// and the base's dictionary, so the base's stored values stay valid, and
+// answers as the night's store should; a store written whole is of version
+// 3, and so are its nights.
+func TestLayerKeepsItsBasePointsVersion(t *testing.T) {
+	const n = 300
+	for _, c := range []struct {
+		train func(*Builder, Samples) error
+		magic string
+	}{{trainV2, pointsMagicV2}, {(*Builder).Train, pointsMagic}} {
+		base, night := t.TempDir(), t.TempDir()
+		buildTestStoreWith(t, base, n, 0, c.train)
+		buildTestLayer(t, base, night, testNight{n: n, night: 1})
+		checkNight(t, night, testNight{n: n, night: 1})
+		for _, dir := range []string{base, night} {
+			if got := pointsMagicOf(t, dir); got != c.magic {
+				t.Errorf("%s: point index %q, want %q", dir, got, c.magic)
+			}
+		}
 	}
 }
 

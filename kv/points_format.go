@@ -10,29 +10,35 @@ import (
 // that table's entries; in the earlier layout (snapshot format 2, version 1
 // of this file) it holds a copy of them, and Pebble answers the same.
 //
-// Layout of version 2, the one written (integers little-endian):
+// Layout of version 3, the one written (integers little-endian):
 //
 //	header   64 bytes: pointsMagic, count u64, radix bits u64, data length
 //	         u64 (a multiple of 8), file size u64, dictionary length u64,
 //	         the longest value decoded u64, the longest record u64
-//	dict     the values' s2 dictionary (s2.Dict.Bytes; none when its length
-//	         is 0), zero-padded to a multiple of 8
+//	dict     the table of the documents' shapes (jsonshape.Table.Bytes),
+//	         zero-padded to a multiple of 8
 //	data     the entries in key order, each uvarint(len(key)),
-//	         uvarint(len(value)), key, value: an s2 block of the encoded view
-//	         (AppendView) made with the dictionary; zero-padded to a multiple
-//	         of 8
+//	         uvarint(len(value)), key, value: the encoded view (AppendView)
+//	         with its body stored by shape (see encodeShaped); zero-padded
+//	         to a multiple of 8
 //	entries  count × (xxhash64 of the key u64, the record's offset in data
 //	         u64), sorted by hash and then offset
 //	radix    2^bits + 1 × u32: radix[b] is the first entry whose hash's top
 //	         bits are b or more, so bucket b's entries are radix[b] to
 //	         radix[b+1]
 //
+// Version 2 (pointsMagicV2) is the same but for the dictionary section, an
+// s2 dictionary (s2.Dict.Bytes; none when its length is 0), and the values,
+// each an s2 block of the encoded view made with it. An incremental build
+// on a base of version 2 writes version 2, with the base's dictionary.
 // Version 1 (pointsMagicV1) has the first five header fields, no dictionary,
 // and values stored as they are. With about one bucket per entry, a read
 // looks at one radix slot, one or two entries and one record: three cache
-// lines of a mapped file, and an s2 decode of a few hundred bytes.
+// lines of a mapped file, and the copies that rebuild a view of a few
+// hundred bytes from its shape.
 const (
-	pointsMagic      = "pdspts2\n"
+	pointsMagic      = "pdspts3\n"
+	pointsMagicV2    = "pdspts2\n"
 	pointsMagicV1    = "pdspts1\n"
 	pointsHeaderSize = 64
 	pointEntrySize   = 16

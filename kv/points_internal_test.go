@@ -18,23 +18,48 @@ import (
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/internal/fuzzseed"
 	"github.com/productdata/pds/internal/osfile"
+	"github.com/productdata/pds/kv/jsonshape"
 )
 
-// writePoints writes a point index of version 2 of the given keys (in
-// order) and values, compressed with an s2 dictionary made of the values
-// when dict is set.
-func writePoints(t testing.TB, path string, keys, values [][]byte, dict bool) {
+// writePoints writes a point index of the given keys (in order) and
+// values: of version 3 (kind "v3": values that are encoded views, stored by
+// shape with a table trained on their bodies) or version 2 (kind "v2", or
+// "v2 dict" compressed with an s2 dictionary made of the values).
+func writePoints(t testing.TB, path string, keys, values [][]byte, kind string) {
 	t.Helper()
 	w, err := createPoints(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if kind == "v3" {
+		var bodies [][]byte
+		for _, v := range values {
+			view, err := DecodeView(v)
+			if err != nil {
+				t.Fatalf("value %q is no view: %v", v, err)
+			}
+			bodies = append(bodies, view.Body)
+		}
+		table := jsonshape.Train(bodies)
+		if err := w.setDict(table.Bytes(), 3); err != nil {
+			t.Fatal(err)
+		}
+		for i := range keys {
+			if err := w.add(keys[i], encodeShaped(table, string(subjectOfKey(keys[i])), values[i]), len(values[i])); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.finish(); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
 	var d *s2.Dict
-	if dict {
+	if kind == "v2 dict" {
 		if d = s2.MakeDict(slices.Concat([]byte(`{"subject":"gtin:00000000000000","n":0}`), slices.Concat(values...)), nil); d == nil {
 			t.Fatal("no dictionary made")
 		}
-		if err := w.setDict(d.Bytes()); err != nil {
+		if err := w.setDict(d.Bytes(), 2); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -59,10 +84,10 @@ func identityPoints(t testing.TB, n int) (path string, keys, values [][]byte) {
 	t.Helper()
 	for i := range n {
 		keys = append(keys, AppendViewKey(nil, TagIdentity, fmt.Sprintf("gtin:%014d", i*7), ""))
-		values = append(values, []byte(fmt.Sprintf(`{"subject":"gtin:%014d","n":%d}`, i*7, i)))
+		values = append(values, AppendView(nil, View{Body: []byte(fmt.Sprintf(`{"subject":"gtin:%014d","n":%d}`, i*7, i))}))
 	}
 	path = filepath.Join(t.TempDir(), "points")
-	writePoints(t, path, keys, values, true)
+	writePoints(t, path, keys, values, "v3")
 	return path, keys, values
 }
 
@@ -129,7 +154,7 @@ func openEach(t *testing.T, path string) map[string]*points {
 		t.Fatal(err)
 	}
 	out["mapped"] = p
-	if p.version == 2 {
+	if p.version >= 2 {
 		if out["pread"], err = readPointsFile(path, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -151,7 +176,7 @@ func openEach(t *testing.T, path string) map[string]*points {
 // that differ from a written key in their last byte, are absent.
 func TestPointsReadBack(t *testing.T) {
 	for _, n := range []int{0, 1, 2, 3, 100, 5000} {
-		for _, kind := range []string{"v2", "v2 dict", "v1"} {
+		for _, kind := range []string{"v3", "v2", "v2 dict", "v1"} {
 			t.Run(fmt.Sprint(n, " ", kind), func(t *testing.T) {
 				if kind == "v2 dict" && n == 0 {
 					t.Skip("no values to make a dictionary of")
@@ -161,6 +186,9 @@ func TestPointsReadBack(t *testing.T) {
 				for i := range n {
 					keys = append(keys, AppendViewKey(nil, TagIdentity, fmt.Sprintf("gtin:%014d", i*7), ""))
 					values = append(values, []byte(fmt.Sprintf(`{"subject":"gtin:%014d","n":%d}`, i*7, rng.IntN(1000)))[:rng.IntN(40)])
+					if kind == "v3" {
+						values[i] = AppendView(nil, View{Body: values[i]})
+					}
 				}
 				path := filepath.Join(t.TempDir(), "points")
 				if kind == "v1" {
@@ -168,7 +196,7 @@ func TestPointsReadBack(t *testing.T) {
 						t.Fatal(err)
 					}
 				} else {
-					writePoints(t, path, keys, values, kind == "v2 dict")
+					writePoints(t, path, keys, values, kind)
 				}
 				for mode, p := range openEach(t, path) {
 					if p.count != uint64(n) || 1<<p.bits < n {
@@ -297,9 +325,9 @@ func TestPointsRefused(t *testing.T) {
 	var keys, values [][]byte
 	for i := range 50 {
 		keys = append(keys, AppendViewKey(nil, TagIdentity, fmt.Sprintf("gtin:%014d", i), ""))
-		values = append(values, []byte(fmt.Sprint("value ", i)))
+		values = append(values, AppendView(nil, View{Body: []byte(fmt.Sprint("value ", i))}))
 	}
-	writePoints(t, good, keys, values, true)
+	writePoints(t, good, keys, values, "v3")
 	orig, err := os.ReadFile(good)
 	if err != nil {
 		t.Fatal(err)
@@ -351,7 +379,7 @@ func TestPointsRefused(t *testing.T) {
 func TestPointsBadRecords(t *testing.T) {
 	key := AppendViewKey(nil, TagIdentity, "gtin:1", "")
 	path := filepath.Join(t.TempDir(), "points")
-	writePoints(t, path, [][]byte{key}, [][]byte{[]byte("a value of some length")}, false)
+	writePoints(t, path, [][]byte{key}, [][]byte{[]byte("a value of some length")}, "v2")
 	orig, _ := os.ReadFile(path)
 	le := binary.LittleEndian
 	dataLen := le.Uint64(orig[24:])
@@ -381,26 +409,31 @@ func FuzzPoints(f *testing.F) {
 	dir := f.TempDir()
 	keys := [][]byte{[]byte("i\x00a\x00"), []byte("i\x00b\x00")}
 	values := [][]byte{[]byte(`{"subject":"a"}`), []byte(`{"subject":"b","more":"22"}`)}
-	seed := func(name string, dict bool) []byte {
+	seed := func(name string, kind string) []byte {
 		path := filepath.Join(dir, name)
-		writePoints(f, path, keys, values, dict)
+		vs := values
+		if kind == "v3" {
+			vs = [][]byte{AppendView(nil, View{Body: values[0]}), AppendView(nil, View{Body: values[1]})}
+		}
+		writePoints(f, path, keys, vs, kind)
 		b, err := os.ReadFile(path)
 		if err != nil {
 			f.Fatal(err)
 		}
 		return b
 	}
-	good, dict := seed("good", false), seed("dict", true)
+	good, dict, shaped := seed("good", "v2"), seed("dict", "v2 dict"), seed("shaped", "v3")
 	// The same file with the first entry's offset past the data.
 	badOffset := bytes.Clone(good)
 	dataLen := binary.LittleEndian.Uint64(good[24:])
 	binary.LittleEndian.PutUint64(badOffset[pointsHeaderSize+dataLen+8:], dataLen+1)
-	none := seed("none", false)
+	none := seed("none", "v2")
 	v1 := pointsV1(keys, values)
 	fuzzseed.Seed(f,
 		[]any{good, []byte("i\x00a\x00")},
 		[]any{good, []byte("i\x00c\x00")},
 		[]any{dict, []byte("i\x00b\x00")},
+		[]any{shaped, []byte("i\x00b\x00")},
 		[]any{badOffset, []byte("i\x00b\x00")},
 		[]any{none, []byte("")},
 		[]any{good[:pointsHeaderSize], []byte("i\x00a\x00")},
@@ -413,7 +446,7 @@ func FuzzPoints(f *testing.F) {
 			return
 		}
 		each := []*points{p}
-		if p.version == 2 {
+		if p.version >= 2 {
 			if err := os.WriteFile(path, b, 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -472,7 +505,7 @@ func TestBuilderPoints(t *testing.T) {
 	if err := b.Train(Samples{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Set(AppendViewKey(nil, TagIdentity, "gtin:1", ""), b.Encoder().Identity([]byte("v"))); err != nil {
+	if err := b.Set(AppendViewKey(nil, TagIdentity, "gtin:1", ""), b.Encoder().Identity("gtin:1", AppendView(nil, View{Body: []byte("v")}))); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(path); err != nil {

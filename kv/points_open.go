@@ -11,6 +11,7 @@ import (
 	"github.com/klauspost/compress/s2"
 	"github.com/productdata/pds/domain"
 	"github.com/productdata/pds/internal/osfile"
+	"github.com/productdata/pds/kv/jsonshape"
 )
 
 // PointsGuard vouches for what a point index reads from its file (as a
@@ -42,10 +43,11 @@ type points struct {
 	entriesAt uint64
 	count     uint64
 	bits      uint64
-	dictLen   uint64   // version 2
-	dict      *s2.Dict // version 2: nil when it has none
-	maxValue  uint64   // version 2: the longest value decoded
-	maxRecord uint64   // the longest record (version 1: the data's length)
+	dictLen   uint64           // versions 2 and 3
+	dict      *s2.Dict         // version 2: nil when it has none
+	shapes    *jsonshape.Table // version 3
+	maxValue  uint64           // versions 2 and 3: the longest value decoded
+	maxRecord uint64           // the longest record (version 1: the data's length)
 }
 
 // openPoints maps the point index at path and checks (through guard, when
@@ -129,7 +131,7 @@ func readPointsFile(path string, guard PointsGuard) (p *points, err error) {
 		return nil, err
 	}
 	err = p.checkRadix()
-	if err == nil && p.version == 2 {
+	if err == nil && p.version >= 2 {
 		var dict []byte
 		if dict, err = p.read(pointsHeaderSize, p.dataAt-pointsHeaderSize, new([]byte)); err != nil {
 			return nil, err
@@ -186,7 +188,7 @@ func readPoints(m []byte, guard PointsGuard) (*points, error) {
 	} else if err := p.checkRadix(); err != nil {
 		return nil, err
 	}
-	if p.version == 2 {
+	if p.version >= 2 {
 		if err := p.setDict(m[pointsHeaderSize:p.dataAt]); err != nil {
 			return nil, err
 		}
@@ -203,6 +205,8 @@ func parsePointsHeader(h []byte, size uint64) (*points, error) {
 	p := &points{}
 	switch string(h[:8]) {
 	case pointsMagic:
+		p.version = 3
+	case pointsMagicV2:
 		p.version = 2
 	case pointsMagicV1:
 		p.version = 1
@@ -216,7 +220,7 @@ func parsePointsHeader(h []byte, size uint64) (*points, error) {
 	}
 	avail := size - pointsHeaderSize
 	var dictLen uint64
-	if p.version == 2 {
+	if p.version >= 2 {
 		dictLen, p.maxValue, p.maxRecord = le.Uint64(h[40:]), le.Uint64(h[48:]), le.Uint64(h[56:])
 		if dictLen > avail || pad8(dictLen) > avail {
 			return nil, errors.New("sizes do not add up")
@@ -255,9 +259,14 @@ func (p *points) checkRadix() error {
 	return nil
 }
 
-// setDict reads the dictionary section of a version 2 file (the
-// dictionary, then its padding).
+// setDict reads the dictionary section of a version 2 or 3 file (the
+// dictionary or the shapes' table, then its padding).
 func (p *points) setDict(section []byte) error {
+	if p.version == 3 {
+		var err error
+		p.shapes, err = jsonshape.Parse(section[:p.dictLen])
+		return err
+	}
 	if p.dictLen == 0 {
 		return nil
 	}

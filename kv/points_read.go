@@ -113,7 +113,7 @@ func (p *points) probe(key, dst []byte, buf *[]byte) (out []byte, ok bool, err e
 			return dst, false, corrupt()
 		}
 		if string(k) == string(key) {
-			return p.value(dst, v)
+			return p.value(dst, k, v)
 		}
 	}
 	return dst, false, nil
@@ -126,12 +126,18 @@ func (p *points) buffer() *[]byte {
 	return new([]byte)
 }
 
-// value appends a record's value to dst, decoded.
-func (p *points) value(dst, v []byte) ([]byte, bool, error) {
-	if p.version == 1 {
+// value appends the value v of the record of key to dst, decoded.
+func (p *points) value(dst, key, v []byte) ([]byte, bool, error) {
+	var out []byte
+	var err error
+	switch p.version {
+	case 1:
 		return append(dst, v...), true, nil
+	case 2:
+		out, err = decodeIdentity(p.dict, dst, v, p.maxValue)
+	default:
+		out, err = decodeShaped(p.shapes, dst, v, subjectOfKey(key), p.maxValue)
 	}
-	out, err := decodeIdentity(p.dict, dst, v, p.maxValue)
 	if err != nil {
 		return dst, false, domain.Internal(fmt.Errorf("%w: %w", domain.ErrDamaged, err))
 	}
@@ -140,40 +146,32 @@ func (p *points) value(dst, v []byte) ([]byte, bool, error) {
 
 // record returns the key and value stored at off in data; ok is false when
 // the bytes there are no record. An empty key is the padding after the last
-// record. A mapped index checks the record's lengths and then the record
-// alone; read with pread, the longest record is read at once.
+// record. A mapped index reads the record's lengths from the mapping and
+// then checks the record, lengths included, and nothing more; lengths that
+// make no record, or the padding, are checked before they are believed, so
+// that damage is reported as the guard reports it. Read with pread, the longest record is
+// read at once.
 func (p *points) record(off uint64, buf *[]byte) (key, value []byte, ok bool, err error) {
 	if off >= p.dataLen {
 		return nil, nil, false, nil
 	}
 	left := p.dataLen - off
 	first := min(p.maxRecord, left)
+	var b []byte
 	if p.mapped != nil {
 		first = min(2*binary.MaxVarintLen64, left)
-	}
-	b, err := p.read(p.dataAt+off, first, buf)
-	if err != nil {
+		b = p.mapped[p.dataAt+off : p.dataAt+off+first]
+	} else if b, err = p.read(p.dataAt+off, first, buf); err != nil {
 		return nil, nil, false, err
 	}
-	kl, n := binary.Uvarint(b)
-	if n <= 0 {
-		return nil, nil, false, nil
+	head, kl, vl, ok := recordLengths(b, left, p.maxRecord)
+	if (!ok || kl == 0) && p.mapped != nil {
+		_, err = p.read(p.dataAt+off, first, buf)
 	}
-	if kl == 0 { // no key is empty: the padding after the last record
-		return nil, nil, true, nil
-	}
-	vl, m := binary.Uvarint(b[n:])
-	if m <= 0 {
-		return nil, nil, false, nil
-	}
-	head := uint64(n + m)
-	if kl > left-head || vl > left-head-kl {
-		return nil, nil, false, nil
+	if !ok || kl == 0 || err != nil {
+		return nil, nil, ok && err == nil, err
 	}
 	total := head + kl + vl
-	if total > p.maxRecord {
-		return nil, nil, false, nil
-	}
 	if p.mapped != nil {
 		if b, err = p.read(p.dataAt+off, total, buf); err != nil {
 			return nil, nil, false, err
@@ -185,13 +183,36 @@ func (p *points) record(off uint64, buf *[]byte) (key, value []byte, ok bool, er
 	return b[head : head+kl], b[head+kl : total], true, nil
 }
 
+// recordLengths reads the lengths at the start of a record of at most left
+// bytes: its head (the two uvarints), its key's and its value's. ok is
+// false when they make no record (longer than left or than maxRecord); a
+// key length of 0 is the padding after the last record.
+func recordLengths(b []byte, left, maxRecord uint64) (head, kl, vl uint64, ok bool) {
+	kl, n := binary.Uvarint(b)
+	if n <= 0 {
+		return 0, 0, 0, false
+	}
+	if kl == 0 {
+		return 0, 0, 0, true
+	}
+	vl, m := binary.Uvarint(b[n:])
+	if m <= 0 {
+		return 0, 0, 0, false
+	}
+	head = uint64(n + m)
+	if kl > left-head || vl > left-head-kl || head+kl+vl > maxRecord {
+		return 0, 0, 0, false
+	}
+	return head, kl, vl, true
+}
+
 // scan calls fn for every record in key order, with its value decoded; the
 // padding after the last record (zero bytes, an empty key) ends it.
 func (p *points) scan(fn func(key, value []byte) error) error {
 	var val []byte
 	return p.scanRaw(func(k, v []byte) error {
 		var err error
-		if val, _, err = p.value(val[:0], v); err != nil {
+		if val, _, err = p.value(val[:0], k, v); err != nil {
 			return err
 		}
 		return fn(k, val)

@@ -13,10 +13,12 @@ import (
 	"github.com/cespare/xxhash/v2"
 )
 
-// pointsWriter writes a point index of version 2; keys come in increasing
-// order (the Builder checks), so each is added once.
+// pointsWriter writes a point index of version 3, or 2 (setDict says);
+// keys come in increasing order (the Builder checks), so each is added
+// once.
 type pointsWriter struct {
 	path      string
+	version   int
 	f         *os.File
 	w         *bufio.Writer
 	dictLen   uint64 // bytes of dictionary written after the header
@@ -43,11 +45,13 @@ func createPoints(path string) (*pointsWriter, error) {
 	return p, nil
 }
 
-// setDict writes the values' dictionary; it comes before the first record.
-func (p *pointsWriter) setDict(dict []byte) error {
-	if p.off > 0 || p.dictLen > 0 {
+// setDict writes the values' dictionary of a file of version 3 (a shapes'
+// table) or 2 (an s2 dictionary); it comes before the first record.
+func (p *pointsWriter) setDict(dict []byte, version int) error {
+	if p.off > 0 || p.version != 0 {
 		return errors.New("kv: point index: the dictionary comes first, once")
 	}
+	p.version = version
 	p.w.Write(dict)
 	if _, err := p.w.Write(make([]byte, pad8(uint64(len(dict)))-uint64(len(dict)))); err != nil {
 		return fmt.Errorf("kv: point index: %w", err)
@@ -115,6 +119,9 @@ func (p *pointsWriter) writeTail() error {
 	size := pointsHeaderSize + pad8(p.dictLen) + p.off + uint64(len(p.entries))*pointEntrySize + (1<<bits+1)*4
 	var h [pointsHeaderSize]byte
 	copy(h[:], pointsMagic)
+	if p.version != 3 { // with no dictionary set, version 2's "s2 without one"
+		copy(h[:], pointsMagicV2)
+	}
 	le := binary.LittleEndian
 	le.PutUint64(h[8:], uint64(len(p.entries)))
 	le.PutUint64(h[16:], bits)

@@ -196,7 +196,7 @@ func (s *Store) setPoints(p *points, err error) error {
 		p.close()
 		return fmt.Errorf("kv: the store has a point index already")
 	}
-	if s.views != nil && p.version != 2 {
+	if s.views != nil && p.version < 2 {
 		p.close()
 		return fmt.Errorf("kv: the store's identity views are compressed and its point index is of version %d, which does not hold them so", p.version)
 	}

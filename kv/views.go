@@ -1,6 +1,7 @@
 package kv
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/klauspost/compress/s2"
 	"github.com/klauspost/compress/zstd"
+	"github.com/productdata/pds/kv/jsonshape"
 )
 
 // A store of layout 3 (snapshot format 4 and later) keeps each subject's passport and
@@ -66,40 +68,25 @@ const viewsLevel = zstd.SpeedDefault
 
 // Samples are the encoded views (AppendView) of a spread of products, from
 // which Train makes the dictionaries: Passport[i] and Evidence[i] are the
-// views of one product and visibility.
+// views of one product and visibility; Identity may be of more products
+// (the table of their shapes wants a few thousand).
 type Samples struct {
 	Identity           [][]byte
 	Passport, Evidence [][]byte
-}
-
-// rawDict returns the last size bytes of the samples, joined: a raw
-// dictionary is history the values may refer to, and its end is the
-// nearest to them. The identity dictionary is made so (256 identity views
-// are about all 64 KiB hold).
-func rawDict(samples [][]byte, size int) []byte {
-	var d []byte
-	for i := len(samples) - 1; i >= 0 && len(d) < size; i-- {
-		d = append(slices.Clone(samples[i]), d...)
-	}
-	if len(d) > size {
-		d = d[len(d)-size:]
-	}
-	if len(d) < minDictSize {
-		return nil
-	}
-	return d
 }
 
 // Encoder turns views into the values a layout 3 store holds. It is safe for
 // concurrent use: ingest compresses on every core.
 type Encoder struct {
 	views    *zstd.Encoder
-	identity *s2.Dict // nil: s2 without a dictionary
+	identity *s2.Dict         // point index version 2; nil: s2 without a dictionary
+	shapes   *jsonshape.Table // point index version 3: identity views by shape
 }
 
 // newEncoder makes the encoder of the given dictionaries (either may be
-// empty).
-func newEncoder(viewsDict, identityDict []byte) (*Encoder, error) {
+// empty): d.IdentityShapes, when it is set, rather than d.Identity.
+func newEncoder(d Dictionaries) (*Encoder, error) {
+	viewsDict, identityDict := d.Views, d.Identity
 	opts := []zstd.EOption{zstd.WithEncoderLevel(viewsLevel), zstd.WithEncoderCRC(false)}
 	if len(viewsDict) > 0 {
 		opts = append(opts, zstd.WithEncoderDictRaw(viewsDictID, viewsDict))
@@ -109,6 +96,12 @@ func newEncoder(viewsDict, identityDict []byte) (*Encoder, error) {
 		return nil, fmt.Errorf("kv: views encoder: %w", err)
 	}
 	e := &Encoder{views: z}
+	if d.IdentityShapes != nil {
+		if e.shapes, err = jsonshape.Parse(d.IdentityShapes); err != nil {
+			return nil, fmt.Errorf("kv: identity shapes refused: %w", err)
+		}
+		return e, nil
+	}
 	if len(identityDict) > 0 {
 		if e.identity = s2.NewDict(identityDict); e.identity == nil {
 			return nil, errors.New("kv: identity dictionary refused")
@@ -126,9 +119,13 @@ func (e *Encoder) Views(pe []byte, passportLen int) []byte {
 	return e.views.EncodeAll(pe, dst)
 }
 
-// Identity returns the stored value of an encoded identity view: an s2 block
-// with the identity dictionary.
-func (e *Encoder) Identity(view []byte) []byte {
+// Identity returns the stored value of subject's encoded identity view
+// (AppendView): its body stored by shape (encodeShaped), or, for a store
+// that keeps its base's s2 dictionary, an s2 block made with it.
+func (e *Encoder) Identity(subject string, view []byte) []byte {
+	if e.shapes != nil {
+		return encodeShaped(e.shapes, subject, view)
+	}
 	buf := make([]byte, s2.MaxEncodedLen(len(view)))
 	if e.identity == nil {
 		return s2.EncodeBetter(buf, view)
@@ -145,7 +142,7 @@ type KeyValue struct {
 // IdentityEntry returns the entry of a subject's encoded identity view for
 // one visibility (tenant "" is public).
 func (e *Encoder) IdentityEntry(subject, tenant string, view []byte) KeyValue {
-	return KeyValue{AppendViewKey(nil, TagIdentity, subject, tenant), e.Identity(view)}
+	return KeyValue{AppendViewKey(nil, TagIdentity, subject, tenant), e.Identity(subject, view)}
 }
 
 // ViewsEntry returns the entry of a subject's passport and evidence views
@@ -242,4 +239,108 @@ func decodeIdentity(dict *s2.Dict, dst, v []byte, max uint64) ([]byte, error) {
 		return dst, errPointsCorrupt
 	}
 	return dst[:len(dst)+n], nil
+}
+
+// An identity view stored by shape (point index version 3) is its
+// AppendView encoding rearranged: the tenants part as it is, then
+// uvarint(len(coverage)) and the coverage, then the body encoded by the
+// table with the subject as context (the body names its subject, and its
+// identifiers usually start with it).
+
+// encodeShaped returns the stored value of subject's encoded view.
+func encodeShaped(t *jsonshape.Table, subject string, view []byte) []byte {
+	head, v, err := splitView(view)
+	if err != nil {
+		panic(fmt.Sprintf("kv: an identity view of %q that AppendView did not make: %v", subject, err)) // a bug in the caller
+	}
+	out := make([]byte, 0, len(head)+len(v.Coverage)+len(v.Body)/2+16)
+	out = append(out, head...)
+	out = binary.AppendUvarint(out, uint64(len(v.Coverage)))
+	out = append(out, v.Coverage...)
+	return t.Encode(out, v.Body, []byte(subject))
+}
+
+// splitView splits an encoded view into its tenants part and the view.
+func splitView(view []byte) (head []byte, v View, err error) {
+	n, err := tenantsLen(view)
+	if err != nil {
+		return nil, v, err
+	}
+	v, err = DecodeView(view)
+	return view[:n], v, err
+}
+
+// tenantsLen is the length of the tenants part that starts b (a count, and
+// each tenant's length and bytes).
+func tenantsLen(b []byte) (int, error) {
+	if len(b) > 0 && b[0] == 0 { // no tenants: the common case
+		return 1, nil
+	}
+	nt, w := binary.Uvarint(b)
+	if w <= 0 || nt > uint64(len(b)) {
+		return 0, errCorrupt
+	}
+	at := w
+	for range nt {
+		n, w := binary.Uvarint(b[at:])
+		if w <= 0 || n > uint64(len(b)-at-w) {
+			return 0, errCorrupt
+		}
+		at += w + int(n)
+	}
+	return at, nil
+}
+
+// shapedParts splits a value of encodeShaped: its tenants part, its
+// coverage, the encoded body, and the length of the view it decodes to.
+func shapedParts(v []byte) (head, cov, body []byte, total uint64, err error) {
+	n, err := tenantsLen(v)
+	if err != nil {
+		return nil, nil, nil, 0, err
+	}
+	cl, w := binary.Uvarint(v[n:])
+	if w <= 0 || cl > uint64(len(v)-n-w) {
+		return nil, nil, nil, 0, errCorrupt
+	}
+	head, cov, body = v[:n], v[n+w:n+w+int(cl)], v[n+w+int(cl):]
+	bl, err := jsonshape.DecodedLen(body)
+	if err != nil {
+		return nil, nil, nil, 0, errCorrupt
+	}
+	return head, cov, body, uint64(n+uvarintLen(uint64(bl))+bl) + cl, nil
+}
+
+// decodeShaped appends the identity view stored as v (encodeShaped) to dst,
+// refusing one that says it is longer than max. subject is the one the view
+// is stored under.
+func decodeShaped(t *jsonshape.Table, dst, v, subject []byte, max uint64) ([]byte, error) {
+	head, cov, body, total, err := shapedParts(v)
+	if err != nil || total > max {
+		return dst, errPointsCorrupt
+	}
+	start := len(dst)
+	out := slices.Grow(dst, int(total))
+	out = append(out, head...)
+	bl, _ := jsonshape.DecodedLen(body)
+	out = binary.AppendUvarint(out, uint64(bl))
+	if out, err = t.Decode(out, body, subject, bl); err != nil {
+		return dst, errPointsCorrupt
+	}
+	out = append(out, cov...)
+	if uint64(len(out)-start) != total {
+		return dst, errPointsCorrupt
+	}
+	return out, nil
+}
+
+// subjectOfKey is the subject of a full view key (AppendViewKey).
+func subjectOfKey(k []byte) []byte {
+	if len(k) < 2 {
+		return nil
+	}
+	k = k[2:]
+	if i := bytes.IndexByte(k, 0); i >= 0 {
+		return k[:i]
+	}
+	return k
 }

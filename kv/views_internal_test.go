@@ -2,6 +2,7 @@ package kv
 
 import (
 	"encoding/binary"
+	"slices"
 	"testing"
 
 	"github.com/productdata/pds/internal/fuzzseed"
@@ -12,7 +13,7 @@ import (
 // yields more than the store's largest frame.
 func FuzzViewsPart(f *testing.F) {
 	_, p, e := testViews(1)
-	enc, err := newEncoder(rawDict([][]byte{p, e, p, e}, viewsDictSize), nil)
+	enc, err := newEncoder(Dictionaries{Views: rawDict([][]byte{p, e, p, e}, viewsDictSize)})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -38,7 +39,7 @@ func FuzzViewsPart(f *testing.F) {
 // caller's buffer, and a frame longer than the store's largest is refused.
 func TestViewsPart(t *testing.T) {
 	_, p, e := testViews(7)
-	enc, err := newEncoder(nil, nil)
+	enc, err := newEncoder(Dictionaries{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,4 +60,22 @@ func TestViewsPart(t *testing.T) {
 		}
 		d.close()
 	}
+}
+
+// rawDict returns the last size bytes of the samples, joined: a raw
+// dictionary is history the values may refer to, and its end is the
+// nearest to them. Point indexes of version 2 had their identity
+// dictionary made so.
+func rawDict(samples [][]byte, size int) []byte {
+	var d []byte
+	for i := len(samples) - 1; i >= 0 && len(d) < size; i-- {
+		d = append(slices.Clone(samples[i]), d...)
+	}
+	if len(d) > size {
+		d = d[len(d)-size:]
+	}
+	if len(d) < minDictSize {
+		return nil
+	}
+	return d
 }

@@ -48,7 +48,12 @@ import (
 // docs are named by positions that an incremental build keeps, so that it
 // adds a segment of the night's docs to the base's instead of indexing
 // every doc again. A pds that reads only format 1 indexes cannot search it.
-const FormatVersion = 5
+//
+// Format 6 is format 5 with a point index of version 3 (kv/points_format.go):
+// identity views stored by shape (kv/jsonshape), read about twice as fast
+// and in about two thirds of the bytes. An incremental build on a base of
+// format 5 keeps that base's point index version.
+const FormatVersion = 6
 
 // The earlier formats, whose snapshots pds still verifies (every byte, when
 // it opens them) and serves.
@@ -57,6 +62,7 @@ const (
 	FormatBLAKE3  = 2
 	FormatChunks  = 3
 	FormatCompact = 4
+	FormatUpdates = 5
 )
 
 // knownFormat reports whether this pds reads snapshot format v.
