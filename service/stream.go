@@ -58,9 +58,10 @@ type StreamOutput interface {
 // stream with a summary that says why and at which line to resume.
 //
 // Chunks are resolved by up to streamWorkers goroutines at once, each with
-// its own reader, and written in input order: memory is that of a few
-// chunks, whatever the length of the stream, and a chunk is billed at most
-// streamWorkers+1 chunks ahead of the one being written. The stream stops
+// its own reader, and written in input order: memory is that of
+// streamChunks chunks, whatever the length of the stream, and a chunk is
+// billed at most streamChunks-1 chunks ahead of the one being written. The
+// stream stops
 // when ctx is done or a write fails, and returns why. The summary returned
 // is the one written.
 func (s *Service) ResolveStream(ctx context.Context, c domain.Caller, in StreamInput, out StreamOutput) (StreamSummary, error) {
@@ -79,6 +80,12 @@ func (s *Service) ResolveStream(ctx context.Context, c domain.Caller, in StreamI
 
 // streamWorkers is how many chunks of one stream are resolved at once.
 func streamWorkers() int { return min(runtime.GOMAXPROCS(0), 4) }
+
+// streamChunks is how many chunks of a stream with n workers are in hand at
+// once: read ahead, being resolved, or waiting for their turn to be written.
+// Twice the workers, and four more, keep the workers busy while the feeder
+// waits for a core, and the writer for the chunk before.
+func streamChunks(n int) int { return 2*n + 4 }
 
 // StreamSummary is what a resolve stream answered: its lines by status
 // ("total": all of them), and why it stopped early, if it did.
@@ -121,12 +128,12 @@ type job struct {
 // run starts the feeder and the workers and writes the chunks in order.
 func (st *stream) run(in StreamInput) error {
 	n := streamWorkers()
-	free := make(chan *job, n+2)
+	free := make(chan *job, streamChunks(n))
 	for i := 0; i < cap(free); i++ {
 		free <- &job{}
 	}
 	ordered := make(chan *job, cap(free))
-	work := make(chan *job)
+	work := make(chan *job, cap(free)) // the feeder reads ahead whenever it runs
 	st.covs = make([]*coverageUnion, n)
 	var wg sync.WaitGroup
 	for i := 0; i < n; i++ {
