@@ -3,7 +3,9 @@
 # on the N_BIG-product snapshot, and how many bytes it read from disk on the
 # way (/proc/PID/io read_bytes at ready), with a cold page cache (the kernel's
 # caches dropped before each run: needs root) and a warm one; then its RSS
-# while serving identity GETs and resolve calls.
+# while serving identity GETs and resolve calls; then identity GETs beside
+# the bare net/http baseline (scripts/bench/baseline) on the same paths, in
+# ROUNDS rounds of one run each, the ratio the median of the rounds'.
 source "$(dirname "$0")/bench-lib.sh"
 cd "$(dirname "$0")/.."
 need wrk wrk
@@ -17,9 +19,12 @@ PORT_PDS=${PORT_PDS:-18083}
 mkdir -p "$W"
 go build -o bin/pds ./cmd/pds
 go build -o bin/exportidentity ./scripts/bench/exportidentity
+go build -o bin/baseline ./scripts/bench/baseline
 ensure_snapshot "$W" "$N"
 snap=$SNAP
-trap 'stop_pds' EXIT
+PORT_BASE=${PORT_BASE:-18093}
+BASE_PID=
+trap 'stop_pds; [ -z "$BASE_PID" ] || kill "$BASE_PID" 2>/dev/null || true' EXIT
 SIZE_MB=$(( $(du -sbL "$snap" | cut -f1) / 1048576 ))
 
 
@@ -104,13 +109,42 @@ wait "$wrk_pid"
 wait "$PROF_PID" || true
 RSS_NOW=$(( $(awk '/VmRSS/{print $2}' /proc/$PDS_PID/status) / 1024 ))
 RSS_PEAK=$(( $(awk '/VmHWM/{print $2}' /proc/$PDS_PID/status) / 1024 ))
+# What the resident set is made of: the process's own memory (anonymous:
+# heap, block cache), the snapshot's mapped files (page cache the kernel
+# may drop and read again), and shared memory (the search index's private
+# copies, memfds, unless --search-copy-dir puts them on disk).
+rss_part() { echo $(( $(awk -v k="$1:" '$1 == k {print $2}' /proc/$PDS_PID/status) / 1024 )); }
+RSS_ANON=$(rss_part RssAnon) RSS_FILE=$(rss_part RssFile) RSS_SHMEM=$(rss_part RssShmem)
+
+# Identity GETs beside the bare baseline: the same 100,000 random paths,
+# 4 connections, each pds run beside its round's baseline run (the machine
+# drifts by more than the difference measured).
+bin/baseline --addr "127.0.0.1:$PORT_BASE" --ids "$W/serve-paths.txt" 2>/dev/null &
+BASE_PID=$!
+wait_port "127.0.0.1:$PORT_BASE"
+ROUNDS=${ROUNDS:-3}
+GET_DUR=${GET_DUR:-10s}
+PATHS="$W/serve-paths.txt" KEY= wrk_run warm 4 3s "http://127.0.0.1:$PORT_BASE" >/dev/null
+get_rows=()
+: > "$W/serve-get-ratios.txt"
+for round in $(seq 1 "$ROUNDS"); do
+  b=$(PATHS="$W/serve-paths.txt" KEY= wrk_run "baseline#$round" 4 "$GET_DUR" "http://127.0.0.1:$PORT_BASE")
+  p=$(PATHS="$W/serve-paths.txt" wrk_run "pds#$round" 4 "$GET_DUR" "http://127.0.0.1:$PORT_PDS")
+  [ "$(field errors "$p")" = 0 ] && [ "$(field non2xx "$p")" = 0 ] || { echo "bench-serve: identity GETs failed: $p" >&2; exit 1; }
+  r=$(awk -v a="$(field rps "$p")" -v b="$(field rps "$b")" 'BEGIN{printf "%.3f", a/b}')
+  echo "$r" >> "$W/serve-get-ratios.txt"
+  get_rows+=("| $round | $(field rps "$p") | $(field rps "$b") | $r | $(awk -v u="$(field p99_us "$p")" 'BEGIN{printf "%.2f", u/1000}') | $(awk -v u="$(field p99_us "$b")" 'BEGIN{printf "%.2f", u/1000}') |")
+done
+GET_RATIO=$(sort -n "$W/serve-get-ratios.txt" | awk '{a[NR]=$1} END{print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}')
+kill "$BASE_PID" 2>/dev/null || true
+BASE_PID=
 stop_pds
 
 out=$(mktemp)
 {
   echo "## pds serve: ready time and serving RSS (\`make bench-serve\`)"
   echo
-  echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(machine); load average when the run ended: $(cut -d' ' -f1-3 /proc/loadavg). Command: \`make bench-serve\` (scripts/bench-serve.sh; N=$N products, snapshot format $(pds_format), $SIZE_MB MiB on disk; DUR=$DUR)."
+  echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(machine); load average when the run ended: $(cut -d' ' -f1-3 /proc/loadavg). Command: \`make bench-serve\` (scripts/bench-serve.sh; N=$N products, snapshot format $(snap_format "$snap") ($snap), $SIZE_MB MiB on disk; DUR=$DUR)."
   echo
   echo "Ready is from starting \`pds serve\` to the first 200 from \`/readyz\` (polled every 5 ms); read at ready is what the process had read from disk when it began to answer (\`read_bytes\` of /proc/self/io, which the server logs as \`disk_read_kb\` before it starts anything in the background), its own executable's pages included; read at the poll's 200 is the same counter a moment later, by which time the background check of the search index (hashing its files whole, then opening it) has begun. The snapshot's disk reads ahead ${READAHEAD_KB:-?} KiB around a cold page (\`lsblk -o RA\`), and every page read that way counts. Cold runs start right after the kernel's page cache was dropped (\`echo 3 > /proc/sys/vm/drop_caches\`), so the pds executable is read from disk too; warm runs after every file was read. Verify and open are what the server logged (\`verify_ms\`: the manifest, signature, chunk list and a look at every file; \`open_ms\`: Pebble, the point index and the sources; the search index is opened in the background once its files are hashed). RSS at ready is the server's resident set then."
   echo
@@ -120,7 +154,15 @@ out=$(mktemp)
   echo
   echo "Cold start: worst ready ${WORST_MS} ms, worst read at ready ${WORST_READ} MiB (goals: ≤ 1 s and ≤ 64 MB at 1M products)."
   echo
-  echo "Serving RSS: ${RSS_NOW} MiB after $DUR of identity GETs ($(field rps "$(cat "$W/serve-identity.txt")") req/s) and resolve calls of 1000 ($(field rps "$(cat "$W/serve-resolve.txt")") calls/s) at 4 connections each, at once; peak ${RSS_PEAK} MiB (goal: RSS ≤ 512 MiB). The block cache was ${CACHE_USED} MiB (\`--cache-mb $CACHE_MB\`; 0 sizes it from the store: its size on disk, 256 MiB to 1 GiB)."
+  echo "Serving RSS: ${RSS_NOW} MiB after $DUR of identity GETs ($(field rps "$(cat "$W/serve-identity.txt")") req/s) and resolve calls of 1000 ($(field rps "$(cat "$W/serve-resolve.txt")") calls/s) at 4 connections each, at once; peak ${RSS_PEAK} MiB (goal: RSS ≤ 512 MiB). Of the ${RSS_NOW} MiB: ${RSS_ANON} MiB the process's own memory (heap, block cache), ${RSS_FILE} MiB pages of the snapshot's mapped files (page cache, which the kernel may drop and read again), ${RSS_SHMEM} MiB shared memory (the search index's private copies). The block cache was ${CACHE_USED} MiB (\`--cache-mb $CACHE_MB\`; 0 sizes it from the store: its size on disk, 256 MiB to 1 GiB)."
+  echo
+  echo "Identity GETs beside the bare baseline (\`scripts/bench/baseline\`: net/http and a map of the same paths to a fixed document), the same 100,000 random paths under \`wrk -t1 -c4\` for $GET_DUR each, pds's run right after its round's baseline run; pds warmed by the load above:"
+  echo
+  echo "| round | pds req/s | baseline req/s | ratio | pds p99 ms | baseline p99 ms |"
+  echo "|---:|---:|---:|---:|---:|---:|"
+  printf '%s\n' "${get_rows[@]}"
+  echo
+  echo "Identity GETs against the baseline: **${GET_RATIO}×**, the median of the rounds' ratios (goal ≥ 0.85× at 10M products)."
   echo
   echo "Where the time goes now while serving (CPU profile during that load, \`go tool pprof -top\` of $W/serve-cpu.pprof):"
   echo
