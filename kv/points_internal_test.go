@@ -2,6 +2,7 @@ package kv
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -609,5 +610,60 @@ func TestMappedRadixCheckedSlotBySlot(t *testing.T) {
 		if len(g.ranges) == 0 || g.ranges[0] != [2]int64{slot, slot + 8} {
 			t.Errorf("get %s: first checked %v, want its radix slot [%d, %d)", keys[i], g.ranges, slot, slot+8)
 		}
+	}
+}
+
+// sortEntries gives the order of one sort by hash and then offset, for
+// hashes spread over the whole range, crowded into one group, and equal.
+func TestSortEntriesOrdersByHashThenOffset(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	cases := map[string]func(i int) uint64{
+		"spread":      func(int) uint64 { return rng.Uint64() },
+		"one group":   func(int) uint64 { return 0xabcd<<48 | rng.Uint64()>>40 },
+		"equal":       func(int) uint64 { return 42 },
+		"a few known": func(i int) uint64 { return uint64(i%7) << 60 },
+	}
+	for name, hash := range cases {
+		for _, n := range []int{0, 1, 2, 1000, 70000} {
+			es := make([]pointEntry, n)
+			for i := range es {
+				es[i] = pointEntry{hash: hash(i), off: uint64(rng.IntN(n + 1))}
+			}
+			want := slices.Clone(es)
+			slices.SortFunc(want, func(a, b pointEntry) int {
+				return cmp.Or(cmp.Compare(a.hash, b.hash), cmp.Compare(a.off, b.off))
+			})
+			sortEntries(es)
+			if !slices.Equal(es, want) {
+				t.Errorf("%s, %d entries: not in order", name, n)
+			}
+		}
+	}
+}
+
+func BenchmarkSortEntries(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	src := make([]pointEntry, 1_000_000)
+	for i := range src {
+		src[i] = pointEntry{hash: rng.Uint64(), off: uint64(i) * 90}
+	}
+	es := make([]pointEntry, len(src))
+	for _, c := range []struct {
+		name string
+		sort func([]pointEntry)
+	}{
+		{"flag", sortEntries},
+		{"whole", func(es []pointEntry) {
+			slices.SortFunc(es, func(a, b pointEntry) int {
+				return cmp.Or(cmp.Compare(a.hash, b.hash), cmp.Compare(a.off, b.off))
+			})
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				copy(es, src)
+				c.sort(es)
+			}
+		})
 	}
 }

@@ -95,9 +95,7 @@ func (p *pointsWriter) writeTail() error {
 	if len(p.entries) > 1<<32-1 {
 		return fmt.Errorf("%d entries: at most 2^32-1 fit", len(p.entries))
 	}
-	slices.SortFunc(p.entries, func(a, b pointEntry) int {
-		return cmp.Or(cmp.Compare(a.hash, b.hash), cmp.Compare(a.off, b.off))
-	})
+	sortEntries(p.entries)
 	var b [pointEntrySize]byte
 	for _, e := range p.entries {
 		binary.LittleEndian.PutUint64(b[:8], e.hash)
@@ -141,4 +139,42 @@ func (p *pointsWriter) writeTail() error {
 func (p *pointsWriter) abort() {
 	p.f.Close()
 	os.Remove(p.path)
+}
+
+// sortBits is how many of a hash's top bits sortEntries first distributes
+// the entries by: 64 Ki groups (1 MiB of counts), each group then small
+// enough (about 150 entries at 10M) to sort in the caches.
+const sortBits = 16
+
+// sortEntries sorts es by hash, then offset: in place, first into groups by
+// the hash's top sortBits bits (an American flag sort: each entry swapped
+// into its group's next free place), then each group on its own. It gives
+// the order one sort of the whole would, in about half the time at 1M
+// entries (BenchmarkSortEntries); at 10M the whole sort took about 3 s of a
+// night.
+func sortEntries(es []pointEntry) {
+	start := make([]int, 1<<sortBits+1)
+	for _, e := range es {
+		start[e.hash>>(64-sortBits)+1]++
+	}
+	for g := 1; g < len(start); g++ {
+		start[g] += start[g-1]
+	}
+	next := slices.Clone(start[:1<<sortBits])
+	for g := range next {
+		for next[g] < start[g+1] {
+			e := es[next[g]]
+			for h := int(e.hash >> (64 - sortBits)); h != g; h = int(e.hash >> (64 - sortBits)) {
+				es[next[h]], e = e, es[next[h]]
+				next[h]++
+			}
+			es[next[g]] = e
+			next[g]++
+		}
+	}
+	for g := range next {
+		slices.SortFunc(es[start[g]:start[g+1]], func(a, b pointEntry) int {
+			return cmp.Or(cmp.Compare(a.hash, b.hash), cmp.Compare(a.off, b.off))
+		})
+	}
 }
