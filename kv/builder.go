@@ -282,7 +282,7 @@ func (b *Builder) Set(key, value []byte) error {
 // Encoder.
 func (b *Builder) identityLen(value []byte) (int, error) {
 	if b.points.version == 3 {
-		_, _, _, n, err := shapedParts(value)
+		_, _, _, _, n, err := shapedParts(value)
 		return int(n), err
 	}
 	return s2.DecodedLen(value)

@@ -292,36 +292,36 @@ func tenantsLen(b []byte) (int, error) {
 }
 
 // shapedParts splits a value of encodeShaped: its tenants part, its
-// coverage, the encoded body, and the length of the view it decodes to.
-func shapedParts(v []byte) (head, cov, body []byte, total uint64, err error) {
+// coverage, the encoded body and the body's decoded length, and the length
+// of the view it decodes to.
+func shapedParts(v []byte) (head, cov, body []byte, bodyLen int, total uint64, err error) {
 	n, err := tenantsLen(v)
 	if err != nil {
-		return nil, nil, nil, 0, err
+		return nil, nil, nil, 0, 0, err
 	}
 	cl, w := binary.Uvarint(v[n:])
 	if w <= 0 || cl > uint64(len(v)-n-w) {
-		return nil, nil, nil, 0, errCorrupt
+		return nil, nil, nil, 0, 0, errCorrupt
 	}
 	head, cov, body = v[:n], v[n+w:n+w+int(cl)], v[n+w+int(cl):]
 	bl, err := jsonshape.DecodedLen(body)
 	if err != nil {
-		return nil, nil, nil, 0, errCorrupt
+		return nil, nil, nil, 0, 0, errCorrupt
 	}
-	return head, cov, body, uint64(n+uvarintLen(uint64(bl))+bl) + cl, nil
+	return head, cov, body, bl, uint64(n+uvarintLen(uint64(bl))+bl) + cl, nil
 }
 
 // decodeShaped appends the identity view stored as v (encodeShaped) to dst,
 // refusing one that says it is longer than max. subject is the one the view
 // is stored under.
 func decodeShaped(t *jsonshape.Table, dst, v, subject []byte, max uint64) ([]byte, error) {
-	head, cov, body, total, err := shapedParts(v)
+	head, cov, body, bl, total, err := shapedParts(v)
 	if err != nil || total > max {
 		return dst, errPointsCorrupt
 	}
 	start := len(dst)
 	out := slices.Grow(dst, int(total))
 	out = append(out, head...)
-	bl, _ := jsonshape.DecodedLen(body)
 	out = binary.AppendUvarint(out, uint64(bl))
 	if out, err = t.Decode(out, body, subject, bl); err != nil {
 		return dst, errPointsCorrupt
