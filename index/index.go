@@ -105,10 +105,11 @@ var defaultTuning = tuning{
 
 // OpenOptions configure OpenWith.
 type OpenOptions struct {
-	// CheckSegment, when set, is called with the path of each Bleve
-	// segment and a reader of its private copy (see private.go) before
-	// Bleve reads the copy; an error fails the open.
-	CheckSegment func(path string, copy io.Reader) error
+	// CheckCopy, when set, is called with the path of each file the
+	// index reads from a private copy (Copied: Bleve's segments and the
+	// doc store's entries; see private.go) and a reader of that copy,
+	// before anything reads it; an error fails the open.
+	CheckCopy func(path string, copy io.Reader) error
 	// CopyDir, when set, is a folder on disk for the private copies: each
 	// is a file there whose name is removed at once, so its pages are the
 	// page cache's, which the kernel drops under memory pressure and reads
@@ -122,9 +123,10 @@ type OpenOptions struct {
 // copies.
 func Open(dir string) (*Index, error) { return OpenWith(dir, OpenOptions{}) }
 
-// OpenWith opens the index in dir read-only, for serving: Bleve reads its
-// segments from private copies, made and checked (o.CheckSegment) here, so
-// that nothing done to the files afterwards reaches what it reads.
+// OpenWith opens the index in dir read-only, for serving: Bleve's segments
+// and the doc store's entries are read from private copies, made and
+// checked (o.CheckCopy) here, so that nothing done to the files afterwards
+// reaches what is read.
 func OpenWith(dir string, o OpenOptions) (*Index, error) {
 	ix := &Index{tune: defaultTuning, cache: candidateCache{max: 1024}}
 	js, err := os.ReadFile(filepath.Join(dir, metaFile))
@@ -148,7 +150,7 @@ func OpenWith(dir string, o OpenOptions) (*Index, error) {
 		return nil, fmt.Errorf("index: open: %s has %d names, %s says %d", namesFile, len(entries), metaFile, ix.meta.Names)
 	}
 	ix.table = newNameTable(entries)
-	if ix.store, err = openStore(dir, ix.meta.Docs, ix.meta.Format); err != nil {
+	if ix.store, err = openServedStore(dir, ix.meta.Docs, ix.meta.Format, o); err != nil {
 		return nil, fmt.Errorf("index: open doc store: %w", err)
 	}
 	ro := map[string]interface{}{"read_only": true}

@@ -32,13 +32,21 @@ func TestDocStoreOffsetsPast1TiB(t *testing.T) {
 		if err := w.close(); err != nil {
 			t.Fatal(err)
 		}
-		s, err := openStore(dir, 1, 2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.data.Close()
-		if s.off[0] != c.off || s.pos[0] != c.pos || s.key[0] != 1<<50 || s.names[0] != maxDocs-1 {
-			t.Errorf("read back offset %d, position %d, key %d, name %d; want %d, %d", s.off[0], s.pos[0], s.key[0], s.names[0], c.off, c.pos)
+		// Read back as a build reads it (in memory) and as a server does (mapped).
+		for _, open := range []func() (*docStore, error){
+			func() (*docStore, error) { return openStore(dir, 1, 2) },
+			func() (*docStore, error) { return openServedStore(dir, 1, 2, OpenOptions{}) },
+		} {
+			s, err := open()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.offAt(0) != c.off || s.posAt(0) != c.pos || s.keyAt(0) != 1<<50 || s.nameAt(0) != maxDocs-1 {
+				t.Errorf("read back offset %d, position %d, key %d, name %d; want %d, %d", s.offAt(0), s.posAt(0), s.keyAt(0), s.nameAt(0), c.off, c.pos)
+			}
+			if err := s.close(); err != nil {
+				t.Fatal(err)
+			}
 		}
 		if got, err := parsePosID(posID(c.pos)); err != nil || got != c.pos {
 			t.Errorf("position %d: its document ID %q parses as %d, %v", c.pos, posID(c.pos), got, err)

@@ -19,14 +19,25 @@ import (
 // on a goroutine that nothing of pds runs and no recover reaches. A copy is
 // made when the index is opened (OpenWith), into memory of the process
 // (privateCopy: on Linux a sealed memfd, which no one can cut, grow or
-// write), checked by the caller (OpenOptions.CheckSegment), and only then
+// write), checked by the caller (OpenOptions.CheckCopy), and only then
 // given to Bleve. The copies are freed when the index is closed.
+//
+// The doc store's entries (docs.idx) are copied the same way and mapped
+// (openServedStore): read in place, they take no room on the Go heap.
 //
 // Bleve picks a segment's reader from a registry of its own, by the format
 // the index's root.bolt names: orderedZap for every index of pds. Its Open
 // makes a private copy of the segments of the indexes that OpenWith is
 // opening (servedDirs) and opens every other segment (those a build opens
 // to merge them) as zap does.
+
+// Copied reports whether the index's file at rel (slash-separated, in the
+// index's folder) is read from a private copy when the index is served, and
+// so is given to OpenOptions.CheckCopy as it is opened rather than read
+// before: Bleve's segments and the doc store's entries.
+func Copied(rel string) bool {
+	return strings.HasSuffix(rel, ".zap") || rel == docsIdxFile
+}
 
 // servedDirs are the folders of the Bleve stores being opened by OpenWith,
 // by the prefix of their segments' paths.
@@ -89,7 +100,7 @@ func (p orderedZap) Open(path string) (segment.Segment, error) {
 		return p.ZapPlugin.Open(path)
 	}
 	servedDirs.Lock()
-	check, copyDir := s.o.CheckSegment, s.o.CopyDir
+	check, copyDir := s.o.CheckCopy, s.o.CopyDir
 	servedDirs.Unlock()
 	seg, err := openPrivate(p.ZapPlugin, path, check, copyDir)
 	if err != nil {

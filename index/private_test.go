@@ -11,10 +11,11 @@ import (
 	"testing"
 )
 
-// A served index (OpenWith) reads its segments from private copies, in
-// memory or in a folder (CopyDir): each copy is given to CheckSegment before
-// Bleve reads it, with the file's bytes, and once open the index answers the
-// same with every segment file cut to nothing. A failed check fails the open.
+// A served index (OpenWith) reads its segments and its doc store's entries
+// from private copies, in memory or in a folder (CopyDir): each copy is
+// given to CheckCopy before it is read, with the file's bytes, and once open
+// the index answers the same with every such file cut to nothing. A failed
+// check fails the open.
 func TestServedSegmentsAreCheckedPrivateCopies(t *testing.T) {
 	for _, place := range []string{"memory", "folder"} {
 		t.Run(place, func(t *testing.T) {
@@ -48,7 +49,7 @@ func servedFromPrivateCopies(t *testing.T, copyDir string) {
 	plain.Close()
 
 	checked := map[string]bool{}
-	ix, err := OpenWith(dir, OpenOptions{CheckSegment: func(path string, copy io.Reader) error {
+	ix, err := OpenWith(dir, OpenOptions{CheckCopy: func(path string, copy io.Reader) error {
 		got, err := io.ReadAll(copy)
 		if err != nil {
 			return err
@@ -77,7 +78,7 @@ func servedFromPrivateCopies(t *testing.T, copyDir string) {
 			}
 		}
 	}
-	for _, p := range segments {
+	for _, p := range append(segments, filepath.Join(dir, docsIdxFile)) {
 		if !checked[p] {
 			t.Errorf("%s was not checked", p)
 		}
@@ -90,7 +91,7 @@ func servedFromPrivateCopies(t *testing.T, copyDir string) {
 	}
 
 	refused := errors.New("refused")
-	_, err = OpenWith(dir, OpenOptions{CheckSegment: func(string, io.Reader) error { return refused }})
+	_, err = OpenWith(dir, OpenOptions{CheckCopy: func(string, io.Reader) error { return refused }})
 	if !errors.Is(err, refused) {
 		t.Fatalf("open with a check that refuses: %v", err)
 	}

@@ -49,13 +49,13 @@ func (ix *Index) run(ctx context.Context, q query.Query, size int, order search.
 // subject; otherwise the subjects are searched (and the block is 0: reading starts at the
 // name's first block, search-after skips the rest).
 func (ix *Index) afterDoc(p *Position, nameID uint32) (int64, int, error) {
-	if int(p.Doc) < len(ix.store.off) {
+	if int(p.Doc) < ix.store.n {
 		r, err := ix.store.record(p.Doc)
 		if err != nil {
 			return 0, 0, err
 		}
 		if r.subject == p.Subject {
-			if ix.store.names[p.Doc] != nameID {
+			if ix.store.nameAt(int(p.Doc)) != nameID {
 				r.block = 0
 			}
 			return int64(p.Doc), r.block, nil
@@ -198,7 +198,7 @@ func (ix *Index) smallNamesHits(ctx context.Context, run []candidate, after int6
 	}
 	byName := map[uint32][]uint32{} // name id → ordinals, ascending
 	for _, ord := range got {
-		id := ix.store.names[ord]
+		id := ix.store.nameAt(int(ord))
 		byName[id] = append(byName[id], ord)
 	}
 	for i, c := range run {
@@ -258,16 +258,16 @@ func (ix *Index) searchUpdated(ctx context.Context, q Query, cands []candidate) 
 		return Page{}, nil
 	}
 	need := q.Limit + 1
-	keys := ix.store.key
+	keys := ix.store.keyAt
 	// isAfter reports whether doc ord comes after the position in this order.
 	isAfter := func(ord uint32) bool {
-		k := keys[ord]
+		k := keys(int(ord))
 		return !hasAfter || k < afterKey || k == afterKey && int64(ord) > afterOrd
 	}
 	// sorted orders ordinals by updated time descending, then ordinal.
 	sorted := func(ords []uint32) []uint32 {
 		ords = slices.DeleteFunc(ords, func(o uint32) bool { return !isAfter(o) })
-		slices.SortFunc(ords, func(a, b uint32) int { return cmp.Or(cmp.Compare(keys[b], keys[a]), cmp.Compare(a, b)) })
+		slices.SortFunc(ords, func(a, b uint32) int { return cmp.Or(cmp.Compare(keys(int(b)), keys(int(a))), cmp.Compare(a, b)) })
 		return ords
 	}
 	var ords []uint32
@@ -312,9 +312,9 @@ func (ix *Index) searchUpdated(ctx context.Context, q Query, cands []candidate) 
 	}
 	refs := make([]pageRef, 0, min(len(ords), need))
 	for _, ord := range ords[:min(len(ords), need)] {
-		refs = append(refs, pageRef{ord: ord, score: scores[ix.store.names[ord]]})
+		refs = append(refs, pageRef{ord: ord, score: scores[ix.store.nameAt(int(ord))]})
 	}
 	return ix.finish(refs, q.Limit, func(ref pageRef, r *record) *Position {
-		return &Position{Updated: int64(keys[ref.ord] ^ (1 << 63)), Subject: r.subject, Doc: ref.ord}
+		return &Position{Updated: int64(keys(int(ref.ord)) ^ (1 << 63)), Subject: r.subject, Doc: ref.ord}
 	})
 }

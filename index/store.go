@@ -2,13 +2,16 @@ package index
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"slices"
+	"sort"
 	"time"
+
+	"github.com/productdata/pds/internal/osfile"
 )
 
 // The doc store holds, for every doc in (subject, visibility) order, what a hit shows, so that a
@@ -189,46 +192,140 @@ func (w *storeWriter) close() error {
 	return errors.Join(w.data.Flush(), w.idx.Flush(), w.dataF.Close(), w.idxF.Close())
 }
 
-// docStore reads the store: docs.idx in memory (20 bytes a doc, 28 in format 2), docs.dat
-// through pread.
+// docStore reads the store: docs.idx as bytes (in memory, or a mapping of a private copy when
+// served: see openServedStore), docs.dat through pread. Its entries are read in place, so a
+// served index holds no copy of them on the Go heap.
 type docStore struct {
 	format int
 	data   *os.File
-	size   uint64   // of docs.dat
-	off    []uint64 // record offsets
-	key    []uint64 // updated-time keys
-	names  []uint32 // name ids
-	pos    []uint64 // positions, ascending (format 2; nil in format 1)
+	size   uint64 // of docs.dat
+	idx    []byte // docs.idx, n entries of entry bytes
+	entry  int
+	n      int
+	unmap  func() error // releases idx when it is a mapping
 }
 
+// offAt is the offset of doc ord's record in docs.dat.
+func (s *docStore) offAt(ord int) uint64 { return binary.LittleEndian.Uint64(s.idx[ord*s.entry:]) }
+
+// keyAt is doc ord's updated-time key.
+func (s *docStore) keyAt(ord int) uint64 { return binary.LittleEndian.Uint64(s.idx[ord*s.entry+8:]) }
+
+// nameAt is doc ord's name id (noName: none).
+func (s *docStore) nameAt(ord int) uint32 { return binary.LittleEndian.Uint32(s.idx[ord*s.entry+16:]) }
+
+// posAt is doc ord's position (format 2).
+func (s *docStore) posAt(ord int) uint64 { return binary.LittleEndian.Uint64(s.idx[ord*s.entry+20:]) }
+
+// positions is the number of docs with a position: every doc in format 2, none in format 1.
+func (s *docStore) positions() int {
+	if s.format < 2 {
+		return 0
+	}
+	return s.n
+}
+
+// entrySize is the bytes of a docs.idx entry in the given format.
+func entrySize(format int) int {
+	if format < 2 {
+		return idxEntrySize1
+	}
+	return idxEntrySize
+}
+
+// openStore opens the doc store in dir with docs.idx read into memory: for a build, which reads
+// it once in order.
 func openStore(dir string, docs, format int) (*docStore, error) {
 	raw, err := os.ReadFile(dir + string(os.PathSeparator) + docsIdxFile)
 	if err != nil {
 		return nil, err
 	}
-	size := idxEntrySize
-	if format < 2 {
-		size = idxEntrySize1
+	if err := checkEntries(bytes.NewReader(raw), int64(len(raw)), docs, format); err != nil {
+		return nil, err
 	}
-	if len(raw) != docs*size {
-		return nil, fmt.Errorf("%s has %d bytes, want %d", docsIdxFile, len(raw), docs*size)
+	return openData(dir, &docStore{format: format, idx: raw, entry: entrySize(format), n: docs})
+}
+
+// openServedStore opens the doc store in dir for serving: docs.idx is copied as Bleve's segments
+// are (privateCopy: a sealed memfd, or a file in o.CopyDir whose name is removed), the copy
+// checked (o.CheckCopy) and then mapped, so that its pages are the kernel's to account for (and,
+// in o.CopyDir, to drop) rather than the Go heap's, where the collector would let them take
+// twice their size. Where no copy is made (Windows), osfile.Map reads the file into memory.
+func openServedStore(dir string, docs, format int, o OpenOptions) (s *docStore, err error) {
+	path := dir + string(os.PathSeparator) + docsIdxFile
+	src, err := os.Open(path)
+	if err != nil {
+		return nil, err
 	}
-	s := &docStore{format: format, off: make([]uint64, docs), key: make([]uint64, docs), names: make([]uint32, docs)}
-	if format >= 2 {
-		s.pos = make([]uint64, docs)
+	defer src.Close()
+	cp, _, err := privateCopy(src, o.CopyDir)
+	if err != nil {
+		return nil, fmt.Errorf("a private copy of %s: %w", path, err)
 	}
-	for i := 0; i < docs; i++ {
-		e := raw[i*size:]
-		s.off[i] = binary.LittleEndian.Uint64(e[0:])
-		s.key[i] = binary.LittleEndian.Uint64(e[8:])
-		s.names[i] = binary.LittleEndian.Uint32(e[16:])
-		if s.pos != nil {
-			s.pos[i] = binary.LittleEndian.Uint64(e[20:])
-			if i > 0 && s.pos[i] <= s.pos[i-1] {
-				return nil, fmt.Errorf("%s: position of doc %d does not rise", docsIdxFile, i)
-			}
+	from := src
+	if cp != nil {
+		defer cp.Close() // the mapping stays
+		from = cp
+	}
+	info, err := from.Stat()
+	if err != nil {
+		return nil, err
+	}
+	size := info.Size()
+	if o.CheckCopy != nil {
+		if err := o.CheckCopy(path, io.NewSectionReader(from, 0, size)); err != nil {
+			return nil, err
 		}
 	}
+	if err := checkEntries(io.NewSectionReader(from, 0, size), size, docs, format); err != nil {
+		return nil, err
+	}
+	s = &docStore{format: format, entry: entrySize(format), n: docs}
+	if size > 0 {
+		if s.idx, err = osfile.Map(from, int(size)); err != nil {
+			return nil, fmt.Errorf("map %s: %w", path, err)
+		}
+		m := s.idx
+		s.unmap = func() error { return osfile.Unmap(m) }
+	}
+	opened, err := openData(dir, s)
+	if err != nil && s.unmap != nil {
+		s.unmap()
+	}
+	return opened, err
+}
+
+// checkEntries checks that r, size bytes of docs.idx, holds docs entries of the format, their
+// positions (format 2) rising, reading it once in pieces.
+func checkEntries(r io.Reader, size int64, docs, format int) error {
+	entry := entrySize(format)
+	if size != int64(docs)*int64(entry) {
+		return fmt.Errorf("%s has %d bytes, want %d", docsIdxFile, size, int64(docs)*int64(entry))
+	}
+	if format < 2 {
+		return nil
+	}
+	buf := make([]byte, entry*4096)
+	var prev uint64
+	for ord := 0; ord < docs; {
+		n := min(docs-ord, 4096)
+		if _, err := io.ReadFull(r, buf[:n*entry]); err != nil {
+			return fmt.Errorf("reading %s: %w", docsIdxFile, err)
+		}
+		for i := 0; i < n; i, ord = i+1, ord+1 {
+			pos := binary.LittleEndian.Uint64(buf[i*entry+20:])
+			if ord > 0 && pos <= prev {
+				return fmt.Errorf("%s: position of doc %d does not rise", docsIdxFile, ord)
+			}
+			prev = pos
+		}
+	}
+	return nil
+}
+
+// openData opens s's docs.dat in dir.
+func openData(dir string, s *docStore) (*docStore, error) {
+	var err error
 	if s.data, err = os.Open(dir + string(os.PathSeparator) + docsDataFile); err != nil {
 		return nil, err
 	}
@@ -243,14 +340,14 @@ func openStore(dir string, docs, format int) (*docStore, error) {
 
 // record reads doc ord's record.
 func (s *docStore) record(ord uint32) (record, error) {
-	if int(ord) >= len(s.off) {
+	if int(ord) >= s.n {
 		return record{}, fmt.Errorf("index: doc %d out of range", ord)
 	}
 	end := s.size
-	if int(ord)+1 < len(s.off) {
-		end = s.off[ord+1]
+	if int(ord)+1 < s.n {
+		end = s.offAt(int(ord) + 1)
 	}
-	start := s.off[ord]
+	start := s.offAt(int(ord))
 	if start > end || end > s.size {
 		return record{}, errCorrupt
 	}
@@ -263,23 +360,23 @@ func (s *docStore) record(ord uint32) (record, error) {
 
 // id is the Bleve document ID of doc ord.
 func (s *docStore) id(ord uint32) string {
-	if s.pos == nil {
+	if s.format < 2 {
 		return docID(ord)
 	}
-	return posID(s.pos[ord])
+	return posID(s.posAt(int(ord)))
 }
 
 // ord is the ordinal of the doc with Bleve document ID id.
 func (s *docStore) ord(id string) (uint32, error) {
-	if s.pos == nil {
+	if s.format < 2 {
 		return parseDocID(id)
 	}
 	p, err := parsePosID(id)
 	if err != nil {
 		return 0, err
 	}
-	i, found := slices.BinarySearch(s.pos, p)
-	if !found {
+	i := sort.Search(s.n, func(i int) bool { return s.posAt(i) >= p })
+	if i == s.n || s.posAt(i) != p {
 		return 0, fmt.Errorf("index: document id %q is not in the doc store", id)
 	}
 	return uint32(i), nil
@@ -287,7 +384,7 @@ func (s *docStore) ord(id string) (uint32, error) {
 
 // firstAfter returns the ordinal of the first doc whose subject sorts after subject.
 func (s *docStore) firstAfter(subject string) (uint32, error) {
-	lo, hi := 0, len(s.off)
+	lo, hi := 0, s.n
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
 		r, err := s.record(uint32(mid))
@@ -303,7 +400,13 @@ func (s *docStore) firstAfter(subject string) (uint32, error) {
 	return uint32(lo), nil
 }
 
-func (s *docStore) close() error { return s.data.Close() }
+func (s *docStore) close() error {
+	err := s.data.Close()
+	if s.unmap != nil {
+		err = errors.Join(err, s.unmap())
+	}
+	return err
+}
 
 // hit turns a record into a Hit.
 func (r *record) hit() (Hit, error) {

@@ -68,7 +68,7 @@ type updater struct {
 	base      *docStore
 	baseData  *bufio.Reader // docs.dat, read in order
 	next      int           // ordinal of the next base doc not yet matched
-	nextRaw   []byte        // its stored record, when next < len(base.off)
+	nextRaw   []byte        // its stored record, when next < base.n
 	nextRec   record        // the record decoded, when decoded is set
 	decoded   bool
 	ncOf      []*nameCount   // base name id → the new index's count of the name, once met
@@ -114,8 +114,8 @@ func updateFrom(dir, baseDir string, blockSize, segmentDocs int) (*Builder, erro
 	}
 	u := &updater{baseDir: baseDir, base: store, baseData: bufio.NewReaderSize(io.NewSectionReader(store.data, 0, int64(store.size)), 1<<16),
 		lastOf: make(map[string]int, len(entries)), nightDir: filepath.Join(dir, "night.bleve")}
-	for ord, id := range store.names {
-		if id != noName {
+	for ord := range store.n {
+		if id := store.nameAt(ord); id != noName {
 			if int(id) >= len(entries) {
 				store.close()
 				return nil, fmt.Errorf("index: update: base doc %d names name %d of %d", ord, id, len(entries))
@@ -146,14 +146,14 @@ func updateFrom(dir, baseDir string, blockSize, segmentDocs int) (*Builder, erro
 // read reads the stored record of base doc u.next, if there is one; peek decodes it.
 func (u *updater) read() error {
 	u.decoded = false
-	if u.next >= len(u.base.off) {
+	if u.next >= u.base.n {
 		return nil
 	}
 	end := u.base.size
-	if u.next+1 < len(u.base.off) {
-		end = u.base.off[u.next+1]
+	if u.next+1 < u.base.n {
+		end = u.base.offAt(u.next + 1)
 	}
-	start := u.base.off[u.next]
+	start := u.base.offAt(u.next)
 	if start > end || end > u.base.size {
 		return fmt.Errorf("index: update: base doc %d: %w", u.next, errCorrupt)
 	}
@@ -179,7 +179,7 @@ func (u *updater) peek() (record, error) {
 // match returns the base doc with the subject and visibility of d, if there is one; the base
 // docs before it are dropped.
 func (u *updater) match(d *Doc) (ord int, r record, ok bool, err error) {
-	for u.next < len(u.base.off) {
+	for u.next < u.base.n {
 		next, err := u.peek()
 		if err != nil {
 			return 0, record{}, false, err
@@ -222,14 +222,14 @@ func (u *updater) add(b *Builder, d Doc) error {
 	var block int
 	index := true
 	if ok {
-		pos = u.base.pos[ord]
+		pos = u.base.posAt(ord)
 		baseName := ""
-		if id := u.base.names[ord]; id != noName {
+		if id := u.base.nameAt(ord); id != noName {
 			baseName = u.baseNames[id]
 		}
 		if baseName == name {
 			block = base.block
-			index = base.trust != d.TrustLevel || base.passport != d.HasPassport || u.base.key[ord] != timeKey(d.UpdatedAt) ||
+			index = base.trust != d.TrustLevel || base.passport != d.HasPassport || u.base.keyAt(ord) != timeKey(d.UpdatedAt) ||
 				base.shadowed != strings.Join(d.ShadowedFor, reservedByte)
 		} else {
 			block = u.newBlock(b, nc)
@@ -239,8 +239,8 @@ func (u *updater) add(b *Builder, d Doc) error {
 		}
 	} else {
 		hi := uint64(math.MaxUint64)
-		if u.next < len(u.base.pos) {
-			hi = u.base.pos[u.next]
+		if u.next < u.base.positions() {
+			hi = u.base.posAt(u.next)
 		}
 		step := uint64(1) << posShift
 		if hi != math.MaxUint64 {
@@ -278,7 +278,7 @@ func (u *updater) checkBlock(b *Builder, nc *nameCount, block int) {
 // only their stored records, so a night pays for the docs it keeps a copy, not a comparison.
 func (u *updater) keep(b *Builder, limit string, all bool) error {
 	var last []byte
-	for u.next < len(u.base.off) {
+	for u.next < u.base.n {
 		subject, block, err := rawSubjectBlock(u.nextRaw)
 		if err != nil {
 			return fmt.Errorf("index: update: base doc %d: %w", u.next, err)
@@ -290,17 +290,17 @@ func (u *updater) keep(b *Builder, limit string, all bool) error {
 			return errTooManyDocs
 		}
 		var nc *nameCount
-		if id := u.base.names[u.next]; id != noName {
+		if id := u.base.nameAt(u.next); id != noName {
 			if nc, err = u.nameOf(b, id); err != nil {
 				return err
 			}
 		}
 		u.checkBlock(b, nc, block)
-		pos := u.base.pos[u.next]
+		pos := u.base.posAt(u.next)
 		if u.rebuild {
 			pos = b.lastPos + 1
 		}
-		if err := b.writeStored(u.nextRaw, u.base.key[u.next], nc, block, pos); err != nil {
+		if err := b.writeStored(u.nextRaw, u.base.keyAt(u.next), nc, block, pos); err != nil {
 			return err
 		}
 		last = append(last[:0], subject...)
@@ -318,7 +318,7 @@ func (u *updater) keep(b *Builder, limit string, all bool) error {
 // dropThrough drops the base docs whose subject sorts before or at subject: those of a product
 // the night computed that no doc added matched, and those of a product it deleted.
 func (u *updater) dropThrough(subject string) error {
-	for u.next < len(u.base.off) {
+	for u.next < u.base.n {
 		s, _, err := rawSubjectBlock(u.nextRaw)
 		if err != nil {
 			return fmt.Errorf("index: update: base doc %d: %w", u.next, err)
@@ -389,7 +389,7 @@ func (u *updater) newBlock(b *Builder, nc *nameCount) int {
 // written, and root.bolt lists the base's segments with their deletions and the night's.
 func (u *updater) close(b *Builder) error {
 	defer u.base.close()
-	for ; u.next < len(u.base.off); u.next++ {
+	for ; u.next < u.base.n; u.next++ {
 		u.drops = append(u.drops, u.base.id(uint32(u.next)))
 	}
 	var errs []error
@@ -460,7 +460,7 @@ func wholeFrom(b *Builder, tmp string) error {
 	if err != nil {
 		return err
 	}
-	for ord := range written.off {
+	for ord := range written.n {
 		r, err := written.record(uint32(ord))
 		if err == nil {
 			var d Doc

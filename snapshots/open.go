@@ -140,9 +140,9 @@ func Open(dir string, o OpenOptions) (*Snapshot, error) {
 	if lazy {
 		hashes, err = readChunks(real, root, m)
 	} else {
-		// The search index's segments are hashed as they are copied, when
-		// the index is opened (openIndex).
-		err = hashAll(context.Background(), real, root, withoutSegments(m.Files))
+		// The search index's segments and doc store entries are hashed as
+		// they are copied, when the index is opened (openIndex).
+		err = hashAll(context.Background(), real, root, withoutCopied(m.Files))
 		close(s.indexChecked)
 		s.indexStart.Do(func() {})
 	}
@@ -201,7 +201,7 @@ func (s *Snapshot) checkIndex(files []File) {
 	defer close(s.indexChecked)
 	root, err := os.OpenRoot(s.Dir)
 	if err == nil {
-		err = hashAll(s.indexCtx, s.Dir, root, withoutSegments(files))
+		err = hashAll(s.indexCtx, s.Dir, root, withoutCopied(files))
 		root.Close()
 	}
 	if err == nil {
@@ -220,17 +220,20 @@ func (s *Snapshot) checkIndex(files []File) {
 	}
 }
 
-// isSegment says whether the listed path is one of the search index's
-// Bleve segments.
-func isSegment(path string) bool {
-	return strings.HasPrefix(path, IndexDir+"/") && strings.HasSuffix(path, ".zap")
+// copiedByIndex says whether the listed path is one of the search index's
+// files that it reads from a private copy (its Bleve segments, its doc
+// store's entries), which are hashed as they are copied.
+func copiedByIndex(path string) bool {
+	rel, ok := strings.CutPrefix(path, IndexDir+"/")
+	return ok && index.Copied(rel)
 }
 
-// withoutSegments is files less the search index's Bleve segments.
-func withoutSegments(files []File) []File {
+// withoutCopied is files less those the search index reads from private
+// copies.
+func withoutCopied(files []File) []File {
 	var out []File
 	for _, f := range files {
-		if !isSegment(f.Path) {
+		if !copiedByIndex(f.Path) {
 			out = append(out, f)
 		}
 	}
@@ -238,14 +241,14 @@ func withoutSegments(files []File) []File {
 }
 
 // openIndex opens the search index, whose other files were hashed. Bleve
-// reads each segment from a private copy (index.OpenWith) that nothing can
-// change under the server; each copy is hashed before Bleve reads it, so
-// the bytes searched are the bytes checked. A listed segment that Bleve did
-// not open is hashed from its file.
+// reads each segment, and the index its doc store's entries, from a private
+// copy (index.OpenWith) that nothing can change under the server; each copy
+// is hashed before it is read, so the bytes searched are the bytes checked.
+// A listed segment that Bleve did not open is hashed from its file.
 func (s *Snapshot) openIndex(ctx context.Context) (*index.Index, error) {
 	listed := map[string]File{}
 	for _, f := range s.Manifest.Files {
-		if isSegment(f.Path) {
+		if copiedByIndex(f.Path) {
 			listed[f.Path] = f
 		}
 	}
@@ -259,7 +262,7 @@ func (s *Snapshot) openIndex(ctx context.Context) (*index.Index, error) {
 		rel = filepath.ToSlash(rel)
 		lf, ok := listed[rel]
 		if !ok {
-			return fmt.Errorf("segment %s is not listed in the manifest", rel)
+			return fmt.Errorf("file %s is not listed in the manifest", rel)
 		}
 		switch ok, err := checksumOf(ctx, copy, lf); {
 		case err != nil:
@@ -272,7 +275,7 @@ func (s *Snapshot) openIndex(ctx context.Context) (*index.Index, error) {
 		mu.Unlock()
 		return nil
 	}
-	ix, err := index.OpenWith(join(s.Dir, IndexDir), index.OpenOptions{CheckSegment: check, CopyDir: s.copyDir})
+	ix, err := index.OpenWith(join(s.Dir, IndexDir), index.OpenOptions{CheckCopy: check, CopyDir: s.copyDir})
 	if err != nil {
 		return nil, err
 	}
