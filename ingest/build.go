@@ -43,7 +43,7 @@ func (b *builder) build(ctx context.Context, w *snapshots.Writer) (err error) {
 		b.layered = b.layers <= maxStoreLayers
 	}
 	if b.layered {
-		if b.out, err = w.StoreOn(b.up.base); err != nil {
+		if b.out, err = w.StoreOn(b.up.base, b.opts.CheckBaseWhole); err != nil {
 			return fmt.Errorf("--base: %w", err)
 		}
 	} else if b.out, err = w.Store(); err != nil {

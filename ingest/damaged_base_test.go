@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/productdata/pds/ingest"
+	"github.com/productdata/pds/ingest/records"
+	"github.com/productdata/pds/snapshots"
 )
 
 // largestFile returns the path of the largest file of folder dir whose
@@ -110,30 +112,79 @@ func refusedCleanly(t *testing.T, err error, out string, names ...string) {
 	}
 }
 
-// A base whose largest store table has one byte flipped is refused before
-// its tables are linked into the night's store: the night's manifest would
-// otherwise vouch for the damaged bytes with the base's checksum.
-func TestBaseWithADamagedStoreTableIsRefused(t *testing.T) {
-	dir := t.TempDir()
-	base, _ := keptBase(t, dir)
-	table := largestFile(t, filepath.Join(base, "store"), ".sst")
-	flipByteAt(t, table, -100)
-	out := filepath.Join(dir, "night", "next")
-	_, err := ingest.Run(context.Background(), ingest.Options{In: emptyChangeSet(t, dir), Out: out, Base: base, Rejects: io.Discard, Sequence: 2})
-	refusedCleanly(t, err, out, "store/"+filepath.Base(table), "does not match its checksum")
+// With CheckBaseWhole, a base with one byte flipped in its largest store
+// table or in its kept records is refused before the night builds on it,
+// whether or not the night would read the damaged block.
+//
+// Without it, a night that does not read the damaged block builds, but
+// never vouches for the damage anew: the table is linked into the night
+// under the checksum it was written with, so the night's snapshot hashed
+// whole (a pull, pds snapshot verify) or its records opened whole refuse
+// it, naming the file, and so does the next night that checks whole.
+func TestDamageInTheBaseIsRefusedOrCarriedUnderItsOldChecksum(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		dir  func(base string) string // the folder of the damaged table
+		in   func(base, night string) string
+	}{
+		{"store table", func(base string) string { return filepath.Join(base, "store") },
+			func(_, night string) string { return filepath.Join(night, "store") }},
+		{"records", func(base string) string { return base + ".records" },
+			func(_, night string) string { return night + ".records" }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			base, _ := keptBase(t, dir)
+			table := largestFile(t, c.dir(base), ".sst")
+			st, err := os.Stat(table)
+			if err != nil {
+				t.Fatal(err)
+			}
+			flipByteAt(t, table, st.Size()/2) // a data block the night does not read
+			name := filepath.Base(table)
+
+			out := filepath.Join(dir, "whole", "next")
+			_, err = ingest.Run(context.Background(), ingest.Options{In: emptyChangeSet(t, dir), Out: out, Base: base, CheckBaseWhole: true, Rejects: io.Discard, Sequence: 2})
+			refusedCleanly(t, err, out, name)
+
+			night := filepath.Join(dir, "night", "next")
+			if _, err := ingest.Run(context.Background(), ingest.Options{In: emptyChangeSet(t, dir), Out: night, Base: base, Rejects: io.Discard, Sequence: 2}); err != nil {
+				t.Fatalf("a night that does not read the damaged block: %v", err)
+			}
+			if linked := filepath.Join(c.in(base, night), name); !sameInode(t, linked, table) {
+				t.Fatalf("%s is not the base's table linked", linked)
+			}
+			switch c.name {
+			case "store table":
+				_, err = snapshots.Open(night, snapshots.OpenOptions{HashAll: true})
+				if err == nil || !strings.Contains(err.Error(), "store/"+name) || !strings.Contains(err.Error(), "does not match its checksum") {
+					t.Errorf("the night's snapshot hashed whole: %v, want its table %s refused", err, name)
+				}
+			case "records":
+				_, err = records.Open(night + ".records")
+				if err == nil || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), "does not match its checksum") {
+					t.Errorf("the night's records opened whole: %v, want %s refused", err, name)
+				}
+			}
+			next := filepath.Join(dir, "whole2", "next")
+			_, err = ingest.Run(context.Background(), ingest.Options{In: emptyChangeSet(t, dir), Out: next, Base: night, CheckBaseWhole: true, Rejects: io.Discard, Sequence: 3})
+			refusedCleanly(t, err, next, name)
+		})
+	}
 }
 
-// A base whose kept records have one byte flipped is refused whether or not
-// the night would read the damaged block: one that does not would link the
-// damage into its own records, for a later night to find.
-func TestBaseWithDamagedRecordsIsRefused(t *testing.T) {
-	dir := t.TempDir()
-	base, _ := keptBase(t, dir)
-	table := largestFile(t, base+".records", ".sst")
-	flipByteAt(t, table, -100)
-	out := filepath.Join(dir, "night", "next")
-	_, err := ingest.Run(context.Background(), ingest.Options{In: emptyChangeSet(t, dir), Out: out, Base: base, Rejects: io.Discard, Sequence: 2})
-	refusedCleanly(t, err, out, filepath.Base(table), base+".records")
+// sameInode reports whether paths a and b are one file.
+func sameInode(t *testing.T, a, b string) bool {
+	t.Helper()
+	x, err := os.Stat(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := os.Stat(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return os.SameFile(x, y)
 }
 
 // A read of the base's kept records that fails (the records damaged after

@@ -46,4 +46,12 @@ type Options struct {
 	// kept from the snapshot Base, which must have kept its records
 	// (KeepRecords). The build keeps its own records.
 	Base string
+	// CheckBaseWhole makes an incremental build hash every file of Base's
+	// store and of its kept records before it builds on them, so that
+	// damage anywhere in them stops this build. Without it the build reads
+	// and checks only what the night needs (the store chunk by chunk, the
+	// records block by block, the search index whole, since it is copied),
+	// and damage in the rest is carried forward under its old checksum, to
+	// be found by a build with CheckBaseWhole, a pull, or a server's read.
+	CheckBaseWhole bool
 }

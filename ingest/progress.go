@@ -49,7 +49,7 @@ const (
 )
 
 var finishingStages = map[string]string{
-	stageBase:      "checking the base's files against their checksums",
+	stageBase:      "opening the base and checking its files",
 	stageFinishing: "merging the search index and writing the store's last tables",
 	stageManifest:  "checksumming the snapshot's files",
 	stagePublish:   "syncing the snapshot to disk",

@@ -100,7 +100,11 @@ func (b *builder) openBase() error {
 	if err != nil {
 		return fmt.Errorf("--base: %w", err)
 	}
-	rec, err := records.Open(recordsDir(b.opts.Base))
+	openRecords := records.OpenListed
+	if b.opts.CheckBaseWhole {
+		openRecords = records.Open
+	}
+	rec, err := openRecords(recordsDir(b.opts.Base))
 	if err != nil {
 		base.Close()
 		if errors.Is(err, records.ErrMissing) {

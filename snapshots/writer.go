@@ -75,14 +75,20 @@ func (w *Writer) Store() (*kv.Builder, error) {
 // kv.NewLayer): base's tables are linked, not copied, and only what the
 // build gives the store is written. The point index is written whole.
 //
-// Every file of base's store is first hashed whole against base's
-// manifest: the new manifest lists the linked tables with base's checksums
-// (SumStoreOn), so it vouches only for bytes that were checked. A store
-// that fails is refused with an error that wraps ErrInvalid and names the
-// file.
-func (w *Writer) StoreOn(base *Snapshot) (*kv.Builder, error) {
-	if err := base.checkFilesIn(StoreDir); err != nil {
-		return nil, err
+// The new manifest lists the linked tables with base's checksums and chunk
+// hashes (SumStoreOn). What the build reads of base's store is checked
+// chunk by chunk as it is read (base is opened as a server opens a
+// snapshot), and a linked table's bytes are vouched for by the checksum
+// they were written with, never by one computed again, so damage in them
+// is found where the new snapshot is read, pulled or verified. With
+// hashAll, every file of base's store is first hashed whole against base's
+// manifest as well, so that such damage is found now: a store that fails
+// is refused with an error that wraps ErrInvalid and names the file.
+func (w *Writer) StoreOn(base *Snapshot, hashAll bool) (*kv.Builder, error) {
+	if hashAll {
+		if err := base.checkFilesIn(StoreDir); err != nil {
+			return nil, err
+		}
 	}
 	b, err := kv.NewLayer(join(w.tmp, StoreDir), w.Work("tables"), join(base.Dir, StoreDir))
 	if err != nil {
@@ -131,8 +137,7 @@ func (w *Writer) SumStore() (map[string]File, error) {
 
 // SumStoreOn is SumStore for a store layered on base's (StoreOn): a table
 // that is base's own file (linked) keeps the checksums base's manifest and
-// chunks file give it, so only the files the build wrote are read. StoreOn
-// checked those bytes against them before it linked the file.
+// chunks file give it, so only the files the build wrote are read.
 func (w *Writer) SumStoreOn(base *Snapshot) (map[string]File, error) {
 	known := map[string]File{}
 	listed := map[string]File{}

@@ -21,7 +21,7 @@ import (
 const ingestHeapLimit = 384 << 20
 
 func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("ingest", "ingest --in DIR --out SNAPSHOT_DIR [--strict] [--quiet] [--sequence N] [--dictionaries-from SNAPSHOT] [--keep-records] [--base SNAPSHOT]", stderr)
+	fs := newFlags("ingest", "ingest --in DIR --out SNAPSHOT_DIR [--strict] [--quiet] [--sequence N] [--dictionaries-from SNAPSHOT] [--keep-records] [--base SNAPSHOT [--check-base-whole]]", stderr)
 	in := fs.String("in", "", "input directory of NDJSON files (products.ndjson required; .ndjson.gz and .ndjson.zst allowed)")
 	out := fs.String("out", "", "snapshot directory to create (must not exist; the folders above it are made as needed)")
 	strict := fs.Bool("strict", false, "fail on the first rejected line (text that is not UTF-8 included) and publish nothing")
@@ -29,10 +29,14 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	sequence := fs.Int64("sequence", 0, "the manifest's build order, which replicas never go below (default: the build time in Unix milliseconds)")
 	keep := fs.Bool("keep-records", false, "keep the build's records beside it (SNAPSHOT_DIR.records), so that the next build can be incremental (--base)")
 	base := fs.String("base", "", "an earlier snapshot, built with --keep-records or incrementally: --in then holds only what changed since it (see docs/input.md#incremental-builds)")
+	whole := fs.Bool("check-base-whole", false, "with --base: hash every file of the base's store and kept records before building on them, so that damage anywhere stops this build (by default a night checks what it reads; run this once a week: see docs/input.md, 'A damaged base')")
 	dicts := fs.String("dictionaries-from", "", "an earlier snapshot whose compression dictionaries to use, so that what did not change is stored as the same bytes (see docs/snapshots.md)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the build to this file (for go tool pprof)")
 	if err := parseFlags(fs, args, "in", "out"); err != nil {
 		return err
+	}
+	if *whole && *base == "" {
+		return fmt.Errorf("%w: --check-base-whole: it checks the base of an incremental build, and there is no --base", errUsage)
 	}
 	stopProfile, err := startCPUProfile(*cpuProfile)
 	if err != nil {
@@ -51,7 +55,7 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	opts := ingest.Options{In: *in, Out: *out, Strict: *strict, Rejects: stderr, Sequence: *sequence, SourceDateEpoch: epoch, DictionariesFrom: *dicts,
-		KeepRecords: *keep, Base: *base}
+		KeepRecords: *keep, Base: *base, CheckBaseWhole: *whole}
 	if !*quiet {
 		opts.Progress = stderr
 	}

@@ -55,6 +55,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"ingest", "-h"}, 0, "usage: pds ingest"},
 		{[]string{"ingest", "--bogus"}, 2, "flag provided but not defined"},
 		{[]string{"ingest", "--in", "x"}, 2, "--out is required"},
+		{[]string{"ingest", "--in", "x", "--out", "y", "--check-base-whole"}, 2, "--check-base-whole: it checks the base of an incremental build, and there is no --base"},
 		{[]string{"serve", "-h"}, 0, "usage: pds serve"},
 		{[]string{"serve", "--snapshot", "x"}, 2, "--keys is required"},
 		{[]string{"serve", "--snapshot", "x", "--keys", "k", "--log-level", "loud"}, 2, "--log-level"},

@@ -137,22 +137,30 @@ func flipByteAt(t *testing.T, path string, at int) {
 }
 
 // A store with one byte of a table flipped is refused by Open, naming the
-// file, before any block is read: the tables a build does not read would
-// otherwise be linked into its own records, damage and all.
+// file, before any block is read. OpenListed, which reads no file, opens
+// it; reading the damaged block is then an error naming the file.
 func TestOpenRefusesAStoreWithAFlippedByte(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "a")
 	filled(t, dir)
 	table := largestTable(t, dir)
-	st, _ := os.Stat(table)
-	flipByteAt(t, table, int(st.Size()/2))
+	flipByteAt(t, table, 1) // in the first data block, which holds k0000
 	_, err := records.Open(dir)
 	if !errors.Is(err, records.ErrDamaged) || !strings.Contains(err.Error(), filepath.Base(table)) {
 		t.Fatalf("Open of a store with a flipped byte: %v", err)
 	}
+	s, err := records.OpenListed(dir)
+	if err != nil {
+		t.Fatalf("OpenListed of a store with a flipped byte: %v", err)
+	}
+	defer s.Close()
+	if _, _, err := s.Get([]byte("k0000"), nil); !errors.Is(err, records.ErrDamaged) || !strings.Contains(err.Error(), filepath.Base(table)) {
+		t.Errorf("Get from the damaged block after OpenListed: %v", err)
+	}
 }
 
-// A store whose list of checksums is gone, or that holds a file the list
-// does not name, is refused too.
+// A store whose list of checksums is gone, that holds a file the list does
+// not name, or whose file is missing or of another size, is refused by Open
+// and by OpenListed alike.
 func TestOpenRefusesAStoreItsChecksumsDoNotCover(t *testing.T) {
 	for _, c := range []struct {
 		name   string
@@ -162,15 +170,25 @@ func TestOpenRefusesAStoreItsChecksumsDoNotCover(t *testing.T) {
 		{"no list", func(dir string) error { return os.Remove(filepath.Join(dir, records.SumsName)) }, "has no " + records.SumsName},
 		{"a file added", func(dir string) error { return os.WriteFile(filepath.Join(dir, "000999.sst"), []byte("x"), 0o644) }, "000999.sst"},
 		{"a file removed", func(dir string) error { return os.Remove(largestTable(t, dir)) }, "is missing"},
+		{"a file cut", func(dir string) error {
+			p := largestTable(t, dir)
+			st, err := os.Stat(p)
+			if err != nil {
+				return err
+			}
+			return os.Truncate(p, st.Size()-1)
+		}, "cut or changed since it was kept"},
 	} {
-		dir := filepath.Join(t.TempDir(), "a")
-		filled(t, dir)
-		if err := c.change(dir); err != nil {
-			t.Fatal(err)
-		}
-		_, err := records.Open(dir)
-		if !errors.Is(err, records.ErrDamaged) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: Open: %v, want %q", c.name, err, c.want)
+		for name, open := range map[string]func(string) (*records.Store, error){"Open": records.Open, "OpenListed": records.OpenListed} {
+			dir := filepath.Join(t.TempDir(), "a")
+			filled(t, dir)
+			if err := c.change(dir); err != nil {
+				t.Fatal(err)
+			}
+			_, err := open(dir)
+			if !errors.Is(err, records.ErrDamaged) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s: %s: %v, want %q", c.name, name, err, c.want)
+			}
 		}
 	}
 }
