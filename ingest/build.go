@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"strings"
@@ -134,13 +135,15 @@ func (b *builder) build(ctx context.Context, w *snapshots.Writer) (err error) {
 	// The store is finished while the search index is still merging on
 	// one core: checksum the store's files for the manifest meanwhile
 	// (seconds at a million products). Should that fail (nil sums), the
-	// manifest checksums them itself.
+	// manifest checksums them itself, unless it failed on a table of the
+	// base that is not the base's bytes.
 	summed := make(chan map[string]snapshots.File, 1)
+	var sumErr error
 	if err == nil {
 		go func() {
 			var sums map[string]snapshots.File
 			if b.layered {
-				sums, _ = w.SumStoreOn(b.up.base)
+				sums, sumErr = w.SumStoreOn(b.up.base)
 			} else {
 				sums, _ = w.SumStore()
 			}
@@ -153,6 +156,9 @@ func (b *builder) build(ctx context.Context, w *snapshots.Writer) (err error) {
 		err = fmt.Errorf("search index: %w", ierr)
 	}
 	b.storeSums = <-summed
+	if err == nil && errors.Is(sumErr, snapshots.ErrInvalid) {
+		err = fmt.Errorf("--base: %w", sumErr)
+	}
 	if err != nil {
 		return err
 	}

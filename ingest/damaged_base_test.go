@@ -12,6 +12,7 @@ import (
 
 	"github.com/productdata/pds/ingest"
 	"github.com/productdata/pds/ingest/records"
+	"github.com/productdata/pds/internal/pebbleutil"
 	"github.com/productdata/pds/snapshots"
 )
 
@@ -169,6 +170,38 @@ func TestDamageInTheBaseIsRefusedOrCarriedUnderItsOldChecksum(t *testing.T) {
 			next := filepath.Join(dir, "whole2", "next")
 			_, err = ingest.Run(context.Background(), ingest.Options{In: emptyChangeSet(t, dir), Out: next, Base: night, CheckBaseWhole: true, Rejects: io.Discard, Sequence: 3})
 			refusedCleanly(t, err, next, name)
+		})
+	}
+}
+
+// Where the base's tables cannot be linked (the night on another file
+// system), they are copied, and a copy gets no checksum of its own: a table
+// of the base's store or records with one byte flipped then fails the
+// night, which would otherwise vouch for the damaged copy.
+func TestCopiedBaseTablesMustHashAsListed(t *testing.T) {
+	link := pebbleutil.LinkTable
+	pebbleutil.LinkTable = func(string, string) bool { return false }
+	defer func() { pebbleutil.LinkTable = link }()
+	for _, c := range []struct {
+		name string
+		dir  func(base string) string
+		says string
+	}{
+		{"store table", func(base string) string { return filepath.Join(base, "store") }, "store/"},
+		{"records", func(base string) string { return base + ".records" }, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			base, _ := keptBase(t, dir)
+			table := largestFile(t, c.dir(base), ".sst")
+			st, err := os.Stat(table)
+			if err != nil {
+				t.Fatal(err)
+			}
+			flipByteAt(t, table, st.Size()/2)
+			out := filepath.Join(dir, "night", "next")
+			_, err = ingest.Run(context.Background(), ingest.Options{In: emptyChangeSet(t, dir), Out: out, Base: base, Rejects: io.Discard, Sequence: 2})
+			refusedCleanly(t, err, out, c.says+filepath.Base(table), "does not match its checksum")
 		})
 	}
 }

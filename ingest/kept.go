@@ -333,6 +333,10 @@ func (b *builder) createKept(id string) error {
 	} else {
 		b.kept, err = records.Create(t.Path)
 	}
+	if err != nil {
+		t.Release()
+		b.keptTemp = nil
+	}
 	return err
 }
 

@@ -76,19 +76,20 @@ func (w *Writer) Store() (*kv.Builder, error) {
 // build gives the store is written. The point index is written whole.
 //
 // The new manifest lists the linked tables with base's checksums and chunk
-// hashes (SumStoreOn). What the build reads of base's store is checked
-// chunk by chunk as it is read (base is opened as a server opens a
-// snapshot), and a linked table's bytes are vouched for by the checksum
-// they were written with, never by one computed again, so damage in them
-// is found where the new snapshot is read, pulled or verified. With
-// hashAll, every file of base's store is first hashed whole against base's
-// manifest as well, so that such damage is found now: a store that fails
-// is refused with an error that wraps ErrInvalid and names the file.
+// hashes (SumStoreOn): a linked table's bytes are vouched for by the
+// checksum they were written with, never by one computed again, so damage
+// in them is found where the new snapshot is read, pulled whole or
+// verified. What the build reads of a table is checked as it is read (by
+// the snapshot's guard, or by Pebble's block checksums where the layer
+// reads the linked tables itself). The store's other files (its MANIFEST,
+// OPTIONS and markers: a few KB) are copied, not linked, and so are hashed
+// against base's manifest first; with hashAll, every table is too, so that
+// damage anywhere is found now. A store that fails is refused with an
+// error that wraps ErrInvalid and names the file.
 func (w *Writer) StoreOn(base *Snapshot, hashAll bool) (*kv.Builder, error) {
-	if hashAll {
-		if err := base.checkFilesIn(StoreDir); err != nil {
-			return nil, err
-		}
+	copied := func(path string) bool { return hashAll || !strings.HasSuffix(path, ".sst") }
+	if err := base.checkFilesIn(StoreDir, copied); err != nil {
+		return nil, err
 	}
 	b, err := kv.NewLayer(join(w.tmp, StoreDir), w.Work("tables"), join(base.Dir, StoreDir))
 	if err != nil {
@@ -111,7 +112,7 @@ func (w *Writer) Index() (*index.Builder, error) {
 // base's index files, which the update reads and copies, are first hashed
 // whole against base's manifest, as StoreOn's store.
 func (w *Writer) IndexFrom(base *Snapshot) (*index.Builder, error) {
-	if err := base.checkFilesIn(IndexDir); err != nil {
+	if err := base.checkFilesIn(IndexDir, func(string) bool { return true }); err != nil {
 		return nil, err
 	}
 	return index.Update(join(w.tmp, IndexDir), join(base.Dir, IndexDir))
@@ -137,7 +138,10 @@ func (w *Writer) SumStore() (map[string]File, error) {
 
 // SumStoreOn is SumStore for a store layered on base's (StoreOn): a table
 // that is base's own file (linked) keeps the checksums base's manifest and
-// chunks file give it, so only the files the build wrote are read.
+// chunks file give it, so only the files the build wrote are read. A table
+// of base's that was copied instead (base on another file system) must hash
+// as base's manifest lists it: its bytes are base's, and a copy of damaged
+// ones is refused, not vouched for.
 func (w *Writer) SumStoreOn(base *Snapshot) (map[string]File, error) {
 	known := map[string]File{}
 	listed := map[string]File{}
@@ -171,6 +175,9 @@ func (w *Writer) SumStoreOn(base *Snapshot) (map[string]File, error) {
 		return nil, fmt.Errorf("manifest: %w", err)
 	}
 	for _, f := range files {
+		if was, ok := listed[f.Path]; ok && strings.HasSuffix(f.Path, ".sst") && f.Checksum() != was.Checksum() {
+			return nil, fmt.Errorf("%w: %s: file %s does not match its checksum (changed or damaged)", ErrInvalid, base.Dir, f.Path)
+		}
 		known[f.Path] = f
 	}
 	return known, nil
@@ -179,10 +186,10 @@ func (w *Writer) SumStoreOn(base *Snapshot) (map[string]File, error) {
 // checkFilesIn hashes whole each file of the snapshot under its folder dir
 // (StoreDir, IndexDir), up to GOMAXPROCS at once, and checks it against
 // the manifest: for a build that links or copies them into its own.
-func (s *Snapshot) checkFilesIn(dir string) error {
+func (s *Snapshot) checkFilesIn(dir string, which func(path string) bool) error {
 	var files []File
 	for _, f := range s.Manifest.Files {
-		if strings.HasPrefix(f.Path, dir+"/") {
+		if strings.HasPrefix(f.Path, dir+"/") && which(f.Path) {
 			files = append(files, f)
 		}
 	}

@@ -35,6 +35,8 @@ type Store struct {
 	// sums are the files of a store Open checked; linked those of a copy
 	// that are its base's files, linked (Copy), whose sums are the base's.
 	sums, linked map[string]fileSum
+	// hashed is whether Open hashed every file (OpenListed does not).
+	hashed bool
 }
 
 // table is one table's sorted file being written.
@@ -100,7 +102,7 @@ func open(dir string, hash bool) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("records: open %s: %w", dir, damage(err))
 	}
-	return &Store{dir: dir, db: db, readOnly: true, sums: sums}, nil
+	return &Store{dir: dir, db: db, readOnly: true, sums: sums, hashed: hash}, nil
 }
 
 // Copy makes a writable copy of s at dir (which must not exist). Pebble's
@@ -134,6 +136,17 @@ func (s *Store) Copy(dir string) (*Store, error) {
 		}
 		if err := osfile.Copy(from, to); err != nil {
 			return nil, fmt.Errorf("records: copy %s: %w", s.dir, err)
+		}
+		// A copy's checksum is its own at Close: one of bytes OpenListed
+		// did not check must be the base's, or it would vouch for damage.
+		if want, ok := s.sums[e.Name()]; ok && !s.hashed {
+			got, err := sumFile(to)
+			if err != nil {
+				return nil, fmt.Errorf("records: copy %s: %w", s.dir, err)
+			}
+			if got != want {
+				return nil, fmt.Errorf("records: %s: %w: file %s does not match its checksum in %s (changed or damaged since it was kept)", s.dir, ErrDamaged, e.Name(), SumsName)
+			}
 		}
 	}
 	db, err := pebble.Open(dir, options())
