@@ -6,6 +6,8 @@
 # while serving identity GETs and resolve calls; then identity GETs beside
 # the bare net/http baseline (scripts/bench/baseline) on the same paths, in
 # ROUNDS rounds of one run each, the ratio the median of the rounds'.
+# SERVE_ARGS, when set, are more flags for pds serve (say, "--search-copy-dir
+# DIR --no-point-index"), and the run writes a section of its own.
 source "$(dirname "$0")/bench-lib.sh"
 cd "$(dirname "$0")/.."
 need wrk wrk
@@ -14,6 +16,7 @@ N=${N_BIG:-1000000}
 DUR=${DUR:-20s}
 RUNS=${RUNS:-3}
 CACHE_MB=${CACHE_MB:-0} # --cache-mb; 0: the server's default (sized from the store)
+read -r -a SERVE_EXTRA <<< "${SERVE_ARGS:-}"
 W=${BENCH_DIR:-var/bench}
 PORT_PDS=${PORT_PDS:-18083}
 mkdir -p "$W"
@@ -58,7 +61,7 @@ ready_ms() {
   local nap
   exec {nap}<> <(:) # a pipe nobody writes: read -t on it waits without a process
   t0=$(date +%s%N)
-  bin/pds serve --snapshot "$snap" --keys "$W/keys-serve.json" --addr "127.0.0.1:$PORT_PDS" --admin-addr "$ADMIN" --cache-mb "$CACHE_MB" > "$W/serve-serve.log" 2>&1 &
+  bin/pds serve --snapshot "$snap" --keys "$W/keys-serve.json" --addr "127.0.0.1:$PORT_PDS" --admin-addr "$ADMIN" --cache-mb "$CACHE_MB" "${SERVE_EXTRA[@]}" > "$W/serve-serve.log" 2>&1 &
   PDS_PID=$! PDS_LOG="$W/serve-serve.log"
   until ready_probe "$PORT_PDS"; do
     kill -0 "$PDS_PID" 2>/dev/null || { echo "bench-serve: pds serve exited: $(cat "$W/serve-serve.log")" >&2; return 1; }
@@ -115,6 +118,22 @@ RSS_PEAK=$(( $(awk '/VmHWM/{print $2}' /proc/$PDS_PID/status) / 1024 ))
 # copies, memfds, unless --search-copy-dir puts them on disk).
 rss_part() { echo $(( $(awk -v k="$1:" '$1 == k {print $2}' /proc/$PDS_PID/status) / 1024 )); }
 RSS_ANON=$(rss_part RssAnon) RSS_FILE=$(rss_part RssFile) RSS_SHMEM=$(rss_part RssShmem)
+# The private copies held in memory (memfds) take their whole size whether
+# or not a page of them was touched, and only touched pages count in RSS:
+# the sizes of the memfds the server maps (the doc store's copy is mapped
+# and its descriptor closed, so the maps, not the open files, list it).
+memfd_mb() {
+  local range inode path total=0
+  declare -A seen=()
+  while read -r range _ _ _ inode path _; do
+    case $path in /memfd:*) ;; *) continue ;; esac
+    [ -n "${seen[$inode]:-}" ] && continue
+    seen[$inode]=1
+    total=$(( total + $(stat -Lc %s "/proc/$1/map_files/$range") ))
+  done < "/proc/$1/maps"
+  echo $(( total / 1048576 ))
+}
+MEMFD_MB=$(memfd_mb "$PDS_PID")
 
 # Identity GETs beside the bare baseline: the same 100,000 random paths,
 # 4 connections, each pds run beside its round's baseline run (the machine
@@ -144,7 +163,7 @@ out=$(mktemp)
 {
   echo "## pds serve: ready time and serving RSS (\`make bench-serve\`)"
   echo
-  echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(machine); load average when the run ended: $(cut -d' ' -f1-3 /proc/loadavg). Command: \`make bench-serve\` (scripts/bench-serve.sh; N=$N products, snapshot format $(snap_format "$snap") ($snap), $SIZE_MB MiB on disk; DUR=$DUR)."
+  echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(machine); load average when the run ended: $(cut -d' ' -f1-3 /proc/loadavg). Command: \`make bench-serve\` (scripts/bench-serve.sh; N=$N products${SERVE_ARGS:+, SERVE_ARGS=\"$SERVE_ARGS\"}, snapshot format $(snap_format "$snap") ($snap), $SIZE_MB MiB on disk; DUR=$DUR)."
   echo
   echo "Ready is from starting \`pds serve\` to the first 200 from \`/readyz\` (polled every 5 ms); read at ready is what the process had read from disk when it began to answer (\`read_bytes\` of /proc/self/io, which the server logs as \`disk_read_kb\` before it starts anything in the background), its own executable's pages included; read at the poll's 200 is the same counter a moment later, by which time the background check of the search index (hashing its files whole, then opening it) has begun. The snapshot's disk reads ahead ${READAHEAD_KB:-?} KiB around a cold page (\`lsblk -o RA\`), and every page read that way counts. Cold runs start right after the kernel's page cache was dropped (\`echo 3 > /proc/sys/vm/drop_caches\`), so the pds executable is read from disk too; warm runs after every file was read. Verify and open are what the server logged (\`verify_ms\`: the manifest, signature, chunk list and a look at every file; \`open_ms\`: Pebble, the point index and the sources; the search index is opened in the background once its files are hashed). RSS at ready is the server's resident set then."
   echo
@@ -154,7 +173,7 @@ out=$(mktemp)
   echo
   echo "Cold start: worst ready ${WORST_MS} ms, worst read at ready ${WORST_READ} MiB (goals: ≤ 1 s and ≤ 64 MB at 1M products)."
   echo
-  echo "Serving RSS: ${RSS_NOW} MiB after $DUR of identity GETs ($(field rps "$(cat "$W/serve-identity.txt")") req/s) and resolve calls of 1000 ($(field rps "$(cat "$W/serve-resolve.txt")") calls/s) at 4 connections each, at once; peak ${RSS_PEAK} MiB (goal: RSS ≤ 512 MiB). Of the ${RSS_NOW} MiB: ${RSS_ANON} MiB the process's own memory (heap, block cache), ${RSS_FILE} MiB pages of the snapshot's mapped files (page cache, which the kernel may drop and read again), ${RSS_SHMEM} MiB shared memory (the search index's private copies). The block cache was ${CACHE_USED} MiB (\`--cache-mb $CACHE_MB\`; 0 sizes it from the store: its size on disk, 256 MiB to 1 GiB)."
+  echo "Serving RSS: ${RSS_NOW} MiB after $DUR of identity GETs ($(field rps "$(cat "$W/serve-identity.txt")") req/s) and resolve calls of 1000 ($(field rps "$(cat "$W/serve-resolve.txt")") calls/s) at 4 connections each, at once; peak ${RSS_PEAK} MiB (goal: RSS ≤ 512 MiB). Of the ${RSS_NOW} MiB: ${RSS_ANON} MiB the process's own memory (heap, block cache), ${RSS_FILE} MiB pages of the snapshot's mapped files (page cache, which the kernel may drop and read again), ${RSS_SHMEM} MiB shared memory (the pages touched of the search index's private copies, when they are in memory). Beside the resident set, the private copies held in memory (memfds) were ${MEMFD_MB} MiB: memory the server holds whether or not a page was touched, which the kernel cannot drop without swap (none with \`--search-copy-dir\`). The block cache was ${CACHE_USED} MiB (\`--cache-mb $CACHE_MB\`; 0 sizes it from the store: its size on disk, 256 MiB to 1 GiB)."
   echo
   echo "Identity GETs beside the bare baseline (\`scripts/bench/baseline\`: net/http and a map of the same paths to a fixed document), the same 100,000 random paths under \`wrk -t1 -c4\` for $GET_DUR each, pds's run right after its round's baseline run; pds warmed by the load above:"
   echo
@@ -168,5 +187,7 @@ out=$(mktemp)
   echo
   profile_note "$W/serve-cpu.pprof" 8
 } > "$out"
-write_section "$(scale_section bench-serve "$N")" "$out"
+section=$(scale_section bench-serve "$N")
+[ -z "${SERVE_ARGS:-}" ] || section=$section-$(echo "$SERVE_ARGS" | tr -c 'a-z0-9' '-' | tr -s '-' | sed 's/^-//; s/-$//')
+write_section "$section" "$out"
 cat "$out"

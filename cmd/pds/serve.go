@@ -97,7 +97,7 @@ func (s *serve) parse(args []string, stderr io.Writer) error {
 	fs.BoolVar(&s.netHTTPOnly, "net-http-only", false, "answer every request with net/http, without the lane for plain GETs (see docs/design.md)")
 	fs.BoolVar(&s.hashAll, "hash-all", false, "hash every file of the snapshot whole before serving it, instead of checking each 64 KiB as it is first read (see docs/snapshots.md)")
 	fs.StringVar(&s.searchCopyDir, "search-copy-dir", "", "a folder on disk (not tmpfs) for the private copies of the search index's segments, which are otherwise kept in memory that cannot be paged out; for a server with less memory than the snapshot's search index (see docs/operating.md)")
-	fs.BoolVar(&s.noPoints, "no-point-index", false, "read identity views from the store, not from the snapshot's point index (slower; maps no file; see docs/design.md)")
+	fs.BoolVar(&s.noPoints, "no-point-index", false, "do not map the snapshot's point index: read it with pread (format 4 and later, which keep identity views in it alone), or read identity views from the store (older formats); slower, and its pages are the page cache's, not the server's (see docs/design.md)")
 	s.res.define(fs)
 	if err := parseFlags(fs, args, "snapshot", "keys", "addr"); err != nil {
 		return err
