@@ -226,6 +226,9 @@ func (b *builder) writeAliases() error {
 	var night *kv.Night
 	if b.up != nil {
 		night = b.up.night()
+		if night.Identifiers, err = b.up.droppedIdentifiers(night.Dropped); err != nil {
+			return err
+		}
 	}
 	return b.out.WriteAliases(night, &sortedScratch{it: it, value: value})
 }

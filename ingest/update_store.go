@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"fmt"
+	"github.com/productdata/pds/domain"
 	"slices"
 
 	"github.com/productdata/pds/index"
@@ -78,6 +79,35 @@ func (u *update) droppedSubjects() []string {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// droppedIdentifiers lists, sorted and distinct, the identifiers the base's
+// products of subjects (the dropped ones) had, from their kept records: the
+// keys of their aliases in the base's store.
+func (u *update) droppedIdentifiers(subjects []string) ([]string, error) {
+	var out []string
+	var blob []byte
+	for _, subject := range subjects {
+		var ok bool
+		var err error
+		if blob, ok, err = u.baseRec.Get(workKey(keptSubject, subject), blob); err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue // not a product of the base
+		}
+		rs, err := decodeKept(subject, blob)
+		if err != nil {
+			return nil, err
+		}
+		var prod domain.Product
+		if _, _, err := decodeRecord(rs.product, &prod); err != nil {
+			return nil, err
+		}
+		out = append(out, prod.Identifiers...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
 }
 
 // night is what the store's writer is told of the base (kv.Night), made

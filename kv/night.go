@@ -35,6 +35,11 @@ type Night struct {
 	// and distinct; IsDropped answers the same of one subject.
 	Dropped   []string
 	IsDropped func(subject string) bool
+	// Identifiers lists, sorted and distinct, the identifiers of the
+	// dropped products as the base holds them: every key of the base's
+	// table TagAlias whose alias names a dropped product is among them.
+	// A layer's WriteAliases reads only those keys of the base.
+	Identifiers []string
 }
 
 // Entry is one entry of a small table, named by its key within the table.
@@ -194,7 +199,8 @@ func (b *Builder) layerViews(n *Night, c *cursor) error {
 // night (n nil) they are the table. On a base, the base's aliases of the
 // products kept are merged in as they are; a layer (NewLayer) writes only
 // the night's aliases the base does not hold with the same bytes, and
-// deletes each alias of a dropped product the night does not hold.
+// deletes each alias of a dropped product the night does not hold. Of the
+// base a layer reads only the aliases n.Identifiers name.
 func (b *Builder) WriteAliases(n *Night, aliases Sorted) error {
 	c := newCursor(&prefixed{s: aliases, tag: TagAlias})
 	var key []byte
@@ -206,14 +212,7 @@ func (b *Builder) WriteAliases(n *Night, aliases Sorted) error {
 			return err
 		}
 		defer sc.Close()
-		err = sc.Scan(nil, func(k, v []byte) error {
-			a, err := DecodeAlias(v)
-			if err != nil {
-				return err
-			}
-			if !n.IsDropped(a.Subject) {
-				return nil
-			}
+		err = n.eachDroppedAlias(sc, func(k, v []byte) error {
 			key = append(append(key[:0], TagAlias, 0), k...)
 			if err := c.emitUntil(TagAlias, key, b.Set); err != nil {
 				return err
@@ -254,6 +253,31 @@ func (b *Builder) WriteAliases(n *Night, aliases Sorted) error {
 		return err
 	}
 	return c.end()
+}
+
+// eachDroppedAlias calls fn, in key order, with each alias of the base
+// (sc, a scanner of its table TagAlias) that names a dropped product: those
+// of n.Identifiers whose alias does.
+func (n *Night) eachDroppedAlias(sc *RawScanner, fn func(key, value []byte) error) error {
+	for _, id := range n.Identifiers {
+		err := sc.Scan([]byte(id), func(k, v []byte) error {
+			if string(k) != id {
+				return nil
+			}
+			a, err := DecodeAlias(v)
+			if err != nil {
+				return err
+			}
+			if !n.IsDropped(a.Subject) {
+				return nil
+			}
+			return fn(k, v)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // prefixed is a Sorted whose keys are given the prefix of table tag.
