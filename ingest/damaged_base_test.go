@@ -136,16 +136,11 @@ func TestDamageInTheBaseIsRefusedOrCarriedUnderItsOldChecksum(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			base, _ := keptBase(t, dir)
-			table := largestFile(t, c.dir(base), ".sst")
-			st, err := os.Stat(table)
-			if err != nil {
-				t.Fatal(err)
-			}
-			flipByteAt(t, table, st.Size()/2) // a data block the night does not read
+			table := damageLargestTable(t, c.dir(base))
 			name := filepath.Base(table)
 
 			out := filepath.Join(dir, "whole", "next")
-			_, err = ingest.Run(context.Background(), ingest.Options{In: emptyChangeSet(t, dir), Out: out, Base: base, CheckBaseWhole: true, Rejects: io.Discard, Sequence: 2})
+			_, err := ingest.Run(context.Background(), ingest.Options{In: emptyChangeSet(t, dir), Out: out, Base: base, CheckBaseWhole: true, Rejects: io.Discard, Sequence: 2})
 			refusedCleanly(t, err, out, name)
 
 			night := filepath.Join(dir, "night", "next")
@@ -193,17 +188,25 @@ func TestCopiedBaseTablesMustHashAsListed(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			base, _ := keptBase(t, dir)
-			table := largestFile(t, c.dir(base), ".sst")
-			st, err := os.Stat(table)
-			if err != nil {
-				t.Fatal(err)
-			}
-			flipByteAt(t, table, st.Size()/2)
+			table := damageLargestTable(t, c.dir(base))
 			out := filepath.Join(dir, "night", "next")
-			_, err = ingest.Run(context.Background(), ingest.Options{In: emptyChangeSet(t, dir), Out: out, Base: base, Rejects: io.Discard, Sequence: 2})
+			_, err := ingest.Run(context.Background(), ingest.Options{In: emptyChangeSet(t, dir), Out: out, Base: base, Rejects: io.Discard, Sequence: 2})
 			refusedCleanly(t, err, out, c.says+filepath.Base(table), "does not match its checksum")
 		})
 	}
+}
+
+// damageLargestTable flips the middle byte of the largest table in folder
+// dir, in a data block an empty night does not read, and returns its path.
+func damageLargestTable(t *testing.T, dir string) string {
+	t.Helper()
+	table := largestFile(t, dir, ".sst")
+	st, err := os.Stat(table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flipByteAt(t, table, st.Size()/2)
+	return table
 }
 
 // sameInode reports whether paths a and b are one file.
