@@ -149,7 +149,8 @@ func TestSourceDateEpoch(t *testing.T) {
 // A night on a base whose kept records have a byte flipped in their largest
 // table, with a change set that reads them, ends with one line on stderr
 // that names the file and says to build whole, status 1, nothing logged
-// (no Pebble report, no stack), and nothing left beside --out.
+// (no Pebble report, no stack), and nothing left beside --out: found by the
+// read that meets it, or before the night starts with --check-base-whole.
 func TestIngestOnADamagedBaseSaysWhatToDo(t *testing.T) {
 	dir := t.TempDir()
 	base := filepath.Join(dir, "base")
@@ -187,25 +188,34 @@ func TestIngestOnADamagedBaseSaysWhatToDo(t *testing.T) {
 	defer slog.SetDefault(slog.Default())
 	slog.SetDefault(slog.New(slog.NewTextHandler(&logged, nil)))
 	out := filepath.Join(dir, "next")
-	code, _, errOut := runCmd("ingest", "--in", changes, "--out", out, "--base", base, "--quiet")
-	if code != 1 {
-		t.Errorf("exit %d, want 1", code)
-	}
-	line := strings.TrimSuffix(errOut, "\n")
-	for _, want := range []string{"pds ingest: --base: ", filepath.Base(largest), "without --base"} {
-		if !strings.Contains(line, want) {
-			t.Errorf("stderr does not say %q: %q", want, errOut)
+	for _, c := range []struct {
+		flags []string
+		says  string
+	}{
+		{nil, "the kept records are damaged: "},
+		{[]string{"--check-base-whole"}, "pds ingest: --base: "},
+	} {
+		args := append([]string{"ingest", "--in", changes, "--out", out, "--base", base, "--quiet"}, c.flags...)
+		code, _, errOut := runCmd(args...)
+		if code != 1 {
+			t.Errorf("%v: exit %d, want 1", c.flags, code)
 		}
-	}
-	if strings.Contains(line, "\n") || logged.Len() > 0 {
-		t.Errorf("more than one line of error:\nstderr: %s\nlog: %s", errOut, logged.String())
-	}
-	entries, _ := os.ReadDir(dir)
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	if strings.Join(names, " ") != "base base.records changes" {
-		t.Errorf("left beside the build: %v", names)
+		line := strings.TrimSuffix(errOut, "\n")
+		for _, want := range []string{"pds ingest: ", c.says, filepath.Base(largest), "without --base"} {
+			if !strings.Contains(line, want) {
+				t.Errorf("%v: stderr does not say %q: %q", c.flags, want, errOut)
+			}
+		}
+		if strings.Contains(line, "\n") || logged.Len() > 0 {
+			t.Errorf("%v: more than one line of error:\nstderr: %s\nlog: %s", c.flags, errOut, logged.String())
+		}
+		entries, _ := os.ReadDir(dir)
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		if strings.Join(names, " ") != "base base.records changes" {
+			t.Errorf("%v: left beside the build: %v", c.flags, names)
+		}
 	}
 }
