@@ -56,10 +56,12 @@ build() {
   say "$n: full build with its records kept"
   local base peak=0 sampler
   base=$(du -sb "$W" | cut -f1)
-  ( while sleep 2; do du -sb "$W" 2>/dev/null | cut -f1; done ) > "$W/scale-du-$n.txt" &
+  # set +e: du fails now and then on a file the build removes as it walks,
+  # and a sampler that stopped would fail the run at its kill.
+  ( set +e; while sleep 2; do du -sb "$W" 2>/dev/null | cut -f1; done ) > "$W/scale-du-$n.txt" &
   sampler=$!
   measure bin/pds ingest --in "$in" --out "$snap" --keep-records > "$W/scale-build-$n.out"
-  kill "$sampler"
+  kill "$sampler" 2>/dev/null || true
   peak=$(sort -n "$W/scale-du-$n.txt" | tail -n 1)
   echo "$WALL_S $CPU_S $RSS_MB $((${peak:-$base} - base)) $(du -sb --apparent-size "$snap" | cut -f1) $(du -sb --apparent-size "$snap.records" | cut -f1)" > "$W/scale-build-$n.txt"
   say "$n: built in ${WALL_S}s ($CPU_S s CPU), peak RSS $RSS_MB MiB"
