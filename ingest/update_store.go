@@ -84,19 +84,27 @@ func (u *update) droppedSubjects() []string {
 // droppedIdentifiers lists, sorted and distinct, the identifiers the base's
 // products of subjects (the dropped ones) had, from their kept records: the
 // keys of their aliases in the base's store.
-func (u *update) droppedIdentifiers(subjects []string) ([]string, error) {
-	var out []string
-	var blob []byte
+//
+// The subjects are sought in order with one iterator: a Get for each read
+// the top-level index of the base's largest records table again (11 GB at
+// 10,000,000 products, its index zstd-compressed), 24 s for a night of
+// 10,000 products.
+func (u *update) droppedIdentifiers(subjects []string) (out []string, err error) {
+	it, err := u.baseRec.NewIter([]byte{keptSubject, 0})
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if cerr := it.Close(); err == nil {
+			err = cerr
+		}
+	}()
 	for _, subject := range subjects {
-		var ok bool
-		var err error
-		if blob, ok, err = u.baseRec.Get(workKey(keptSubject, subject), blob); err != nil {
-			return nil, err
+		key := workKey(keptSubject, subject)
+		if !it.SeekGE(key) || !bytes.Equal(it.Key(), key) {
+			continue // not a product of the base (or a read that failed: Close says)
 		}
-		if !ok {
-			continue // not a product of the base
-		}
-		rs, err := decodeKept(subject, blob)
+		rs, err := decodeKept(subject, it.Value())
 		if err != nil {
 			return nil, err
 		}

@@ -239,6 +239,11 @@ func (s *Store) NewIter(prefix []byte) (*Iter, error) {
 	return &Iter{it: it, s: s, prefix: prefix}, nil
 }
 
+// SeekGE moves to the first key at or after key and reports whether there
+// is one. Keys sought in increasing order share what the iterator has read
+// of the tables' indexes; Get reads them again for each key.
+func (i *Iter) SeekGE(key []byte) bool { return i.it.SeekGE(key) }
+
 // Valid, Key, Value and Next are Pebble's.
 func (i *Iter) Valid() bool   { return i.it.Valid() }
 func (i *Iter) Key() []byte   { return i.it.Key() }
