@@ -2,6 +2,7 @@ package ingest_test
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"io"
 	"os"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/productdata/pds/ingest"
 	"github.com/productdata/pds/ingest/records"
+	"github.com/productdata/pds/internal/osfile"
 	"github.com/productdata/pds/internal/pebbleutil"
 	"github.com/productdata/pds/snapshots"
 )
@@ -114,7 +116,7 @@ func refusedCleanly(t *testing.T, err error, out string, names ...string) {
 }
 
 // With CheckBaseWhole, a base with one byte flipped in its largest store
-// table or in its kept records is refused before the night builds on it,
+// table, its point index or its kept records is refused before the night builds on it,
 // whether or not the night would read the damaged block.
 //
 // Without it, a night that does not read the damaged block builds, but
@@ -132,10 +134,12 @@ func TestDamageInTheBaseIsRefusedOrCarriedUnderItsOldChecksum(t *testing.T) {
 			func(_, night string) string { return filepath.Join(night, "store") }},
 		{"records", func(base string) string { return base + ".records" },
 			func(_, night string) string { return night + ".records" }},
+		{"point index", func(base string) string { return filepath.Join(base, "points") },
+			func(_, night string) string { return filepath.Join(night, "points") }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			base, _ := keptBase(t, dir)
+			base, _ := keptBaseOf(t, dir, baseSizeFor(c.name))
 			table := damageLargestTable(t, c.dir(base))
 			name := filepath.Base(table)
 
@@ -151,9 +155,9 @@ func TestDamageInTheBaseIsRefusedOrCarriedUnderItsOldChecksum(t *testing.T) {
 				t.Fatalf("%s is not the base's table linked", linked)
 			}
 			switch c.name {
-			case "store table":
+			case "store table", "point index":
 				_, err = snapshots.Open(night, snapshots.OpenOptions{HashAll: true})
-				if err == nil || !strings.Contains(err.Error(), "store/"+name) || !strings.Contains(err.Error(), "does not match its checksum") {
+				if err == nil || !strings.Contains(err.Error(), filepath.Base(c.dir(base))+"/"+name) || !strings.Contains(err.Error(), "does not match its checksum") {
 					t.Errorf("the night's snapshot hashed whole: %v, want its table %s refused", err, name)
 				}
 			case "records":
@@ -174,20 +178,22 @@ func TestDamageInTheBaseIsRefusedOrCarriedUnderItsOldChecksum(t *testing.T) {
 // of the base's store or records with one byte flipped then fails the
 // night, which would otherwise vouch for the damaged copy.
 func TestCopiedBaseTablesMustHashAsListed(t *testing.T) {
-	link := pebbleutil.LinkTable
+	link, linkTable := osfile.Link, pebbleutil.LinkTable
+	osfile.Link = func(string, string) bool { return false }
 	pebbleutil.LinkTable = func(string, string) bool { return false }
-	defer func() { pebbleutil.LinkTable = link }()
+	defer func() { osfile.Link, pebbleutil.LinkTable = link, linkTable }()
 	for _, c := range []struct {
 		name string
 		dir  func(base string) string
 		says string
 	}{
 		{"store table", func(base string) string { return filepath.Join(base, "store") }, "store/"},
+		{"point index", func(base string) string { return filepath.Join(base, "points") }, "points/"},
 		{"records", func(base string) string { return base + ".records" }, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			base, _ := keptBase(t, dir)
+			base, _ := keptBaseOf(t, dir, baseSizeFor(c.name))
 			table := damageLargestTable(t, c.dir(base))
 			out := filepath.Join(dir, "night", "next")
 			_, err := ingest.Run(context.Background(), ingest.Options{In: emptyChangeSet(t, dir), Out: out, Base: base, Rejects: io.Discard, Sequence: 2})
@@ -196,16 +202,49 @@ func TestCopiedBaseTablesMustHashAsListed(t *testing.T) {
 	}
 }
 
+// baseSizeFor is the products of the base a damage test of case name
+// builds: enough for a point index of more than one chunk (64 KiB).
+func baseSizeFor(name string) int {
+	if name == "point index" {
+		return 3000
+	}
+	return 300
+}
+
 // damageLargestTable flips the middle byte of the largest table in folder
-// dir, in a data block an empty night does not read, and returns its path.
+// dir (or point index file, in a snapshot's folder points: the base must
+// then hold a chunk of records alone, keptBaseOf 3,000 products), in a block
+// an empty night does not read, and returns its path.
 func damageLargestTable(t *testing.T, dir string) string {
 	t.Helper()
-	table := largestFile(t, dir, ".sst")
+	suffix := ".sst"
+	points := filepath.Base(dir) == "points" // the point index and its layers
+	if points {
+		suffix = ""
+	}
+	table := largestFile(t, dir, suffix)
 	st, err := os.Stat(table)
 	if err != nil {
 		t.Fatal(err)
 	}
-	flipByteAt(t, table, st.Size()/2)
+	at := st.Size() / 2
+	if points {
+		// The middle of the records, in a chunk (64 KiB) of its own: the
+		// header, the dictionary and the radix (with pread, whole) are
+		// read to open the index, the records only by probes.
+		b, err := os.ReadFile(table)
+		if err != nil || len(b) < 64 {
+			t.Fatalf("%s: %v", table, err)
+		}
+		dict, data := binary.LittleEndian.Uint64(b[40:]), binary.LittleEndian.Uint64(b[24:])
+		from := int64(64 + (dict+7)&^7)
+		to := from + int64(data)
+		at = (from + to) / 2
+		if chunk := int64(64 << 10); from/chunk == at/chunk || to/chunk == at/chunk {
+			t.Fatalf("%s: records from %d to %d: no chunk of them alone, the base is too small", table, from, to)
+		}
+	}
+	flipByteAt(t, table, at)
 	return table
 }
 

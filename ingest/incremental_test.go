@@ -358,6 +358,9 @@ func TestIncrementalEqualsFull(t *testing.T) {
 				if want := night % 3; sum.Incremental.StoreLayers != want || layered != (want > 0) {
 					t.Errorf("night %d: the store holds %d layers (want %d); the base's tables kept: %v", night, sum.Incremental.StoreLayers, want, layered)
 				}
+				if got, want := pointLayers(t, base, next), night%3; got != want {
+					t.Errorf("night %d: the point index has %d layers on the base's files, want %d", night, got, want)
+				}
 				if keptSearchIndex(t, base, next) {
 					kept++
 					if !strings.HasPrefix(sum.Incremental.SearchIndex, "updated: ") {
@@ -392,6 +395,35 @@ func keptStoreTables(t *testing.T, base, next string) bool {
 		}
 	}
 	return true
+}
+
+// pointLayers is how many layers snapshot next's point index has
+// (points/identity.1 and on), checking that every file of it but the
+// newest layer is base's own (linked) when it has any.
+func pointLayers(t *testing.T, base, next string) int {
+	t.Helper()
+	at := func(dir string, i int) string {
+		p := filepath.Join(dir, filepath.FromSlash(snapshots.PointsPath))
+		if i > 0 {
+			p += fmt.Sprintf(".%d", i)
+		}
+		return p
+	}
+	n := 0
+	for {
+		if _, err := os.Stat(at(next, n+1)); err != nil {
+			break
+		}
+		n++
+	}
+	for i := 0; i < n; i++ {
+		a, errA := os.Stat(at(base, i))
+		b, errB := os.Stat(at(next, i))
+		if errA != nil || errB != nil || !os.SameFile(a, b) {
+			t.Errorf("%s: point index file %d is not the base's (%v, %v)", next, i, errA, errB)
+		}
+	}
+	return n
 }
 
 // keptSearchIndex reports whether the search index of snapshot next kept the Bleve segment of
@@ -760,7 +792,13 @@ func TestBaseServesOnWhileANightIsBuilt(t *testing.T) {
 // records, and returns it with the model of its input.
 func keptBase(t *testing.T, dir string) (string, *inputModel) {
 	t.Helper()
-	in := generated(t, 300)
+	return keptBaseOf(t, dir, 300)
+}
+
+// keptBaseOf is keptBase of n products.
+func keptBaseOf(t *testing.T, dir string, n int) (string, *inputModel) {
+	t.Helper()
+	in := generated(t, n)
 	m := loadModel(t, in)
 	base := filepath.Join(dir, "base")
 	if _, err := ingest.Run(context.Background(), ingest.Options{In: in, Out: base, Rejects: io.Discard, KeepRecords: true, Sequence: 1}); err != nil {

@@ -147,6 +147,21 @@ func (b *Builder) WritePoints(path string) error {
 	return nil
 }
 
+// WritePointsLayer is WritePoints for a store built on a base (NewLayer)
+// whose point index is of version 3: the file at path is a layer on the
+// base's index (pointStack), holding only what WriteNightViews gives it of
+// the night. Train it with the base's dictionaries (TrainWith).
+func (b *Builder) WritePointsLayer(path string) error {
+	if !b.layer {
+		return fmt.Errorf("kv: WritePointsLayer builds on a base (NewLayer) only")
+	}
+	if err := b.WritePoints(path); err != nil {
+		return err
+	}
+	b.points.layer = true
+	return nil
+}
+
 // Train makes the builder's dictionaries from views of a spread of
 // products (samples may be empty: no dictionary) and its Encoder. Call it
 // (or TrainWith) after WritePoints, before the first view is Set.
@@ -207,7 +222,7 @@ func (b *Builder) TrainWith(d Dictionaries) error {
 // store of layout 3, whose point index is open (UsePoints or ReadPoints),
 // read through the store's and the index's guards.
 func (s *Store) Dictionaries() (Dictionaries, error) {
-	if s.views == nil || s.points == nil || s.points.version < 2 {
+	if s.views == nil || s.points == nil || s.points.base().version < 2 {
 		return Dictionaries{}, errors.New("kv: the store has no compression dictionaries (a store of layout 3, with its point index open, has them)")
 	}
 	v, ok, err := s.get(Key(TagDict, dictViews), nil)
@@ -221,14 +236,15 @@ func (s *Store) Dictionaries() (Dictionaries, error) {
 	if n <= 0 {
 		return Dictionaries{}, fmt.Errorf("kv: the store's views dictionary: %w", errViewsCorrupt)
 	}
-	identity, err := s.points.read(pointsHeaderSize, s.points.dictLen, new([]byte))
+	base := s.points.base()
+	identity, err := base.read(pointsHeaderSize, base.dictLen, new([]byte))
 	if err == nil {
-		err = s.points.unchanged()
+		err = base.unchanged()
 	}
 	if err != nil {
 		return Dictionaries{}, s.noteDamage(err)
 	}
-	if s.points.version == 3 {
+	if base.version == 3 {
 		return Dictionaries{Views: v[n:], IdentityShapes: bytes.Clone(identity)}, nil
 	}
 	return Dictionaries{Views: v[n:], Identity: bytes.Clone(identity)}, nil

@@ -24,7 +24,8 @@ import (
 //
 // base must be a store of layout 3 (it has a views dictionary), written by
 // NewBuilder or NewLayer. Call WritePoints and TrainWith, with base's
-// dictionaries, as for a new store: the point index is written whole.
+// dictionaries, as for a new store: the point index is written whole
+// (WritePoints), or as a layer on the base's (WritePointsLayer).
 //
 // The layer's table TagDict is written only if its value changed.
 func NewLayer(dir, sstDir, base string) (*Builder, error) {
@@ -126,12 +127,16 @@ func (b *Builder) Delete(key []byte) error {
 		return fmt.Errorf("kv: key too short")
 	}
 	tag := key[0]
-	if tag == PointsTag && b.points != nil || tag == TagDict {
+	layerPoints := tag == PointsTag && b.points != nil && b.points.layer
+	if tag == PointsTag && b.points != nil && !layerPoints || tag == TagDict {
 		return fmt.Errorf("kv: table %c is written whole", tag)
 	}
 	t, err := b.next(tag, key)
 	if err != nil {
 		return err
+	}
+	if layerPoints {
+		return b.points.add(key, nil, 0)
 	}
 	return b.deleteTable(tag, t, key)
 }

@@ -87,14 +87,19 @@ func (c *cursor) end() error {
 // WriteNightViews writes the view tables (PointsTag and TagViews) of a
 // store built on n.Base from views, the entries of the products the night
 // computed (keys and values as Encoder and AppendViewKey make them), in key
-// order. The point index is written whole: the base's entries of the
-// products kept and the night's. Table TagViews is written whole too by a
-// Builder of NewBuilder; a layer (NewLayer) writes only the night's entries
-// the base does not hold with the same bytes, and deletes each view of a
-// dropped product the night does not hold.
+// order. The point index is written whole (WritePoints: the base's entries
+// of the products kept and the night's), or as a layer on the base's
+// (WritePointsLayer, see layerPoints). Table TagViews is written whole too
+// by a Builder of NewBuilder; a layer (NewLayer) writes only the night's
+// entries the base does not hold with the same bytes, and deletes each view
+// of a dropped product the night does not hold.
 func (b *Builder) WriteNightViews(n *Night, views Sorted) error {
 	c := newCursor(views)
-	if err := b.mergeTable(n, c, PointsTag); err != nil {
+	write := b.mergeTable
+	if b.points != nil && b.points.layer {
+		write = b.layerPoints
+	}
+	if err := write(n, c, PointsTag); err != nil {
 		return err
 	}
 	if b.layer {
@@ -123,6 +128,61 @@ func (b *Builder) mergeTable(n *Night, c *cursor, tag byte) error {
 	})
 	if err != nil {
 		return err
+	}
+	return c.emitUntil(tag, nil, b.Set)
+}
+
+// layerPoints writes the point index's layer of a night (table tag,
+// PointsTag): the night's identity views, and a deletion of each identity
+// view the base holds of a dropped product that the night does not hold.
+// A product's identity views are one per visibility, as its TagViews
+// entries are, so the base's keys of a dropped product are read from its
+// TagViews entries, by prefix: of the base, only the dropped products'
+// entries are read.
+func (b *Builder) layerPoints(n *Night, c *cursor, tag byte) error {
+	sc, err := b.BaseScanner(TagViews)
+	if err != nil {
+		return err
+	}
+	defer sc.Close()
+	var gone [][]byte
+	for _, subject := range n.Dropped {
+		prefix := append(append([]byte{tag, 0}, subject...), 0)
+		gone = gone[:0]
+		err := sc.Scan(prefix[2:], func(k, _ []byte) error {
+			gone = append(gone, append(slices.Clip(prefix[:2]), k...))
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if err := c.emitUntil(tag, prefix, b.Set); err != nil {
+			return err
+		}
+		for ; c.ok && bytes.HasPrefix(c.s.Key(), prefix); c.ok = c.s.Next() {
+			key := c.s.Key()
+			for len(gone) > 0 && bytes.Compare(gone[0], key) < 0 {
+				if err := b.Delete(gone[0]); err != nil {
+					return err
+				}
+				gone = gone[1:]
+			}
+			if len(gone) > 0 && bytes.Equal(gone[0], key) {
+				gone = gone[1:]
+			}
+			value, err := c.s.Value()
+			if err != nil {
+				return err
+			}
+			if err := b.Set(key, value); err != nil {
+				return err
+			}
+		}
+		for _, k := range gone {
+			if err := b.Delete(k); err != nil {
+				return err
+			}
+		}
 	}
 	return c.emitUntil(tag, nil, b.Set)
 }

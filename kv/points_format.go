@@ -31,6 +31,13 @@ import (
 // s2 dictionary (s2.Dict.Bytes; none when its length is 0), and the values,
 // each an s2 block of the encoded view made with it. An incremental build
 // on a base of version 2 writes version 2, with the base's dictionary.
+// A layer (pointsMagicLayer) is a file of version 3 that a night writes on
+// top of the index below it (the index written whole, then each earlier
+// layer): the night's identity views, and a record with an empty value, a
+// deletion, for each key of the files below that the night removed. A read
+// looks into the newest file first; the first that holds the key answers,
+// and a deletion answers "absent". Its dictionary is the bottom file's.
+//
 // Version 1 (pointsMagicV1) has the first five header fields, no dictionary,
 // and values stored as they are. With about one bucket per entry, a read
 // looks at one radix slot, one or two entries and one record: three cache
@@ -38,6 +45,7 @@ import (
 // hundred bytes from its shape.
 const (
 	pointsMagic      = "pdspts3\n"
+	pointsMagicLayer = "pdsptsl\n"
 	pointsMagicV2    = "pdspts2\n"
 	pointsMagicV1    = "pdspts1\n"
 	pointsHeaderSize = 64

@@ -430,6 +430,17 @@ func FuzzPoints(f *testing.F) {
 	binary.LittleEndian.PutUint64(badOffset[pointsHeaderSize+dataLen+8:], dataLen+1)
 	none := seed("none", "v2")
 	v1 := pointsV1(keys, values)
+	// A layer on shaped: the first key changed, the second deleted.
+	below, err := openPoints(filepath.Join(dir, "shaped"), nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { below.close() })
+	writePointsLayer(f, filepath.Join(dir, "layer"), below, keys, [][]byte{AppendView(nil, View{Body: values[1]}), nil})
+	layer, err := os.ReadFile(filepath.Join(dir, "layer"))
+	if err != nil {
+		f.Fatal(err)
+	}
 	fuzzseed.Seed(f,
 		[]any{good, []byte("i\x00a\x00")},
 		[]any{good, []byte("i\x00c\x00")},
@@ -439,6 +450,7 @@ func FuzzPoints(f *testing.F) {
 		[]any{none, []byte("")},
 		[]any{good[:pointsHeaderSize], []byte("i\x00a\x00")},
 		[]any{v1, []byte("i\x00a\x00")},
+		[]any{layer, []byte("i\x00b\x00")},
 	)
 	path := filepath.Join(dir, "fuzzed")
 	f.Fuzz(func(t *testing.T, b, key []byte) {
@@ -467,6 +479,15 @@ func FuzzPoints(f *testing.F) {
 				}
 			}
 			p.scan(func(k, v []byte) error { return nil })
+			if p.layer && p.mapped != nil { // read as a layer on shaped (mapped, as it is), too
+				st := &pointStack{files: []*points{below, p}}
+				for _, k := range [][]byte{key, keys[0], keys[1]} {
+					if v, ok, err := st.get(k, nil); !ok && len(v) != 0 || ok && err != nil {
+						t.Fatalf("through the layer, %q: %v %v %q", k, ok, err, v)
+					}
+				}
+				st.scan(func(k, v []byte) error { return nil })
+			}
 		}
 	})
 }

@@ -25,7 +25,8 @@ type PointsGuard interface {
 	// opened without a mapping.
 	ReadAt(r io.ReaderAt, p []byte, off int64) (int, error)
 	// Unchanged refuses a file whose stat st is not the one it had when
-	// the index was opened.
+	// the index was opened, or answers ErrReadAgain when only its change
+	// time moved.
 	Unchanged(st os.FileInfo, err error) error
 }
 
@@ -33,6 +34,8 @@ type PointsGuard interface {
 // nil) read with pread, its radix in memory.
 type points struct {
 	version   int
+	layer     bool        // a night's layer (pointsMagicLayer): empty values are deletions
+	dictRaw   []byte      // the dictionary section as stored (versions 2 and 3)
 	file      *os.File    // kept open: read in pread mode, looked at after reads
 	guard     PointsGuard // nil: reads are not checked
 	mapped    []byte      // the whole file; nil when read with pread
@@ -206,6 +209,8 @@ func parsePointsHeader(h []byte, size uint64) (*points, error) {
 	switch string(h[:8]) {
 	case pointsMagic:
 		p.version = 3
+	case pointsMagicLayer:
+		p.version, p.layer = 3, true
 	case pointsMagicV2:
 		p.version = 2
 	case pointsMagicV1:
@@ -262,6 +267,7 @@ func (p *points) checkRadix() error {
 // setDict reads the dictionary section of a version 2 or 3 file (the
 // dictionary or the shapes' table, then its padding).
 func (p *points) setDict(section []byte) error {
+	p.dictRaw = section[:p.dictLen]
 	if p.version == 3 {
 		var err error
 		p.shapes, err = jsonshape.Parse(section[:p.dictLen])

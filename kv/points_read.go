@@ -126,8 +126,12 @@ func (p *points) buffer() *[]byte {
 	return new([]byte)
 }
 
-// value appends the value v of the record of key to dst, decoded.
+// value appends the value v of the record of key to dst, decoded. In a
+// layer, an empty value is a deletion: errDeleted.
 func (p *points) value(dst, key, v []byte) ([]byte, bool, error) {
+	if p.layer && len(v) == 0 {
+		return dst, false, errDeleted
+	}
 	var out []byte
 	var err error
 	switch p.version {
@@ -206,42 +210,36 @@ func recordLengths(b []byte, left, maxRecord uint64) (head, kl, vl uint64, ok bo
 	return head, kl, vl, true
 }
 
-// scan calls fn for every record in key order, with its value decoded; the
-// padding after the last record (zero bytes, an empty key) ends it.
-func (p *points) scan(fn func(key, value []byte) error) error {
-	var val []byte
-	return p.scanRaw(func(k, v []byte) error {
-		var err error
-		if val, _, err = p.value(val[:0], k, v); err != nil {
-			return err
-		}
-		return fn(k, val)
-	})
+// recordWalk walks a file's records in key order: next moves to the next
+// one (key and value, valid until the next call), or sets done after the
+// last; the padding after it (zero bytes, an empty key) ends the walk. The
+// caller handles faults on a mapping.
+type recordWalk struct {
+	p          *points
+	off        uint64
+	buf        []byte
+	key, value []byte
+	done       bool
 }
 
-// scanRaw is scan with each value as stored (s2, with the dictionary).
-func (p *points) scanRaw(fn func(key, value []byte) error) (err error) {
-	if p.mapped != nil {
-		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-		defer faulted(&err)
+func (w *recordWalk) next() error {
+	if w.off >= w.p.dataLen {
+		w.done = true
+		return nil
 	}
-	var buf []byte
-	for off := uint64(0); off < p.dataLen; {
-		k, v, ok, err := p.record(off, &buf)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return corrupt()
-		}
-		if len(k) == 0 {
-			return nil
-		}
-		off += uint64(len(v)+len(k)) + uint64(uvarintLen(uint64(len(k)))+uvarintLen(uint64(len(v))))
-		if err := fn(k, v); err != nil {
-			return err
-		}
+	k, v, ok, err := w.p.record(w.off, &w.buf)
+	if err != nil {
+		return err
 	}
+	if !ok {
+		return corrupt()
+	}
+	if len(k) == 0 {
+		w.done = true
+		return nil
+	}
+	w.off += uint64(len(v)+len(k)) + uint64(uvarintLen(uint64(len(k)))+uvarintLen(uint64(len(v))))
+	w.key, w.value = k, v
 	return nil
 }
 
@@ -251,8 +249,9 @@ func (p *points) unchanged() error {
 	if p.guard == nil {
 		return nil
 	}
-	if err := p.guard.Unchanged(p.file.Stat()); err != nil {
+	err := p.guard.Unchanged(p.file.Stat())
+	if err != nil && !errors.Is(err, ErrReadAgain) {
 		return domain.Internal(err)
 	}
-	return nil
+	return err
 }

@@ -19,6 +19,7 @@ import (
 type pointsWriter struct {
 	path      string
 	version   int
+	layer     bool // a night's layer (pointsMagicLayer): add with a nil value deletes
 	f         *os.File
 	w         *bufio.Writer
 	dictLen   uint64 // bytes of dictionary written after the header
@@ -51,6 +52,9 @@ func (p *pointsWriter) setDict(dict []byte, version int) error {
 	if p.off > 0 || p.version != 0 {
 		return errors.New("kv: point index: the dictionary comes first, once")
 	}
+	if p.layer && version != 3 {
+		return fmt.Errorf("kv: point index: a layer is of version 3, on an index of version 3 (this one: %d)", version)
+	}
 	p.version = version
 	p.w.Write(dict)
 	if _, err := p.w.Write(make([]byte, pad8(uint64(len(dict)))-uint64(len(dict)))); err != nil {
@@ -60,7 +64,8 @@ func (p *pointsWriter) setDict(dict []byte, version int) error {
 	return nil
 }
 
-// add writes one record: value is stored as given, and is decoded bytes long.
+// add writes one record: value is stored as given, and is decoded bytes
+// long. In a layer, an empty value is a deletion.
 func (p *pointsWriter) add(key, value []byte, decoded int) error {
 	p.entries = append(p.entries, pointEntry{xxhash.Sum64(key), p.off})
 	n := binary.PutUvarint(p.head[:], uint64(len(key)))
@@ -116,8 +121,12 @@ func (p *pointsWriter) writeTail() error {
 	}
 	size := pointsHeaderSize + pad8(p.dictLen) + p.off + uint64(len(p.entries))*pointEntrySize + (1<<bits+1)*4
 	var h [pointsHeaderSize]byte
-	copy(h[:], pointsMagic)
-	if p.version != 3 { // with no dictionary set, version 2's "s2 without one"
+	switch {
+	case p.layer:
+		copy(h[:], pointsMagicLayer)
+	case p.version == 3:
+		copy(h[:], pointsMagic)
+	default: // with no dictionary set, version 2's "s2 without one"
 		copy(h[:], pointsMagicV2)
 	}
 	le := binary.LittleEndian

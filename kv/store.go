@@ -1,6 +1,7 @@
 package kv
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -18,7 +19,7 @@ type Store struct {
 	db     *pebble.DB
 	cache  interface{ Unref() }
 	iters  iterPool
-	points *points // nil: every read is Pebble's
+	points *pointStack // nil: every read is Pebble's
 	// views decodes table TagViews: set for a store of layout 3, whose
 	// identity views are in its point index alone.
 	views *viewsDecoder
@@ -188,6 +189,42 @@ func (s *Store) ReadPoints(path string, guard PointsGuard) error {
 	return s.setPoints(readPointsFile(path, guard))
 }
 
+// AddPointsLayer opens a layer a night wrote on the point index (see
+// pointStack), read as the index is (mapped, or with pread): call it for
+// each layer, oldest first, after UsePoints or ReadPoints and before the
+// store is shared.
+func (s *Store) AddPointsLayer(path string, guard PointsGuard) error {
+	if s.points == nil {
+		return fmt.Errorf("kv: point index layer %s: the index below it is not open", path)
+	}
+	base := s.points.base()
+	var p *points
+	var err error
+	if base.mapped != nil {
+		p, err = openPoints(path, guard)
+	} else {
+		p, err = readPointsFile(path, guard)
+	}
+	if err != nil {
+		return err
+	}
+	if !p.layer || p.version != base.version || !bytes.Equal(p.dictRaw, base.dictRaw) {
+		p.close()
+		return fmt.Errorf("%w: %s: not a layer of the point index below it (a night's layer has the index's version and dictionary)", errPointsCorrupt, path)
+	}
+	s.points.files = append(s.points.files, p)
+	return nil
+}
+
+// PointsVersion is the version of the open point index (0: none); a night
+// writes layers on an index of version 3 only.
+func (s *Store) PointsVersion() int {
+	if s.points == nil {
+		return 0
+	}
+	return s.points.base().version
+}
+
 func (s *Store) setPoints(p *points, err error) error {
 	if err != nil {
 		return err
@@ -196,13 +233,21 @@ func (s *Store) setPoints(p *points, err error) error {
 		p.close()
 		return fmt.Errorf("kv: the store has a point index already")
 	}
+	if p.layer {
+		p.close()
+		return fmt.Errorf("%w: a night's layer, opened as the point index itself", errPointsCorrupt)
+	}
 	if s.views != nil && p.version < 2 {
 		p.close()
 		return fmt.Errorf("kv: the store's identity views are compressed and its point index is of version %d, which does not hold them so", p.version)
 	}
-	s.points = p
+	s.points = &pointStack{files: []*points{p}}
 	return nil
 }
+
+// maxReadAgain bounds the reads again of one read (ErrReadAgain): a file
+// whose change time keeps moving fails it.
+const maxReadAgain = 3
 
 // Close closes the store.
 func (s *Store) Close() error {
@@ -267,11 +312,17 @@ func (s *Store) Alias(identifier string) (Alias, bool, error) {
 func (s *Store) View(tag byte, subject, tenant string, buf []byte) ([]byte, bool, error) {
 	if tag == PointsTag && s.points != nil {
 		var k [256]byte // past that, AppendViewKey moves it to the heap
-		buf, ok, err := s.points.get(AppendViewKey(k[:0], tag, subject, tenant), buf)
-		if err == nil {
-			err = s.points.unchanged()
+		key := AppendViewKey(k[:0], tag, subject, tenant)
+		for try := 0; ; try++ {
+			out, ok, err := s.points.get(key, buf)
+			if err == nil {
+				err = s.points.unchanged()
+			}
+			if errors.Is(err, ErrReadAgain) && try < maxReadAgain {
+				continue
+			}
+			return out, ok, s.noteDamage(err)
 		}
-		return buf, ok, s.noteDamage(err)
 	}
 	if tag == PointsTag && s.views != nil {
 		return buf, false, errNoPoints
@@ -303,7 +354,10 @@ func (s *Store) Meta(name string) ([]byte, bool, error) {
 func (s *Store) Scan(tag byte, fn func(key, value []byte) error) error {
 	switch {
 	case tag == PointsTag && s.points != nil:
-		err := s.points.scan(func(k, v []byte) error { return fn(k[2:], v) })
+		err := s.points.lookBefore()
+		if err == nil {
+			err = s.points.scan(func(k, v []byte) error { return fn(k[2:], v) })
+		}
 		if err == nil {
 			err = s.points.unchanged()
 		}
@@ -330,7 +384,10 @@ func (s *Store) Scan(tag byte, fn func(key, value []byte) error) error {
 // does not compute again. key has its table prefix removed.
 func (s *Store) ScanRaw(tag byte, fn func(key, value []byte) error) error {
 	if tag == PointsTag && s.points != nil {
-		err := s.points.scanRaw(func(k, v []byte) error { return fn(k[2:], v) })
+		err := s.points.lookBefore()
+		if err == nil {
+			err = s.points.scanRaw(func(_ *points, k, v []byte) error { return fn(k[2:], v) })
+		}
 		if err == nil {
 			err = s.points.unchanged()
 		}
@@ -375,7 +432,7 @@ type Reader struct {
 	// point index, and views decodes the passport and evidence views of a
 	// store of layout 3; set by NewReader only (the Store's own reads use
 	// them directly).
-	points *points
+	points *pointStack
 	views  *viewsDecoder
 	// onDamage is the store's OnDamage.
 	onDamage func(error)
@@ -399,7 +456,8 @@ func (r *Reader) Prefetch(keys [][]byte) {
 
 // Check refuses the reads since the last Check when a file they read from
 // was written or replaced meanwhile (see PointsGuard): call it after a
-// batch of Gets, before their values are used.
+// batch of Gets, before their values are used. ErrReadAgain asks for the
+// batch's reads to be made again.
 func (r *Reader) Check() error {
 	if !r.pointsRead || r.points == nil {
 		return nil

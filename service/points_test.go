@@ -3,12 +3,14 @@ package service_test
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/productdata/pds/domain"
+	"github.com/productdata/pds/ingest"
 	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/service"
 	"github.com/productdata/pds/service/keys"
@@ -17,7 +19,8 @@ import (
 
 // How a snapshot's views are stored changes no answer: a service reading a
 // format 4 snapshot with its point index mapped, one reading it with pread
-// (NoPoints), and four serving format 3 and format 2 snapshots of the same
+// (NoPoints), the same two reading a night's snapshot whose point index is
+// the base's under a layer, and four serving format 3 and format 2 snapshots of the same
 // input, built by the pds before format 4 (testdata/older-formats.md),
 // with their point index and from Pebble alone, answer every lookup and resolve byte for byte
 // alike, for a public caller and for a tenant with views of its own, for
@@ -25,6 +28,19 @@ import (
 func TestEveryReadPathAnswersAlike(t *testing.T) {
 	in := ingesttest.WriteCase(t, ingesttest.CaseFile("passport"))
 	snap := ingesttest.Build(t, in)
+	// A night that computes every product again: its point index is the
+	// base's with a layer that holds every identity view anew.
+	kept := filepath.Join(t.TempDir(), "base")
+	if _, err := ingest.Run(context.Background(), ingest.Options{In: in, Out: kept, Rejects: io.Discard, KeepRecords: true}); err != nil {
+		t.Fatal(err)
+	}
+	layered := filepath.Join(t.TempDir(), "night")
+	if _, err := ingest.Run(context.Background(), ingest.Options{In: in, Out: layered, Base: kept, Rejects: io.Discard, Sequence: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(layered, filepath.FromSlash(snapshots.PointsPath)+".1")); err != nil {
+		t.Fatalf("the night's point index has no layer: %v", err)
+	}
 	older := filepath.Join("testdata", "format2-passport")
 	format3 := filepath.Join("testdata", "format3-passport")
 	for dir, format := range map[string]int{snap: snapshots.FormatVersion, format3: snapshots.FormatChunks, older: snapshots.FormatBLAKE3} {
@@ -45,6 +61,8 @@ func TestEveryReadPathAnswersAlike(t *testing.T) {
 	}{
 		{"format 4, point index mapped", snap, false, true},
 		{"format 4, point index read with pread", snap, true, false},
+		{"a night's layer on the point index, mapped", layered, false, true},
+		{"a night's layer on the point index, read with pread", layered, true, false},
 		{"format 3, point index mapped", format3, false, true},
 		{"format 3, Pebble alone", format3, true, false},
 		{"format 2, point index mapped", older, false, true},
@@ -139,6 +157,50 @@ func TestUnreadablePointIndexRefused(t *testing.T) {
 		_, err = service.OpenSnapshot(snap, snapshots.OpenOptions{CacheBytes: 1 << 20, NoPoints: noPoints})
 		if !errors.Is(err, snapshots.ErrInvalid) || !strings.Contains(err.Error(), "point index") {
 			t.Fatalf("NoPoints %v: got %v, want a refusal naming the point index", noPoints, err)
+		}
+	}
+}
+
+// A night that builds on the served snapshot links its point index into
+// its own, which moves the file's change time: resolve and identity reads
+// of the served snapshot go on, the same answers, their bytes checked
+// again; a file written is still refused.
+func TestReadsGoOnWhenANightLinksThePointIndex(t *testing.T) {
+	snap := ingesttest.Build(t, ingesttest.WriteCase(t, ingesttest.CaseFile("passport")))
+	svc, secrets := ingesttest.Service(t, snap)
+	c, err := svc.Authenticate("Bearer " + secrets[ingesttest.KeyFull])
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := []string{"gtin:9520123456788", "internal_sku:SKU-1", "gtin:09520123456795"}
+	ctx := context.Background()
+	answers := func() string {
+		t.Helper()
+		res, err := svc.Resolve(ctx, c, service.ResolveArgs{Identifiers: &ids})
+		if err != nil {
+			t.Fatalf("resolve: %v", err)
+		}
+		defer res.Release()
+		id := ids[0]
+		one, err := svc.Identity(ctx, c, service.ProductArgs{Identifier: &id})
+		if err != nil {
+			t.Fatalf("identity: %v", err)
+		}
+		defer one.Release()
+		return string(res.Body) + string(one.Body)
+	}
+	before := answers()
+	points := filepath.Join(snap, filepath.FromSlash(snapshots.PointsPath))
+	for i := range 2 {
+		link := filepath.Join(t.TempDir(), "night-points")
+		if err := os.Link(points, link); err != nil {
+			t.Fatal(err)
+		}
+		if i == 1 {
+			os.Remove(link) // unlinked, as when the night's build is removed
+		}
+		if after := answers(); after != before {
+			t.Fatalf("after a link: %s, want %s", after, before)
 		}
 	}
 }

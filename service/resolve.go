@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sort"
 	"strconv"
@@ -100,13 +101,19 @@ func (b *batch) resolve() error {
 		return err
 	}
 	b.decide(found)
-	if err := b.readIdentities(); err != nil {
-		return err
+	for try := 0; ; try++ {
+		if err := b.readIdentities(); err != nil {
+			return err
+		}
+		err := b.r.Check()
+		if errors.Is(err, kv.ErrReadAgain) && try < 3 {
+			continue // a night linked the point index meanwhile: its chunks are checked again
+		}
+		if err != nil {
+			return domain.Internal(err)
+		}
+		return nil
 	}
-	if err := b.r.Check(); err != nil {
-		return domain.Internal(err)
-	}
-	return nil
 }
 
 // done hands the batch's buffers back to bufs, for the next batch.

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/productdata/pds/domain"
+	"github.com/productdata/pds/kv"
 )
 
 // A served snapshot trusts no byte it has not checked, and no file that
@@ -24,9 +25,10 @@ import (
 //     written since Open fails the read. Nobody but root can write a file
 //     without moving its change time.
 //   - A hard link made to a file or removed moves its change time too, and
-//     builds share store tables so: an incremental build links its base's
-//     (kv.NewLayer), and removing an old build unlinks what a later one
-//     shares. So for a store table, whose bytes are checked by chunk, a
+//     builds share store tables and point index files so: an incremental
+//     build links its base's (kv.NewLayer, Writer.StoreOn), and removing an
+//     old build unlinks what a later one shares. So for those files, whose
+//     bytes are checked by chunk, a
 //     change time that moved alone (the same device, inode, size and
 //     modification time) is taken as the file's new look, and every chunk
 //     is checked again as it is next read: a write whose modification time
@@ -45,7 +47,7 @@ type sealed struct {
 	// open (or is being, for the search index) and needs no chunk checks.
 	hashes []byte
 	done   []atomic.Uint64 // a bit per chunk checked
-	// relooks is set for a store table: a change of its change time alone
+	// relooks is set for a store table or point index file: a change of its change time alone
 	// takes a new look and checks its chunks again (see above). gen counts
 	// those; mu orders the marking of a chunk checked against the clearing.
 	relooks bool
@@ -63,7 +65,8 @@ func newSealed(dir string, f File, hashes []byte) (*sealed, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &sealed{rel: f.Path, path: path, size: f.Size, hashes: hashes, relooks: hashes != nil && strings.HasPrefix(f.Path, StoreDir+"/")}
+	relinked := strings.HasPrefix(f.Path, StoreDir+"/") || strings.HasPrefix(f.Path, PointsPath)
+	s := &sealed{rel: f.Path, path: path, size: f.Size, hashes: hashes, relooks: hashes != nil && relinked}
 	at := stampOf(st)
 	s.at.Store(&at)
 	if hashes != nil {
@@ -269,6 +272,13 @@ func (g pointsGuard) ReadAt(r io.ReaderAt, p []byte, off int64) (int, error) {
 	return n, err
 }
 
+// Unchanged answers kv.ErrReadAgain when the file's change time alone
+// moved (a night linked it): its chunks are checked again as they are next
+// read, and the probe is made again.
 func (g pointsGuard) Unchanged(st os.FileInfo, err error) error {
-	return g.s.damage.mark(g.f.unchanged(st, err))
+	err = g.f.look(st, err, g.f.gen.Load())
+	if err == errReadAgain {
+		return kv.ErrReadAgain
+	}
+	return g.s.damage.mark(err)
 }

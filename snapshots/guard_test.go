@@ -166,7 +166,10 @@ func TestCheckFindsChangedFiles(t *testing.T) {
 			if err := s.Check(); err != nil {
 				t.Fatalf("fresh: %v", err)
 			}
-			if err := c.change(filepath.Join(dir, filepath.FromSlash(snapshots.PointsPath))); err != nil {
+			// A file of the search index: no build links one, so a
+			// change of its change time alone is a change too (store
+			// tables and point index files: TestLinkedFilesServeOn).
+			if err := c.change(filepath.Join(dir, filepath.FromSlash(searchIndexFile(t, dir)))); err != nil {
 				t.Fatal(err)
 			}
 			if err := s.Check(); !errors.Is(err, domain.ErrDamaged) || !strings.Contains(err.Error(), c.want) {
@@ -176,13 +179,34 @@ func TestCheckFindsChangedFiles(t *testing.T) {
 	}
 }
 
-// Builds share store tables by hard links (an incremental build links its
-// base's), so a served snapshot's table may gain a link, when the night's
-// build is made from it, or lose one, when an older build that shares it is
-// removed: the snapshot serves on. Either moves the file's change time as a
-// write does, so the tables' chunks are checked again as they are read,
-// and a write whose modification time was set back is still refused.
-func TestLinkedStoreTablesServeOn(t *testing.T) {
+// searchIndexFile is the manifest path of the largest file of the search
+// index of the snapshot at dir.
+func searchIndexFile(t *testing.T, dir string) string {
+	t.Helper()
+	m, err := snapshots.ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var best snapshots.File
+	for _, f := range m.Files {
+		if strings.HasPrefix(f.Path, snapshots.IndexDir+"/") && f.Size > best.Size {
+			best = f
+		}
+	}
+	if best.Path == "" {
+		t.Fatalf("%s: no search index file", dir)
+	}
+	return best.Path
+}
+
+// Builds share store tables and point index files by hard links (an
+// incremental build links its base's), so a served snapshot's file may gain
+// a link, when the night's build is made from it, or lose one, when an
+// older build that shares it is removed: the snapshot serves on. Either
+// moves the file's change time as a write does, so the files' chunks are
+// checked again as they are read, and a write whose modification time was
+// set back is still refused.
+func TestLinkedFilesServeOn(t *testing.T) {
 	dir := passportSnapshot(t)
 	// No block cache: every read is the file's.
 	s, err := snapshots.Open(dir, snapshots.OpenOptions{CacheBytes: 1})
@@ -197,6 +221,7 @@ func TestLinkedStoreTablesServeOn(t *testing.T) {
 	if err != nil || len(tables) == 0 {
 		t.Fatalf("no tables: %v", err)
 	}
+	tables = append(tables, filepath.Join(dir, filepath.FromSlash(snapshots.PointsPath)))
 	other := t.TempDir()
 	for i, p := range tables {
 		if err := os.Link(p, filepath.Join(other, fmt.Sprint(i))); err != nil {

@@ -3,6 +3,8 @@ package snapshots
 import (
 	"path"
 	"path/filepath"
+	"strconv"
+	"strings"
 )
 
 // The layout of a snapshot folder. These names are the only place pds
@@ -15,6 +17,8 @@ const (
 	// IndexDir is the Bleve manufacturer index and its doc store.
 	IndexDir = "index"
 	// PointsPath is the point index over the store's identity views.
+	// The layers nights write on it are PointsPath.1, .2 and so on
+	// (format 7 and later; pointLayerPath).
 	PointsPath = "points/identity"
 	// ManifestName is the manifest: format, build, counts and every
 	// file's size and checksum.
@@ -31,6 +35,16 @@ const (
 	// when a replica took it through a trust root.
 	StatementName = "targets.json"
 )
+
+// pointLayerPath is the path of the point index's layer i (from 1).
+func pointLayerPath(i int) string { return PointsPath + "." + strconv.Itoa(i) }
+
+// Shared reports whether the file at manifest path p is one that builds
+// share by hard links: a store table or a file of the point index (a night
+// links its base's, a replica those of the build it keeps).
+func Shared(p string) bool {
+	return path.Dir(p) == StoreDir && strings.HasSuffix(p, ".sst") || p == PointsPath || strings.HasPrefix(p, PointsPath+".")
+}
 
 // inStore reports whether the manifest path p is a file of the store.
 func inStore(p string) bool { return path.Dir(p) == StoreDir }

@@ -53,7 +53,12 @@ import (
 // identity views stored by shape (kv/jsonshape), read about twice as fast
 // and in about two thirds of the bytes. An incremental build on a base of
 // format 5 keeps that base's point index version.
-const FormatVersion = 6
+//
+// Format 7 is format 6 whose point index may have layers (PointsPath.1 and
+// on, kv/points_layers.go): a night on a base whose index is of version 3
+// writes a layer of what it changed on the base's index instead of the
+// whole index again. A pds that reads format 6 would not see the layers.
+const FormatVersion = 7
 
 // The earlier formats, whose snapshots pds still verifies (every byte, when
 // it opens them) and serves.
@@ -63,6 +68,7 @@ const (
 	FormatChunks  = 3
 	FormatCompact = 4
 	FormatUpdates = 5
+	FormatShapes  = 6
 )
 
 // knownFormat reports whether this pds reads snapshot format v.

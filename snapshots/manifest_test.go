@@ -267,8 +267,8 @@ func TestWriteListsBLAKE3(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.FormatVersion != 6 || FormatVersion != 6 {
-		t.Fatalf("format %d written, want 6", m.FormatVersion)
+	if m.FormatVersion != 7 || FormatVersion != 7 {
+		t.Fatalf("format %d written, want 7", m.FormatVersion)
 	}
 	for _, f := range m.Files {
 		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.Path)))
@@ -300,46 +300,46 @@ func TestVerifyFormats(t *testing.T) {
 			b[3] ^= 1
 			os.WriteFile(p, b, 0o644)
 		}, "store/000007.sst does not match its checksum"},
-		{"format 6 listing a SHA-256", func(t *testing.T, dir string) {
+		{"format 7 listing a SHA-256", func(t *testing.T, dir string) {
 			rewrite(t, dir, func(m map[string]any) {
 				f := m["files"].([]any)[3].(map[string]any)
 				delete(f, "blake3")
 				f["sha256"] = "sha256:00"
 			})
-		}, `without a well-formed blake3 checksum ("blake3:" and 64 lowercase hex digits), the one format 6 uses`},
-		{"format 6 listing no checksum", func(t *testing.T, dir string) {
+		}, `without a well-formed blake3 checksum ("blake3:" and 64 lowercase hex digits), the one format 7 uses`},
+		{"format 7 listing no checksum", func(t *testing.T, dir string) {
 			rewrite(t, dir, func(m map[string]any) { delete(m["files"].([]any)[0].(map[string]any), "blake3") })
 		}, "without a well-formed blake3 checksum"},
 		{"format 1 listing a BLAKE3", func(t *testing.T, dir string) {
 			rewrite(t, dir, func(m map[string]any) { m["format_version"] = 1 })
 		}, `without a well-formed sha256 checksum ("sha256:" and 64 lowercase hex digits), the one format 1 uses`},
-		{"format 6 with a checksum of another file", func(t *testing.T, dir string) {
+		{"format 7 with a checksum of another file", func(t *testing.T, dir string) {
 			rewrite(t, dir, func(m map[string]any) {
 				fs := m["files"].([]any)
 				fs[5].(map[string]any)["blake3"] = fs[6].(map[string]any)["blake3"]
 			})
 		}, "does not match its checksum"},
-		{"format 6 with a checksum cut short", func(t *testing.T, dir string) {
+		{"format 7 with a checksum cut short", func(t *testing.T, dir string) {
 			rewrite(t, dir, func(m map[string]any) {
 				f := m["files"].([]any)[2].(map[string]any)
 				f["blake3"] = f["blake3"].(string)[:20]
 			})
 		}, "without a well-formed blake3 checksum"},
-		{"format 6 with a checksum in upper case", func(t *testing.T, dir string) {
+		{"format 7 with a checksum in upper case", func(t *testing.T, dir string) {
 			rewrite(t, dir, func(m map[string]any) {
 				f := m["files"].([]any)[2].(map[string]any)
 				f["blake3"] = "blake3:" + strings.ToUpper(strings.TrimPrefix(f["blake3"].(string), "blake3:"))
 			})
 		}, "without a well-formed blake3 checksum"},
-		{"format 6 with the prefix alone", func(t *testing.T, dir string) {
+		{"format 7 with the prefix alone", func(t *testing.T, dir string) {
 			rewrite(t, dir, func(m map[string]any) { m["files"].([]any)[2].(map[string]any)["blake3"] = "blake3:" })
 		}, "without a well-formed blake3 checksum"},
 		{"a format from a newer pds", func(t *testing.T, dir string) {
-			rewrite(t, dir, func(m map[string]any) { m["format_version"] = 7 })
-		}, "snapshot format 7 was written by a newer pds than this one, which reads formats 1 to 6; a pds that reads format 7 is needed"},
+			rewrite(t, dir, func(m map[string]any) { m["format_version"] = FormatVersion + 1 })
+		}, fmt.Sprintf("snapshot format %d was written by a newer pds than this one, which reads formats 1 to %d; a pds that reads format %d is needed", FormatVersion+1, FormatVersion, FormatVersion+1)},
 		{"no format", func(t *testing.T, dir string) {
 			rewrite(t, dir, func(m map[string]any) { delete(m, "format_version") })
-		}, "snapshot format 0 is not a format this pds reads (1 to 6)"},
+		}, fmt.Sprintf("snapshot format 0 is not a format this pds reads (1 to %d)", FormatVersion)},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -299,6 +301,23 @@ func (s *Snapshot) openIndex(ctx context.Context) (*index.Index, error) {
 	return ix, nil
 }
 
+// pointLayers lists the layers of the point index the manifest lists
+// (pointLayerPath), oldest first: numbered from 1 without a gap, and no
+// other file beside the index.
+func (s *Snapshot) pointLayers() ([]string, error) {
+	var layers []string
+	for s.files[pointLayerPath(len(layers)+1)] != nil {
+		layers = append(layers, pointLayerPath(len(layers)+1))
+	}
+	dir := path.Dir(PointsPath)
+	for _, f := range s.Manifest.Files {
+		if path.Dir(f.Path) == dir && f.Path != PointsPath && !slices.Contains(layers, f.Path) {
+			return nil, fmt.Errorf("%w: %s: %s lists %s, which is neither the point index nor one of its layers (%s.1 and on, without a gap)", ErrInvalid, s.Dir, ManifestName, f.Path, PointsPath)
+		}
+	}
+	return layers, nil
+}
+
 // open opens the store, its point index (when listed and wanted), the
 // sources, the cursor key and, when withIndex (its files were hashed), the
 // search index of a verified snapshot.
@@ -325,6 +344,16 @@ func (s *Snapshot) open(o OpenOptions, withIndex bool) error {
 		err = st.ReadPoints(join(s.Dir, PointsPath), pointsGuard{s, listed})
 	case st.PointsOnly():
 		err = fmt.Errorf("its store keeps the identity views in %s, which the manifest does not list", PointsPath)
+	}
+	if err == nil && (s.Points || st.PointsOnly()) && listed != nil {
+		var layers []string
+		if layers, err = s.pointLayers(); err == nil {
+			for _, p := range layers {
+				if err = st.AddPointsLayer(join(s.Dir, p), pointsGuard{s, s.files[p]}); err != nil {
+					break
+				}
+			}
+		}
 	}
 	if err != nil {
 		return err

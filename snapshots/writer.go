@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
 	"github.com/productdata/pds/index"
+	"github.com/productdata/pds/internal/osfile"
 	"github.com/productdata/pds/kv"
 )
 
@@ -20,6 +22,9 @@ import (
 type Writer struct {
 	out, tmp, id string
 	temp         *tempDir
+	// basePoints are the files of the base's point index StoreOn took
+	// into the new snapshot (linked, or copied), by manifest path.
+	basePoints map[string]bool
 	// RemovedStale lists the temporary folders of earlier, killed builds
 	// that Create removed from beside out.
 	RemovedStale []string
@@ -73,7 +78,10 @@ func (w *Writer) Store() (*kv.Builder, error) {
 
 // StoreOn creates the snapshot's store as base's with a layer on top (see
 // kv.NewLayer): base's tables are linked, not copied, and only what the
-// build gives the store is written. The point index is written whole.
+// build gives the store is written. So is the point index: base's (of
+// version 3) and its layers are linked, and the night's layer is written on
+// top (kv.Builder.WritePointsLayer); an index of an older version is
+// written whole.
 //
 // The new manifest lists the linked tables with base's checksums and chunk
 // hashes (SumStoreOn): a linked table's bytes are vouched for by the
@@ -83,23 +91,50 @@ func (w *Writer) Store() (*kv.Builder, error) {
 // the snapshot's guard, or by Pebble's block checksums where the layer
 // reads the linked tables itself). The store's other files (its MANIFEST,
 // OPTIONS and markers: a few KB) are copied, not linked, and so are hashed
-// against base's manifest first; with hashAll, every table is too, so that
-// damage anywhere is found now. A store that fails is refused with an
+// against base's manifest first; with hashAll, every table and point index
+// file is too, so that damage anywhere is found now. A store that fails is refused with an
 // error that wraps ErrInvalid and names the file.
 func (w *Writer) StoreOn(base *Snapshot, hashAll bool) (*kv.Builder, error) {
 	copied := func(path string) bool { return hashAll || !strings.HasSuffix(path, ".sst") }
 	if err := base.checkFilesIn(StoreDir, copied); err != nil {
 		return nil, err
 	}
+	if err := base.checkFilesIn(path.Dir(PointsPath), func(string) bool { return hashAll }); err != nil {
+		return nil, err
+	}
 	b, err := kv.NewLayer(join(w.tmp, StoreDir), w.Work("tables"), join(base.Dir, StoreDir))
 	if err != nil {
 		return nil, err
 	}
-	if err := b.WritePoints(join(w.tmp, PointsPath)); err != nil {
+	if err := w.pointsOn(base, b); err != nil {
 		b.Abort()
 		return nil, err
 	}
 	return b, nil
+}
+
+// pointsOn starts the point index of a store layered on base's: a layer on
+// base's index when it is of version 3 (its files linked, or copied where
+// they cannot be, and checked then by SumStoreOn), else the index whole.
+func (w *Writer) pointsOn(base *Snapshot, b *kv.Builder) error {
+	if base.store.PointsVersion() != 3 {
+		return b.WritePoints(join(w.tmp, PointsPath))
+	}
+	layers, err := base.pointLayers()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(join(w.tmp, PointsPath)), 0o755); err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
+	w.basePoints = map[string]bool{}
+	for _, p := range append([]string{PointsPath}, layers...) {
+		if err := linkOrCopy(join(base.Dir, p), join(w.tmp, p)); err != nil {
+			return fmt.Errorf("snapshot: the base's point index: %w", err)
+		}
+		w.basePoints[p] = true
+	}
+	return b.WritePointsLayer(join(w.tmp, pointLayerPath(len(layers)+1)))
 }
 
 // Index creates the snapshot's search index.
@@ -137,11 +172,11 @@ func (w *Writer) SumStore() (map[string]File, error) {
 }
 
 // SumStoreOn is SumStore for a store layered on base's (StoreOn): a table
-// that is base's own file (linked) keeps the checksums base's manifest and
-// chunks file give it, so only the files the build wrote are read. A table
-// of base's that was copied instead (base on another file system) must hash
-// as base's manifest lists it: its bytes are base's, and a copy of damaged
-// ones is refused, not vouched for.
+// or point index file that is base's own file (linked) keeps the checksums
+// base's manifest and chunks file give it, so only the files the build
+// wrote are read. One of base's that was copied instead (base on another
+// file system) must hash as base's manifest lists it: its bytes are base's,
+// and a copy of damaged ones is refused, not vouched for.
 func (w *Writer) SumStoreOn(base *Snapshot) (map[string]File, error) {
 	known := map[string]File{}
 	listed := map[string]File{}
@@ -175,7 +210,7 @@ func (w *Writer) SumStoreOn(base *Snapshot) (map[string]File, error) {
 		return nil, fmt.Errorf("manifest: %w", err)
 	}
 	for _, f := range files {
-		if was, ok := listed[f.Path]; ok && strings.HasSuffix(f.Path, ".sst") && f.Checksum() != was.Checksum() {
+		if was, ok := listed[f.Path]; ok && (strings.HasSuffix(f.Path, ".sst") || w.basePoints[f.Path]) && f.Checksum() != was.Checksum() {
 			return nil, fmt.Errorf("%w: %s: file %s does not match its checksum (changed or damaged)", ErrInvalid, base.Dir, f.Path)
 		}
 		known[f.Path] = f
@@ -240,3 +275,13 @@ func (w *Writer) Publish() error {
 // Close releases the temporary folder: it removes what is left of an
 // unfinished build, and the lock.
 func (w *Writer) Close() { w.temp.release() }
+
+// linkOrCopy makes to a hard link of the file from, or a copy where it
+// cannot be one (another file system). A snapshot's files are never written
+// once published, so two snapshots may share one.
+func linkOrCopy(from, to string) error {
+	if osfile.Link(from, to) {
+		return nil
+	}
+	return osfile.Copy(from, to)
+}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/service/keys"
+	"github.com/productdata/pds/snapshots"
 )
 
 // syncBuffer is a goroutine-safe buffer for a running command's output.
@@ -241,10 +242,11 @@ func TestServeSwapAndReload(t *testing.T) {
 
 func TestServeRefusesDamagedSnapshot(t *testing.T) {
 	snap := ingesttest.Build(t, ingesttest.WriteCase(t, ingesttest.CaseFile("passport")))
-	os.WriteFile(filepath.Join(snap, "manifest.json"), []byte(`{"format_version":7}`), 0o644)
+	newer := snapshots.FormatVersion + 1
+	os.WriteFile(filepath.Join(snap, "manifest.json"), []byte(fmt.Sprintf(`{"format_version":%d}`, newer)), 0o644)
 	keysPath, _ := ingesttest.Keys(t)
 	code, _, errOut := runCmd("serve", "--snapshot", snap, "--keys", keysPath, "--addr", "127.0.0.1:0")
-	if code == 0 || !strings.Contains(errOut, "invalid snapshot") || !strings.Contains(errOut, "format 7") {
+	if code == 0 || !strings.Contains(errOut, "invalid snapshot") || !strings.Contains(errOut, fmt.Sprintf("format %d", newer)) {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
 }

@@ -19,7 +19,7 @@ import (
 func TestVersion(t *testing.T) {
 	for _, args := range [][]string{{"version"}, {"--version"}} {
 		code, out, _ := runCmd(args...)
-		if code != 0 || !strings.HasPrefix(out, "pds ") || !strings.Contains(out, "\nsnapshot format 6 (reads formats 1 to 6)\n") {
+		if code != 0 || !strings.HasPrefix(out, "pds ") || !strings.Contains(out, "\nsnapshot format 7 (reads formats 1 to 7)\n") {
 			t.Errorf("%v: %d %q", args, code, out)
 		}
 	}

@@ -41,6 +41,11 @@ func OpenRegular(root *os.Root, name string) (*os.File, error) {
 	return f, nil
 }
 
+// Link makes to a hard link of the file from and reports whether it did;
+// where it cannot (to is on another file system), the caller copies. A
+// variable so that a test can make every link fail, as across file systems.
+var Link = func(from, to string) bool { return os.Link(from, to) == nil }
+
 // Copy makes to, which must not exist, a copy of the file from, and flushes
 // it to stable storage before it returns, so that a copy a caller renames or
 // lists afterwards is never found empty or torn after a power loss. io.Copy

@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"sort"
-	"strings"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/productdata/pds/internal/osfile"
@@ -592,7 +591,5 @@ func sameFileAs(src, dst, path string) error {
 
 // linkable reports whether the file at manifest path p, when a delta's
 // target has it the same as the kept build, is hard-linked from there
-// (sameFileAs) rather than copied: a store table.
-func linkable(p string) bool {
-	return strings.HasPrefix(p, snapshots.StoreDir+"/") && strings.HasSuffix(p, ".sst")
-}
+// (sameFileAs) rather than copied: a store table or point index file.
+func linkable(p string) bool { return snapshots.Shared(p) }

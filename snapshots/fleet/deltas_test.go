@@ -180,9 +180,12 @@ func TestPullByDeltaLinksSharedStoreTables(t *testing.T) {
 	if err != nil || len(tables) == 0 {
 		t.Fatalf("no tables in the kept build: %v", err)
 	}
+	// The night's point index is the kept build's under a layer.
+	tables = append(tables, filepath.Join(snaps, kept.ID, filepath.FromSlash(snapshots.PointsPath)))
 	for _, a := range tables {
+		rel, _ := filepath.Rel(filepath.Join(snaps, kept.ID), a)
 		x, errX := os.Stat(a)
-		y, errY := os.Stat(filepath.Join(snaps, p.ID, snapshots.StoreDir, filepath.Base(a)))
+		y, errY := os.Stat(filepath.Join(snaps, p.ID, rel))
 		if errX != nil || errY != nil || !os.SameFile(x, y) {
 			t.Errorf("%s: the new build's is not the kept build's file (%v, %v)", filepath.Base(a), errX, errY)
 		}

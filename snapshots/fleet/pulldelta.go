@@ -105,7 +105,8 @@ func (d *openedDelta) applyInto(ctx context.Context, base Build, staging string,
 
 // checkDeltaFits refuses a delta whose build does not fit on the disk: what
 // it writes must, the files it makes and the ones it copies from the kept
-// build; the store tables it links from the kept build take no room. done
+// build; the store tables and point index files it links from the kept
+// build take no room. done
 // says what was done (nothing) when it refuses.
 func checkDeltaFits(staging string, m snapshots.Manifest, h deltaHeader, free func(string) (uint64, error), done string) error {
 	how := make(map[string]string, len(h.Files))
