@@ -105,7 +105,7 @@ bench-resolve: build ## bulk resolve under wrk vs PostgreSQL = ANY (pgbench); th
 bench-serve: build ## pds serve on the 1M snapshot: start to /readyz 200 (verification included), RSS while serving
 	bash scripts/bench-serve.sh
 
-bench-scale: build ## SCALE (10M) products beside BASE_SCALE (1M): full build with records, a night of NIGHT (10,000) products, its delta and pull, then bench-resolve, bench-serve and bench-memcg at SCALE (STAGES picks; each stage checks the disk first); to BENCHMARKS.md
+bench-scale: build ## SCALE (10M) products beside BASE_SCALE (1M): full build with records, a night of NIGHT (10,000) products, its bundle applied by a replica that keeps the base, then bench-resolve, bench-serve and bench-memcg at SCALE (STAGES picks; each stage checks the disk first); to BENCHMARKS.md
 	bash scripts/bench-scale.sh
 
 bench-memcg: build ## pds serve on the N_BIG-product snapshot inside a MEM_MB (1024) memory cgroup, page cache dropped: random identity GETs and resolve calls, ids/s, p99, disk reads a lookup (needs root); to BENCHMARKS.md

@@ -110,7 +110,7 @@ delta() {
   # The night's own files (not the base's, linked): the bundle is at most
   # those, and the replica writes them and copies the unchanged ones it
   # cannot link (the search index's).
-  newbytes=$(find "$D/night-$n" -type f -links 1 -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
+  newbytes=$(find "$D/night-$n" -type f -links 1 -printf '%s\n' | awk '{ s += $1 } END { printf "%.0f\n", s }')
   need_disk "$D" $((newbytes * 3 + (1 << 30))) "the bundle of a night on $n products and a replica that applies it"
   local b=$D/bundle-$n
   rm -rf "$b"
