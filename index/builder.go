@@ -79,6 +79,7 @@ type Builder struct {
 	meta      meta
 	up        *updater // nil when building whole
 	report    string   // what an update did, once closed (Report)
+	keptBase  bool     // an update that kept its base's segments (KeptBase)
 	closed    bool
 	err       error
 }
@@ -385,6 +386,11 @@ func blockTerm(name string, n int) string {
 // kept the base's index, with how many segments, or built it whole and why.
 // It is empty for an index built whole by Create.
 func (b *Builder) Report() string { return b.report }
+
+// KeptBase reports, once the index is closed, whether it is an update that
+// kept its base's segments (linked into it) rather than an index built
+// whole.
+func (b *Builder) KeptBase() bool { return b.keptBase }
 
 // Close finishes the Bleve index and the doc store, writes names.txt and meta.json, and closes
 // everything. After Close the directory holds the whole index and is never written again.

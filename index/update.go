@@ -22,7 +22,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// An updated index keeps a base index's Bleve segments as they are (copied, not rebuilt) and adds
+// An updated index keeps a base index's Bleve segments as they are (linked, not rebuilt) and adds
 // one segment of the docs that are new or whose indexed fields changed; the base docs that were
 // dropped or changed are marked deleted in the segments that hold them (Bleve's own deletion
 // bitmaps, kept in root.bolt). So a night that changes 1% of the docs indexes 1% of them, and the
@@ -428,6 +428,7 @@ func (u *updater) close(b *Builder) error {
 		return fmt.Errorf("index: update: %w", err)
 	}
 	b.report = fmt.Sprintf("updated: the base's whole build kept, %d segments", segments)
+	b.keptBase = true
 	return b.finish()
 }
 
@@ -595,11 +596,15 @@ func composeBleve(base, out, night string, drops []string) (int, error) {
 		case s.move:
 			err = os.Rename(s.from, filepath.Join(outStore, s.path))
 		default:
-			// Copied, not hard-linked: the base is likely the snapshot
-			// being served, which takes a link's move of its file's
-			// change time for a write. The kernel copies it
-			// (copy_file_range), or clones it where the file system can.
-			err = osfile.Copy(s.from, filepath.Join(outStore, s.path))
+			// Hard-linked, as the store's tables are: a segment is never
+			// written once finished, and a server of the base reads it
+			// from a private copy only, so it takes the link's move of
+			// the file's change time for no write. Copied where it cannot
+			// be linked (another file system).
+			to := filepath.Join(outStore, s.path)
+			if !osfile.Link(s.from, to) {
+				err = osfile.Copy(s.from, to)
+			}
 		}
 		if err != nil {
 			return 0, err

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime/debug"
 	"strings"
 
@@ -158,6 +159,17 @@ func (b *builder) build(ctx context.Context, w *snapshots.Writer) (err error) {
 	b.storeSums = <-summed
 	if err == nil && errors.Is(sumErr, snapshots.ErrInvalid) {
 		err = fmt.Errorf("--base: %w", sumErr)
+	}
+	if err == nil && b.up != nil && b.storeSums != nil {
+		// The base's search segments the update kept are linked: their
+		// checksums are the base's.
+		ixSums, ierr := w.SumIndexOn(b.up.base, ix.KeptBase())
+		switch {
+		case errors.Is(ierr, snapshots.ErrInvalid):
+			err = fmt.Errorf("--base: %w", ierr)
+		case ierr == nil:
+			maps.Copy(b.storeSums, ixSums)
+		}
 	}
 	if err != nil {
 		return err

@@ -427,8 +427,8 @@ func pointLayers(t *testing.T, base, next string) int {
 }
 
 // keptSearchIndex reports whether the search index of snapshot next kept the Bleve segment of
-// base's whole build (a copy of the same bytes, beside a segment of its own) instead of being
-// built whole.
+// base's whole build (the same file, linked, beside a segment of its own) instead of being built
+// whole.
 func keptSearchIndex(t *testing.T, base, next string) bool {
 	t.Helper()
 	segments := func(dir string) []string {
@@ -448,7 +448,13 @@ func keptSearchIndex(t *testing.T, base, next string) bool {
 	if errX != nil || errY != nil {
 		t.Fatal(errX, errY)
 	}
-	return bytes.Equal(x, y)
+	if !bytes.Equal(x, y) {
+		return false
+	}
+	if !sameInode(t, a[0], b[0]) {
+		t.Errorf("%s kept the base's segment %s as a copy, not linked", next, filepath.Base(a[0]))
+	}
+	return true
 }
 
 // sameAnswers compares every answer two snapshots give: every identifier's

@@ -25,10 +25,12 @@ import (
 //     written since Open fails the read. Nobody but root can write a file
 //     without moving its change time.
 //   - A hard link made to a file or removed moves its change time too, and
-//     builds share store tables and point index files so: an incremental
-//     build links its base's (kv.NewLayer, Writer.StoreOn), and removing an
-//     old build unlinks what a later one shares. So for those files, whose
-//     bytes are checked by chunk, a
+//     builds share store tables, point index files and search segments so:
+//     an incremental build links its base's (kv.NewLayer, Writer.StoreOn,
+//     index.Update), and removing an old build unlinks what a later one
+//     shares. A search segment is served from a private copy hashed as it
+//     is made, so a change time that moved alone is taken as its new look.
+//     For the others, whose bytes are checked by chunk, a
 //     change time that moved alone (the same device, inode, size and
 //     modification time) is taken as the file's new look, and every chunk
 //     is checked again as it is next read: a write whose modification time
@@ -46,6 +48,10 @@ type sealed struct {
 	// hashes are its chunk hashes; nil when the file was hashed whole at
 	// open (or is being, for the search index) and needs no chunk checks.
 	hashes []byte
+	// listed are its chunk hashes as the chunks file lists them, kept
+	// also where hashes is nil (a search index file): what a build that
+	// links the file repeats in its own manifest (Writer.SumStoreOn).
+	listed []byte
 	done   []atomic.Uint64 // a bit per chunk checked
 	// relooks is set for a store table or point index file: a change of its change time alone
 	// takes a new look and checks its chunks again (see above). gen counts
@@ -66,7 +72,9 @@ func newSealed(dir string, f File, hashes []byte) (*sealed, error) {
 		return nil, err
 	}
 	relinked := strings.HasPrefix(f.Path, StoreDir+"/") || strings.HasPrefix(f.Path, PointsPath)
-	s := &sealed{rel: f.Path, path: path, size: f.Size, hashes: hashes, relooks: hashes != nil && relinked}
+	// A search segment is read from a private copy, hashed as it is made,
+	// so a change of the snapshot's file after that reaches no answer.
+	s := &sealed{rel: f.Path, path: path, size: f.Size, hashes: hashes, relooks: hashes != nil && relinked || searchSegment(f.Path)}
 	at := stampOf(st)
 	s.at.Store(&at)
 	if hashes != nil {

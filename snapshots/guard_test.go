@@ -150,9 +150,13 @@ func TestCheckFindsChangedFiles(t *testing.T) {
 		}, "written to"},
 		{"cut", func(p string) error { return os.Truncate(p, 10) }, "size 10"},
 		{"replaced", func(p string) error {
+			// Written beside it and renamed over it, so that the new file
+			// cannot take the old one's inode.
 			b, _ := os.ReadFile(p)
-			os.Remove(p)
-			return os.WriteFile(p, b, 0o644)
+			if err := os.WriteFile(p+".new", b, 0o644); err != nil {
+				return err
+			}
+			return os.Rename(p+".new", p)
 		}, "replaced by another file"},
 		{"removed", os.Remove, "no such file"},
 	} {
@@ -166,9 +170,10 @@ func TestCheckFindsChangedFiles(t *testing.T) {
 			if err := s.Check(); err != nil {
 				t.Fatalf("fresh: %v", err)
 			}
-			// A file of the search index: no build links one, so a
+			// A file of the search index that no build links, so a
 			// change of its change time alone is a change too (store
-			// tables and point index files: TestLinkedFilesServeOn).
+			// tables, point index files and search segments:
+			// TestLinkedFilesServeOn).
 			if err := c.change(filepath.Join(dir, filepath.FromSlash(searchIndexFile(t, dir)))); err != nil {
 				t.Fatal(err)
 			}
@@ -180,7 +185,7 @@ func TestCheckFindsChangedFiles(t *testing.T) {
 }
 
 // searchIndexFile is the manifest path of the largest file of the search
-// index of the snapshot at dir.
+// index of the snapshot at dir that builds do not share (not a segment).
 func searchIndexFile(t *testing.T, dir string) string {
 	t.Helper()
 	m, err := snapshots.ReadManifest(dir)
@@ -189,7 +194,7 @@ func searchIndexFile(t *testing.T, dir string) string {
 	}
 	var best snapshots.File
 	for _, f := range m.Files {
-		if strings.HasPrefix(f.Path, snapshots.IndexDir+"/") && f.Size > best.Size {
+		if strings.HasPrefix(f.Path, snapshots.IndexDir+"/") && !snapshots.Shared(f.Path) && f.Size > best.Size {
 			best = f
 		}
 	}
@@ -199,13 +204,13 @@ func searchIndexFile(t *testing.T, dir string) string {
 	return best.Path
 }
 
-// Builds share store tables and point index files by hard links (an
-// incremental build links its base's), so a served snapshot's file may gain
-// a link, when the night's build is made from it, or lose one, when an
-// older build that shares it is removed: the snapshot serves on. Either
-// moves the file's change time as a write does, so the files' chunks are
-// checked again as they are read, and a write whose modification time was
-// set back is still refused.
+// Builds share store tables, point index files and search segments by
+// hard links (an incremental build links its base's), so a served
+// snapshot's file may gain a link, when the night's build is made from it,
+// or lose one, when an older build that shares it is removed: the snapshot
+// serves on. Either moves the file's change time as a write does, so the
+// chunks of the files read in place are checked again as they are read,
+// and a write whose modification time was set back is still refused.
 func TestLinkedFilesServeOn(t *testing.T) {
 	dir := passportSnapshot(t)
 	// No block cache: every read is the file's.
@@ -239,6 +244,32 @@ func TestLinkedFilesServeOn(t *testing.T) {
 	}
 	if err := ingesttest.ReadAll(s); err != nil {
 		t.Fatalf("after the links were removed: %v", err)
+	}
+	// The search segments: served from private copies, they are linked
+	// and unlinked with searches going on.
+	search := func() error {
+		_, err := s.Search(context.Background(), index.Query{Manufacturer: "acme", TrustLevelMin: -1, Limit: 1})
+		return err
+	}
+	if err := search(); err != nil {
+		t.Fatal(err)
+	}
+	segments, err := filepath.Glob(filepath.Join(dir, snapshots.IndexDir, "*", "*", "*.zap"))
+	if err != nil || len(segments) == 0 {
+		t.Fatalf("no search segments: %v", err)
+	}
+	for i, p := range segments {
+		link := filepath.Join(t.TempDir(), fmt.Sprint(i))
+		if err := os.Link(p, link); err != nil {
+			t.Fatal(err)
+		}
+		if err := search(); err != nil {
+			t.Fatalf("a search after a link to %s: %v", filepath.Base(p), err)
+		}
+		os.Remove(link)
+		if err := search(); err != nil {
+			t.Fatalf("a search after the link to %s was removed: %v", filepath.Base(p), err)
+		}
 	}
 
 	// A write with the modification time set back, to every table: the

@@ -40,10 +40,19 @@ const (
 func pointLayerPath(i int) string { return PointsPath + "." + strconv.Itoa(i) }
 
 // Shared reports whether the file at manifest path p is one that builds
-// share by hard links: a store table or a file of the point index (a night
-// links its base's, a replica those of the build it keeps).
+// share by hard links: a store table, a file of the point index or a
+// segment of the search index (a night links its base's, a replica those
+// of the build it keeps).
 func Shared(p string) bool {
-	return path.Dir(p) == StoreDir && strings.HasSuffix(p, ".sst") || p == PointsPath || strings.HasPrefix(p, PointsPath+".")
+	return path.Dir(p) == StoreDir && strings.HasSuffix(p, ".sst") || p == PointsPath || strings.HasPrefix(p, PointsPath+".") ||
+		searchSegment(p)
+}
+
+// searchSegment reports whether p is a segment of the search index: a file
+// the server reads from a private copy it hashes (index.Copied), never from
+// the snapshot once copied.
+func searchSegment(p string) bool {
+	return strings.HasPrefix(p, IndexDir+"/") && strings.HasSuffix(p, ".zap")
 }
 
 // inStore reports whether the manifest path p is a file of the store.

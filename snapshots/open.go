@@ -162,6 +162,7 @@ func Open(dir string, o OpenOptions) (*Snapshot, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s: %w", ErrInvalid, dir, err)
 		}
+		sf.listed = hashes[f.Path]
 		s.files[f.Path] = sf
 		if inIndex {
 			s.indexFiles = append(s.indexFiles, sf)

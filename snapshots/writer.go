@@ -178,13 +178,31 @@ func (w *Writer) SumStore() (map[string]File, error) {
 // file system) must hash as base's manifest lists it: its bytes are base's,
 // and a copy of damaged ones is refused, not vouched for.
 func (w *Writer) SumStoreOn(base *Snapshot) (map[string]File, error) {
+	return w.sumOn(base, []string{StoreDir, path.Dir(PointsPath)}, func(p string) bool {
+		return strings.HasSuffix(p, ".sst") || w.basePoints[p]
+	})
+}
+
+// SumIndexOn is SumStoreOn for the search index of an update (IndexFrom),
+// once it is finished: when it kept base's index (keptBase), base's
+// segments are linked (or copied, and must then hash as base lists them);
+// the rest is the build's own, as all of an index built whole is.
+func (w *Writer) SumIndexOn(base *Snapshot, keptBase bool) (map[string]File, error) {
+	return w.sumOn(base, []string{IndexDir}, func(p string) bool { return keptBase && searchSegment(p) })
+}
+
+// sumOn checksums the files under dirs of the build, for WriteManifest:
+// those that are base's own files keep base's checksums; those of base's
+// that keep (a path base lists and keeps says) but were copied must hash
+// as base lists them.
+func (w *Writer) sumOn(base *Snapshot, dirs []string, keeps func(path string) bool) (map[string]File, error) {
 	known := map[string]File{}
 	listed := map[string]File{}
 	for _, f := range base.Manifest.Files {
 		listed[f.Path] = f
 	}
 	var todo []string
-	for _, sub := range []string{StoreDir, filepath.Dir(filepath.FromSlash(PointsPath))} {
+	for _, sub := range dirs {
 		paths, err := listFiles(w.tmp, sub)
 		if err != nil {
 			return nil, err
@@ -192,8 +210,8 @@ func (w *Writer) SumStoreOn(base *Snapshot) (map[string]File, error) {
 		for _, p := range paths {
 			f, ok := listed[p.rel]
 			sf := base.files[p.rel]
-			if ok && sf != nil && sf.hashes != nil && sameFile(join(w.tmp, p.rel), join(base.Dir, p.rel)) {
-				f.chunks = sf.hashes
+			if ok && sf != nil && sf.listed != nil && sameFile(join(w.tmp, p.rel), join(base.Dir, p.rel)) {
+				f.chunks = sf.listed
 				known[p.rel] = f
 				continue
 			}
@@ -210,7 +228,7 @@ func (w *Writer) SumStoreOn(base *Snapshot) (map[string]File, error) {
 		return nil, fmt.Errorf("manifest: %w", err)
 	}
 	for _, f := range files {
-		if was, ok := listed[f.Path]; ok && (strings.HasSuffix(f.Path, ".sst") || w.basePoints[f.Path]) && f.Checksum() != was.Checksum() {
+		if was, ok := listed[f.Path]; ok && keeps(f.Path) && f.Checksum() != was.Checksum() {
 			return nil, fmt.Errorf("%w: %s: file %s does not match its checksum (changed or damaged)", ErrInvalid, base.Dir, f.Path)
 		}
 		known[f.Path] = f

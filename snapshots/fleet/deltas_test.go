@@ -180,8 +180,14 @@ func TestPullByDeltaLinksSharedStoreTables(t *testing.T) {
 	if err != nil || len(tables) == 0 {
 		t.Fatalf("no tables in the kept build: %v", err)
 	}
-	// The night's point index is the kept build's under a layer.
+	// The night's point index is the kept build's under a layer, and its
+	// search index the kept build's segment beside one of the night's.
 	tables = append(tables, filepath.Join(snaps, kept.ID, filepath.FromSlash(snapshots.PointsPath)))
+	segments, err := filepath.Glob(filepath.Join(snaps, kept.ID, snapshots.IndexDir, "*", "*", "*.zap"))
+	if err != nil || len(segments) != 1 {
+		t.Fatalf("the kept build's search segments: %v (%v)", segments, err)
+	}
+	tables = append(tables, segments...)
 	for _, a := range tables {
 		rel, _ := filepath.Rel(filepath.Join(snaps, kept.ID), a)
 		x, errX := os.Stat(a)
