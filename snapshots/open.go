@@ -66,6 +66,9 @@ type Snapshot struct {
 	// PointsRandom whether its pages are read one at a time
 	// (OpenOptions.MemoryLimit).
 	Points, PointsRandom bool
+	// PointLayers is how many layers nights wrote on the point index
+	// (format 7), each probed before the one below.
+	PointLayers int
 	// Verified is how long checking the signature and the files took,
 	// Opened how long opening the store, the sources and the index took
 	// after that.
@@ -353,6 +356,7 @@ func (s *Snapshot) open(o OpenOptions, withIndex bool) error {
 				if err = st.AddPointsLayer(join(s.Dir, p), pointsGuard{s, s.files[p]}); err != nil {
 					break
 				}
+				s.PointLayers++
 			}
 		}
 	}

@@ -215,12 +215,7 @@ func (s *serve) Open(stderr io.Writer) error {
 	if s.memoryLimit > 0 {
 		attrs = append(attrs, "memory_limit_mb", s.memoryLimit>>20)
 	}
-	if snap.PointsRandom {
-		attrs = append(attrs, "point_index_random", true)
-	}
-	if s.searchCopyDir != "" {
-		attrs = append(attrs, "search_copy_dir", s.searchCopyDir)
-	}
+	attrs = append(attrs, pointAttrs(snap.Snapshot, s.searchCopyDir)...)
 	s.log.Info("serving", attrs...)
 	// Ready: only now is the search index hashed, so the start reads no
 	// more than answers need.
@@ -398,8 +393,26 @@ func (s *serve) swapIfChanged() {
 	}
 	s.metrics.Updated(a.Via, a.Bytes)
 	s.reportSnapshot(next)
-	s.log.Info("snapshot swapped", "snapshot", next.Dir, "build_id", next.Manifest.BuildID, "verify_ms", next.Verified.Milliseconds(), "open_ms", next.Opened.Milliseconds(), "cache_mb", next.CacheBytes>>20, "point_index", next.Points,
-		"via", a.Via, "bytes_fetched", a.Bytes)
+	attrs := []any{"snapshot", next.Dir, "build_id", next.Manifest.BuildID, "verify_ms", next.Verified.Milliseconds(), "open_ms", next.Opened.Milliseconds(), "cache_mb", next.CacheBytes >> 20, "point_index", next.Points,
+		"via", a.Via, "bytes_fetched", a.Bytes}
+	s.log.Info("snapshot swapped", append(attrs, pointAttrs(next.Snapshot, s.searchCopyDir)...)...)
+}
+
+// pointAttrs are the log attributes of how snap's identity views and search
+// copies are read, where they are not the plainest: the point index's layers,
+// its pages read one at a time, the search copies in a folder.
+func pointAttrs(snap *snapshots.Snapshot, searchCopyDir string) []any {
+	var attrs []any
+	if snap.PointLayers > 0 {
+		attrs = append(attrs, "point_index_layers", snap.PointLayers)
+	}
+	if snap.PointsRandom {
+		attrs = append(attrs, "point_index_random", true)
+	}
+	if searchCopyDir != "" {
+		attrs = append(attrs, "search_copy_dir", searchCopyDir)
+	}
+	return attrs
 }
 
 // Close drains: /readyz turns 503, the drain period passes, the listener

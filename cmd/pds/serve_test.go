@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/productdata/pds/ingest"
 	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/snapshots"
 )
@@ -149,5 +150,33 @@ func TestServeOperable(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), `"msg":"draining"`) {
 		t.Errorf("no draining log line")
+	}
+}
+
+// A snapshot whose point index has a night's layer on it says so in the
+// serving line, with how many layers a read may probe.
+func TestServeSaysThePointIndexLayers(t *testing.T) {
+	in := ingesttest.WriteCase(t, ingesttest.CaseFile("passport"))
+	base := filepath.Join(t.TempDir(), "base")
+	if _, err := ingest.Run(context.Background(), ingest.Options{In: in, Out: base, Rejects: io.Discard, KeepRecords: true}); err != nil {
+		t.Fatal(err)
+	}
+	night := filepath.Join(t.TempDir(), "night")
+	if _, err := ingest.Run(context.Background(), ingest.Options{In: in, Out: night, Base: base, Rejects: io.Discard, Sequence: 2}); err != nil {
+		t.Fatal(err)
+	}
+	keysPath, _ := ingesttest.Keys(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	stderr := &syncBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--snapshot", night, "--keys", keysPath, "--drain", "10ms"}, io.Discard, stderr)
+	}()
+	defer func() { cancel(); <-done }()
+	for i := 0; i < 400 && !strings.Contains(stderr.String(), `"msg":"serving"`); i++ {
+		time.Sleep(25 * time.Millisecond)
+	}
+	if !regexp.MustCompile(`"msg":"serving",.*"point_index":true,.*"point_index_layers":1[,}]`).MatchString(stderr.String()) {
+		t.Fatalf("the serving line does not say the point index has one layer: %s", stderr.String())
 	}
 }
