@@ -126,5 +126,5 @@ out=$(mktemp)
   echo 'The origin is a file:// folder on the same disk and the page cache is warm, so a whole pull here is a local copy; over a network, the bytes column is what counts. The new builds are incremental builds from the base (`ingest --base`), which keep its compression dictionaries.'
 } > "$out"
 cat "$out"
-write_section bench-delta "$out"
+write_section "$(scale_section bench-delta "$N")" "$out"
 rm -f "$rows" "$rows.publish" "$rows.build" "$out"
