@@ -89,24 +89,22 @@ func (c *cursor) end() error {
 // computed (keys and values as Encoder and AppendViewKey make them), in key
 // order. The point index is written whole (WritePoints: the base's entries
 // of the products kept and the night's), or as a layer on the base's
-// (WritePointsLayer, see layerPoints). Table TagViews is written whole too
-// by a Builder of NewBuilder; a layer (NewLayer) writes only the night's
-// entries the base does not hold with the same bytes, and deletes each view
-// of a dropped product the night does not hold.
+// (WritePointsLayer). Table TagViews is written whole too by a Builder of
+// NewBuilder, and by a layer (NewLayer) as a layer on the base's
+// (layerTable).
 func (b *Builder) WriteNightViews(n *Night, views Sorted) error {
 	c := newCursor(views)
-	write := b.mergeTable
+	points, tagViews := b.mergeTable, b.mergeTable
 	if b.points != nil && b.points.layer {
-		write = b.layerPoints
-	}
-	if err := write(n, c, PointsTag); err != nil {
-		return err
+		points = b.layerTable
 	}
 	if b.layer {
-		if err := b.layerViews(n, c); err != nil {
-			return err
-		}
-	} else if err := b.mergeTable(n, c, TagViews); err != nil {
+		tagViews = b.layerTable
+	}
+	if err := points(n, c, PointsTag); err != nil {
+		return err
+	}
+	if err := tagViews(n, c, TagViews); err != nil {
 		return err
 	}
 	return c.end()
@@ -132,61 +130,6 @@ func (b *Builder) mergeTable(n *Night, c *cursor, tag byte) error {
 	return c.emitUntil(tag, nil, b.Set)
 }
 
-// layerPoints writes the point index's layer of a night (table tag,
-// PointsTag): the night's identity views, and a deletion of each identity
-// view the base holds of a dropped product that the night does not hold.
-// A product's identity views are one per visibility, as its TagViews
-// entries are, so the base's keys of a dropped product are read from its
-// TagViews entries, by prefix: of the base, only the dropped products'
-// entries are read.
-func (b *Builder) layerPoints(n *Night, c *cursor, tag byte) error {
-	sc, err := b.BaseScanner(TagViews)
-	if err != nil {
-		return err
-	}
-	defer sc.Close()
-	var gone [][]byte
-	for _, subject := range n.Dropped {
-		prefix := append(append([]byte{tag, 0}, subject...), 0)
-		gone = gone[:0]
-		err := sc.Scan(prefix[2:], func(k, _ []byte) error {
-			gone = append(gone, append(slices.Clip(prefix[:2]), k...))
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		if err := c.emitUntil(tag, prefix, b.Set); err != nil {
-			return err
-		}
-		for ; c.ok && bytes.HasPrefix(c.s.Key(), prefix); c.ok = c.s.Next() {
-			key := c.s.Key()
-			for len(gone) > 0 && bytes.Compare(gone[0], key) < 0 {
-				if err := b.Delete(gone[0]); err != nil {
-					return err
-				}
-				gone = gone[1:]
-			}
-			if len(gone) > 0 && bytes.Equal(gone[0], key) {
-				gone = gone[1:]
-			}
-			value, err := c.s.Value()
-			if err != nil {
-				return err
-			}
-			if err := b.Set(key, value); err != nil {
-				return err
-			}
-		}
-		for _, k := range gone {
-			if err := b.Delete(k); err != nil {
-				return err
-			}
-		}
-	}
-	return c.emitUntil(tag, nil, b.Set)
-}
-
 // viewSubject is the subject of a view key's remainder "subject\x00tenant".
 func viewSubject(k []byte) []byte {
 	if i := bytes.IndexByte(k, 0); i >= 0 {
@@ -195,11 +138,16 @@ func viewSubject(k []byte) []byte {
 	return k
 }
 
-// layerViews writes table TagViews of a layer: the night's views but those
-// the base holds with the same bytes, and a deletion of each view the base
-// holds of a dropped product that the night does not hold. Of the base it
-// reads only the views of the dropped products.
-func (b *Builder) layerViews(n *Night, c *cursor) error {
+// layerTable writes table tag of a layer: the night's entries, and a
+// deletion of each entry the base holds of a dropped product that the night
+// does not hold. Of the base it reads only the dropped products' entries,
+// by prefix, from table TagViews: a product has one identity view
+// (PointsTag, the point index's layer) and one TagViews entry per
+// visibility, under the same keys. In TagViews, an entry the base holds
+// with the same bytes is not written again (a product restated unchanged
+// costs nothing); the point index's layer takes every identity view the
+// night computed.
+func (b *Builder) layerTable(n *Night, c *cursor, tag byte) error {
 	sc, err := b.BaseScanner(TagViews)
 	if err != nil {
 		return err
@@ -208,18 +156,22 @@ func (b *Builder) layerViews(n *Night, c *cursor) error {
 	type entry struct{ key, value []byte }
 	var base []entry
 	for _, subject := range n.Dropped {
-		prefix := append(append([]byte{TagViews, 0}, subject...), 0)
+		prefix := append(append([]byte{tag, 0}, subject...), 0)
 		base = base[:0]
 		err := sc.Scan(prefix[2:], func(k, v []byte) error {
-			base = append(base, entry{append(slices.Clip(prefix[:2]), k...), bytes.Clone(v)})
+			e := entry{key: append(slices.Clip(prefix[:2]), k...)}
+			if tag == TagViews {
+				e.value = bytes.Clone(v)
+			}
+			base = append(base, e)
 			return nil
 		})
 		if err != nil {
 			return err
 		}
-		// The night's views before the subject's are of products new to
+		// The night's entries before the subject's are of products new to
 		// the base; then the subject's, beside the base's.
-		if err := c.emitUntil(TagViews, prefix, b.Set); err != nil {
+		if err := c.emitUntil(tag, prefix, b.Set); err != nil {
 			return err
 		}
 		for ; c.ok && bytes.HasPrefix(c.s.Key(), prefix); c.ok = c.s.Next() {
@@ -235,7 +187,7 @@ func (b *Builder) layerViews(n *Night, c *cursor) error {
 				base = base[1:]
 			}
 			if len(base) > 0 && bytes.Equal(base[0].key, key) {
-				same := bytes.Equal(base[0].value, value)
+				same := tag == TagViews && bytes.Equal(base[0].value, value)
 				base = base[1:]
 				if same {
 					continue
@@ -251,7 +203,7 @@ func (b *Builder) layerViews(n *Night, c *cursor) error {
 			}
 		}
 	}
-	return c.emitUntil(TagViews, nil, b.Set)
+	return c.emitUntil(tag, nil, b.Set)
 }
 
 // WriteAliases writes table TagAlias from aliases, keyed by identifier

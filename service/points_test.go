@@ -3,14 +3,12 @@ package service_test
 import (
 	"context"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/productdata/pds/domain"
-	"github.com/productdata/pds/ingest"
 	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/service"
 	"github.com/productdata/pds/service/keys"
@@ -30,14 +28,7 @@ func TestEveryReadPathAnswersAlike(t *testing.T) {
 	snap := ingesttest.Build(t, in)
 	// A night that computes every product again: its point index is the
 	// base's with a layer that holds every identity view anew.
-	kept := filepath.Join(t.TempDir(), "base")
-	if _, err := ingest.Run(context.Background(), ingest.Options{In: in, Out: kept, Rejects: io.Discard, KeepRecords: true}); err != nil {
-		t.Fatal(err)
-	}
-	layered := filepath.Join(t.TempDir(), "night")
-	if _, err := ingest.Run(context.Background(), ingest.Options{In: in, Out: layered, Base: kept, Rejects: io.Discard, Sequence: 2}); err != nil {
-		t.Fatal(err)
-	}
+	layered := ingesttest.BuildNight(t, in)
 	if _, err := os.Stat(filepath.Join(layered, filepath.FromSlash(snapshots.PointsPath)+".1")); err != nil {
 		t.Fatalf("the night's point index has no layer: %v", err)
 	}

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/productdata/pds/ingest"
 	"github.com/productdata/pds/ingest/ingesttest"
 	"github.com/productdata/pds/snapshots"
 )
@@ -156,15 +155,7 @@ func TestServeOperable(t *testing.T) {
 // A snapshot whose point index has a night's layer on it says so in the
 // serving line, with how many layers a read may probe.
 func TestServeSaysThePointIndexLayers(t *testing.T) {
-	in := ingesttest.WriteCase(t, ingesttest.CaseFile("passport"))
-	base := filepath.Join(t.TempDir(), "base")
-	if _, err := ingest.Run(context.Background(), ingest.Options{In: in, Out: base, Rejects: io.Discard, KeepRecords: true}); err != nil {
-		t.Fatal(err)
-	}
-	night := filepath.Join(t.TempDir(), "night")
-	if _, err := ingest.Run(context.Background(), ingest.Options{In: in, Out: night, Base: base, Rejects: io.Discard, Sequence: 2}); err != nil {
-		t.Fatal(err)
-	}
+	night := ingesttest.BuildNight(t, ingesttest.WriteCase(t, ingesttest.CaseFile("passport")))
 	keysPath, _ := ingesttest.Keys(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	stderr := &syncBuffer{}
