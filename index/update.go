@@ -601,10 +601,7 @@ func composeBleve(base, out, night string, drops []string) (int, error) {
 			// from a private copy only, so it takes the link's move of
 			// the file's change time for no write. Copied where it cannot
 			// be linked (another file system).
-			to := filepath.Join(outStore, s.path)
-			if !osfile.Link(s.from, to) {
-				err = osfile.Copy(s.from, to)
-			}
+			err = osfile.LinkOrCopy(s.from, filepath.Join(outStore, s.path))
 		}
 		if err != nil {
 			return 0, err

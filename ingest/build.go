@@ -160,13 +160,15 @@ func (b *builder) build(ctx context.Context, w *snapshots.Writer) (err error) {
 	if err == nil && errors.Is(sumErr, snapshots.ErrInvalid) {
 		err = fmt.Errorf("--base: %w", sumErr)
 	}
-	if err == nil && b.up != nil && b.storeSums != nil {
+	if err == nil && b.up != nil {
 		// The base's search segments the update kept are linked: their
-		// checksums are the base's.
+		// checksums are the base's (and a copy must hash as the base's).
 		ixSums, ierr := w.SumIndexOn(b.up.base, ix.KeptBase())
 		switch {
 		case errors.Is(ierr, snapshots.ErrInvalid):
 			err = fmt.Errorf("--base: %w", ierr)
+		case ierr == nil && b.storeSums == nil:
+			b.storeSums = ixSums
 		case ierr == nil:
 			maps.Copy(b.storeSums, ixSums)
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"runtime/debug"
+	"slices"
 )
 
 // errDeleted is what a layer's probe answers for a key it deletes: the
@@ -115,12 +116,9 @@ func (s *pointStack) scan(fn func(key, value []byte) error) error {
 // files' records are merged: on keys equal in several files, the newest
 // file's record is the one taken.
 func (s *pointStack) scanRaw(fn func(p *points, key, value []byte) error) (err error) {
-	for _, p := range s.files {
-		if p.mapped != nil {
-			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-			defer faulted(&err)
-			break
-		}
+	if slices.ContainsFunc(s.files, func(p *points) bool { return p.mapped != nil }) {
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer faulted(&err)
 	}
 	walks := make([]*recordWalk, len(s.files))
 	for i, p := range s.files {

@@ -354,14 +354,9 @@ func (s *Store) Meta(name string) ([]byte, bool, error) {
 func (s *Store) Scan(tag byte, fn func(key, value []byte) error) error {
 	switch {
 	case tag == PointsTag && s.points != nil:
-		err := s.points.lookBefore()
-		if err == nil {
-			err = s.points.scan(func(k, v []byte) error { return fn(k[2:], v) })
-		}
-		if err == nil {
-			err = s.points.unchanged()
-		}
-		return s.noteDamage(err)
+		return s.scanPoints(func() error {
+			return s.points.scan(func(k, v []byte) error { return fn(k[2:], v) })
+		})
 	case tag == PointsTag && s.views != nil:
 		return errNoPoints
 	case s.views != nil && (tag == TagPassport || tag == TagEvidence):
@@ -384,19 +379,27 @@ func (s *Store) Scan(tag byte, fn func(key, value []byte) error) error {
 // does not compute again. key has its table prefix removed.
 func (s *Store) ScanRaw(tag byte, fn func(key, value []byte) error) error {
 	if tag == PointsTag && s.points != nil {
-		err := s.points.lookBefore()
-		if err == nil {
-			err = s.points.scanRaw(func(_ *points, k, v []byte) error { return fn(k[2:], v) })
-		}
-		if err == nil {
-			err = s.points.unchanged()
-		}
-		return s.noteDamage(err)
+		return s.scanPoints(func() error {
+			return s.points.scanRaw(func(_ *points, k, v []byte) error { return fn(k[2:], v) })
+		})
 	}
 	if tag == PointsTag && s.views != nil {
 		return errNoPoints
 	}
 	return s.scan(tag, fn)
+}
+
+// scanPoints runs walk, a scan of the point index, between a look at its
+// files before (a link made since the last read is no change) and after.
+func (s *Store) scanPoints(walk func() error) error {
+	err := s.points.lookBefore()
+	if err == nil {
+		err = walk()
+	}
+	if err == nil {
+		err = s.points.unchanged()
+	}
+	return s.noteDamage(err)
 }
 
 // scan is Scan of Pebble's table tag.

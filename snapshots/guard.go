@@ -71,10 +71,11 @@ func newSealed(dir string, f File, hashes []byte) (*sealed, error) {
 	if err != nil {
 		return nil, err
 	}
-	relinked := strings.HasPrefix(f.Path, StoreDir+"/") || strings.HasPrefix(f.Path, PointsPath)
 	// A search segment is read from a private copy, hashed as it is made,
-	// so a change of the snapshot's file after that reaches no answer.
-	s := &sealed{rel: f.Path, path: path, size: f.Size, hashes: hashes, relooks: hashes != nil && relinked || searchSegment(f.Path)}
+	// so a change of the snapshot's file after that reaches no answer; the
+	// other files builds share are checked by chunk again.
+	chunked := hashes != nil && (strings.HasPrefix(f.Path, StoreDir+"/") || Shared(f.Path))
+	s := &sealed{rel: f.Path, path: path, size: f.Size, hashes: hashes, relooks: chunked || searchSegment(f.Path)}
 	at := stampOf(st)
 	s.at.Store(&at)
 	if hashes != nil {

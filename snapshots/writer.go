@@ -129,7 +129,7 @@ func (w *Writer) pointsOn(base *Snapshot, b *kv.Builder) error {
 	}
 	w.basePoints = map[string]bool{}
 	for _, p := range append([]string{PointsPath}, layers...) {
-		if err := linkOrCopy(join(base.Dir, p), join(w.tmp, p)); err != nil {
+		if err := osfile.LinkOrCopy(join(base.Dir, p), join(w.tmp, p)); err != nil {
 			return fmt.Errorf("snapshot: the base's point index: %w", err)
 		}
 		w.basePoints[p] = true
@@ -293,13 +293,3 @@ func (w *Writer) Publish() error {
 // Close releases the temporary folder: it removes what is left of an
 // unfinished build, and the lock.
 func (w *Writer) Close() { w.temp.release() }
-
-// linkOrCopy makes to a hard link of the file from, or a copy where it
-// cannot be one (another file system). A snapshot's files are never written
-// once published, so two snapshots may share one.
-func linkOrCopy(from, to string) error {
-	if osfile.Link(from, to) {
-		return nil
-	}
-	return osfile.Copy(from, to)
-}

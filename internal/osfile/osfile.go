@@ -46,6 +46,15 @@ func OpenRegular(root *os.Root, name string) (*os.File, error) {
 // variable so that a test can make every link fail, as across file systems.
 var Link = func(from, to string) bool { return os.Link(from, to) == nil }
 
+// LinkOrCopy makes to a hard link of the file from (Link), or a copy
+// (Copy) where it cannot be one.
+func LinkOrCopy(from, to string) error {
+	if Link(from, to) {
+		return nil
+	}
+	return Copy(from, to)
+}
+
 // Copy makes to, which must not exist, a copy of the file from, and flushes
 // it to stable storage before it returns, so that a copy a caller renames or
 // lists afterwards is never found empty or torn after a power loss. io.Copy

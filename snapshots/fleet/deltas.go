@@ -599,16 +599,16 @@ func matches(n int64, h hash.Hash, f snapshots.File) error {
 }
 
 // sameFileAs makes dst, the file path of the build being made, the same as
-// src, the kept build's: a hard link for a store table, a copy for any
-// other file (or a table that cannot be linked). A link moves the kept
-// file's change time; a server serving the kept build takes that alone for
-// no write of a store table and checks its chunks again as it reads them
-// (see the threat model in docs/snapshots.md), but a moved change time of
-// any other file stops it serving. Either way the caller checks the file
-// against the signed manifest.
+// src, the kept build's: a hard link for a file builds share (linkable), a
+// copy for any other file (or one that cannot be linked). A link moves the
+// kept file's change time; a server serving the kept build takes that alone
+// for no write of a shared file (see the threat model in
+// docs/snapshots.md), but a moved change time of any other file stops it
+// serving. Either way the caller checks the file against the signed
+// manifest.
 func sameFileAs(src, dst, path string) error {
-	if linkable(path) && os.Link(src, dst) == nil {
-		return nil
+	if linkable(path) {
+		return osfile.LinkOrCopy(src, dst)
 	}
 	return osfile.Copy(src, dst)
 }
